@@ -1,0 +1,12 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.cjs' },
+  // middy 7 ships ESM only; everything else in node_modules is CommonJS already.
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+};

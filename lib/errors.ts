@@ -1,0 +1,55 @@
+/**
+ * The error catalogue, declared once: handlers, the local gateway, the CDK gateway responses and
+ * the OpenAPI document all read it. Statuses live here, at the edge; domain code throws the
+ * domain errors of its own module and never sees a status.
+ */
+export const ERRORS = {
+  UNAUTHORIZED: { status: 401, message: 'The API key is missing or invalid.' },
+  INVALID_ORDER_ID: {
+    status: 400,
+    message: 'orderId must be a decimal integer in the int64 range.',
+  },
+  ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
+  NOT_FOUND: { status: 404, message: 'No such resource.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
+  ORDER_ALREADY_SHIPPED: {
+    status: 409,
+    message: 'The order has already shipped and cannot be cancelled.',
+  },
+  RATE_LIMITED: { status: 429, message: 'Per-minute rate limit exceeded. Retry after the time in Retry-After.' },
+  QUOTA_EXCEEDED: { status: 429, message: 'Daily quota exceeded. Retry after the time in Retry-After.' },
+  KEY_TEMPORARILY_BANNED: {
+    status: 429,
+    message: 'This API key is temporarily banned for ignoring rate limits. Retry after the time in Retry-After.',
+  },
+  INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'A dependency is unavailable. Retry after the time in Retry-After.',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export function errorBody(code: ErrorCode, message: string = ERRORS[code].message): ErrorBody {
+  return { code, message, status: ERRORS[code].status };
+}
+
+/** The JSON text of an Error body; the only way an error reaches a response. */
+export function errorJson(code: ErrorCode, message?: string): string {
+  return JSON.stringify(errorBody(code, message));
+}
+
+/** RFC 6750: every 401 names the scheme it wants. */
+export const WWW_AUTHENTICATE = 'Bearer';
+
+/** Seconds a client should wait after a 503 before it retries. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;

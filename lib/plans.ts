@@ -1,0 +1,78 @@
+/**
+ * Plans, declared once: read by the limiter, the admin command, the local stack and the CDK
+ * usage plans. Limits are per API key.
+ */
+export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface Limits {
+  perMinute: number;
+  perDay: number;
+}
+
+/** Enterprise limits are custom: given when its key is created and stored with the key. */
+export const PLAN_LIMITS: Record<Exclude<PlanName, 'enterprise'>, Limits> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  pro: { perMinute: 300, perDay: 10_000 },
+  business: { perMinute: 1_000, perDay: 100_000 },
+};
+
+/**
+ * A key that sends, within one minute window, more rejected requests than its per-minute limit is
+ * banned for this long.
+ */
+export const BAN = {
+  /** Rejections allowed in one minute window, as a multiple of the per-minute limit. */
+  rejectedPerMinuteFactor: 1,
+  durationSeconds: 15 * 60,
+} as const;
+
+/** Upper bound accepted for custom enterprise limits, so a typo cannot disable limiting. */
+export const MAX_CUSTOM_LIMITS: Limits = { perMinute: 1_000_000, perDay: 1_000_000_000 };
+
+export function isPlanName(value: unknown): value is PlanName {
+  return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
+}
+
+/** The limits of a key: its plan's, or for enterprise the custom ones stored with the key. */
+export function limitsFor(plan: PlanName, custom?: Partial<Limits>): Limits {
+  if (plan !== 'enterprise') return PLAN_LIMITS[plan];
+  const { perMinute, perDay } = custom ?? {};
+  if (!isValidLimit(perMinute, MAX_CUSTOM_LIMITS.perMinute) || !isValidLimit(perDay, MAX_CUSTOM_LIMITS.perDay)) {
+    throw new Error('An enterprise key needs custom perMinute and perDay limits.');
+  }
+  return { perMinute, perDay };
+}
+
+function isValidLimit(value: unknown, max: number): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= max;
+}
+
+export function isValidCustomLimits(limits: Partial<Limits>): limits is Limits {
+  return (
+    isValidLimit(limits.perMinute, MAX_CUSTOM_LIMITS.perMinute) &&
+    isValidLimit(limits.perDay, MAX_CUSTOM_LIMITS.perDay)
+  );
+}
+
+/**
+ * API Gateway usage-plan backstop for a tier. It must never be stricter than the service's own
+ * limiter, so the limiter always answers first with its headers:
+ * - a key may spend its whole minute in one burst, so the burst is the per-minute limit;
+ * - the steady rate is twice the per-minute average, so honest clients are never throttled;
+ * - rejected requests also count against the gateway quota, so the quota is 3x the daily limit.
+ * Enterprise limits are per key, so its usage plan only has the stage default throttling.
+ */
+export interface UsagePlanBackstop {
+  throttle?: { rateLimit: number; burstLimit: number };
+  quotaPerDay?: number;
+}
+
+export function usagePlanBackstop(plan: PlanName): UsagePlanBackstop {
+  if (plan === 'enterprise') return {};
+  const { perMinute, perDay } = PLAN_LIMITS[plan];
+  return {
+    throttle: { rateLimit: Math.ceil((2 * perMinute) / 60), burstLimit: perMinute },
+    quotaPerDay: 3 * perDay,
+  };
+}

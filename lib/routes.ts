@@ -1,0 +1,71 @@
+/**
+ * The route table, declared once: read by the local gateway, the CDK stack and the OpenAPI
+ * document. Paths are relative to the `/v1` base path.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Stability = 'stable' | 'beta' | 'experimental';
+
+/** The Lambda functions behind the routes; each has an entry file `functions/<name>.ts`. */
+export type FunctionName = 'list-orders' | 'cancel-order';
+
+export interface Deprecation {
+  /** RFC 9745 `Deprecation`: when the route was deprecated (ISO 8601 date-time). */
+  since: string;
+  /** RFC 8594 `Sunset`: when the route stops working (ISO 8601 date-time). */
+  sunset: string;
+}
+
+export interface Route {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style template, e.g. `/store/orders/{orderId}`. */
+  path: string;
+  function: FunctionName;
+  tag: string;
+  summary: string;
+  /** Written as a Lambda response stream rather than one buffered body. */
+  streaming: boolean;
+  stability: Stability;
+  deprecated?: Deprecation;
+}
+
+export const BASE_PATH = '/v1';
+export const API_VERSION = '1.0.0';
+
+export const ROUTES: readonly Route[] = [
+  {
+    operationId: 'listOrders',
+    method: 'GET',
+    path: '/store/orders',
+    function: 'list-orders',
+    tag: 'orders',
+    summary: 'List every order in the store',
+    streaming: true,
+    stability: 'stable',
+  },
+  {
+    operationId: 'cancelOrder',
+    method: 'DELETE',
+    path: '/store/orders/{orderId}',
+    function: 'cancel-order',
+    tag: 'orders',
+    summary: 'Cancel a pending order',
+    streaming: false,
+    stability: 'stable',
+  },
+];
+
+/** Path parameter names of a template, in order. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+}
+
+/** Headers a deprecated route answers with (RFC 9745 and RFC 8594). */
+export function deprecationHeaders(route: Pick<Route, 'deprecated'>): Record<string, string> {
+  if (!route.deprecated) return {};
+  const since = Math.floor(Date.parse(route.deprecated.since) / 1000);
+  return {
+    Deprecation: `@${since}`,
+    Sunset: new Date(route.deprecated.sunset).toUTCString(),
+  };
+}

@@ -1,0 +1,5 @@
+import type { EmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __dynamo?: EmbeddedDynamo }).__dynamo?.close();
+}
