@@ -2,6 +2,9 @@ import { startEmbeddedDynamo } from '../../infra/local/embedded-dynamo';
 
 /** One embedded DynamoDB-compatible server for the whole run; each test file makes its own tables. */
 export default async function globalSetup(): Promise<void> {
+  // Workers inherit this environment: quiet logs, and no SDK notice about Node 20 on every file.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   const server = await startEmbeddedDynamo({ port: 0 });
   process.env.TEST_DYNAMODB_ENDPOINT = server.endpoint;
   (globalThis as { __dynamo?: typeof server }).__dynamo = server;

@@ -1,0 +1,50 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { optionalEnv } from './env';
+
+/**
+ * Retries and timeouts are bounded so a slow or throttled DynamoDB becomes a 503 well inside the
+ * Lambda timeout (10 s) and the API Gateway integration timeout (29 s).
+ */
+const MAX_ATTEMPTS = 3;
+const REQUEST_TIMEOUT_MS = 2_000;
+const CONNECTION_TIMEOUT_MS = 1_000;
+
+export interface DynamoOptions {
+  /** A DynamoDB-compatible endpoint (the embedded local server); the AWS default when absent. */
+  endpoint?: string;
+}
+
+export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient {
+  const config: DynamoDBClientConfig = {
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler: {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+    },
+  };
+  if (options.endpoint) {
+    // The embedded server accepts any credentials; fixed ones keep the local stack account-free.
+    config.endpoint = options.endpoint;
+    config.region = 'local';
+    config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  return new DynamoDBClient(config);
+}
+
+/**
+ * Numbers come back wrapped (`NumberValue`, holding the exact decimal digits) so an int64 id never
+ * passes through a JS number; BigInt values are written as exact numbers.
+ */
+export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+    unmarshallOptions: { wrapNumbers: true },
+  });
+}
+
+/** The client a Lambda function or the local stack uses, configured from the environment. */
+export function documentClientFromEnv(): DynamoDBDocumentClient {
+  const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
+  return createDocumentClient(createDynamoClient(endpoint ? { endpoint } : {}));
+}

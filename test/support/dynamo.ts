@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
+import { createTables, tableNamesWithPrefix } from '../../lib/create-tables';
+import type { TableNames } from '../../lib/tables';
+
+export interface TestTables {
+  endpoint: string;
+  client: DynamoDBClient;
+  doc: DynamoDBDocumentClient;
+  names: TableNames;
+  drop(): Promise<void>;
+}
+
+/** The embedded server started by the jest global setup. */
+export function testEndpoint(): string {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests through jest');
+  return endpoint;
+}
+
+/** Fresh tables with unique names on the embedded server, so test files never share state. */
+export async function createTestTables(): Promise<TestTables> {
+  const endpoint = testEndpoint();
+  const client = createDynamoClient({ endpoint });
+  const doc = createDocumentClient(client);
+  const names = tableNamesWithPrefix(`test-${randomUUID().slice(0, 8)}`);
+  await createTables(client, names);
+  return {
+    endpoint,
+    client,
+    doc,
+    names,
+    drop: async () => {
+      await Promise.all(Object.values(names).map((TableName) => client.send(new DeleteTableCommand({ TableName }))));
+      client.destroy();
+    },
+  };
+}
