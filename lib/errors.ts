@@ -9,6 +9,8 @@ export const ERRORS = {
     status: 400,
     message: 'orderId must be a decimal integer in the int64 range.',
   },
+  /** Gateway-level refusal of a request it cannot pass on (for example, too large). */
+  BAD_REQUEST: { status: 400, message: 'The request was malformed or too large.' },
   ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
   NOT_FOUND: { status: 404, message: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },

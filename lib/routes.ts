@@ -69,3 +69,9 @@ export function deprecationHeaders(route: Pick<Route, 'deprecated'>): Record<str
     Sunset: new Date(route.deprecated.sunset).toUTCString(),
   };
 }
+
+export function routeByOperation(operationId: string): Route {
+  const route = ROUTES.find((r) => r.operationId === operationId);
+  if (!route) throw new Error(`No route declared for operation ${operationId}`);
+  return route;
+}

@@ -1,0 +1,53 @@
+import type { Server } from 'node:http';
+import { ApiKeysRepository } from '../../lib/api-keys-repository';
+import { makeAuthorizerHandler } from '../../lib/authorizer-handler';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
+import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders-handlers';
+import { OrdersRepository } from '../../lib/orders-repository';
+import { RateLimiter } from '../../lib/rate-limiter';
+import { ROUTES, type Route } from '../../lib/routes';
+import type { TableNames } from '../../lib/tables';
+import { createLocalGateway, type LocalGatewayOptions, type ProxyHandler, type PublicRoute } from './gateway';
+
+export interface LocalAppOptions {
+  endpoint: string;
+  tables: TableNames;
+  /** Injected clock for the limiter and the authorizer cache (tests). */
+  now?: () => number;
+  /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
+  extraRoutes?: { route: Route; handler: ProxyHandler }[];
+  publicRoutes?: PublicRoute[];
+  onAccessLog?: LocalGatewayOptions['onAccessLog'];
+  authorizerCacheTtlSeconds?: number;
+}
+
+/**
+ * The local stack's wiring: the same handler factories the Lambda entry files in functions/ call,
+ * with clients pointed at the embedded server instead of the environment.
+ */
+export function createLocalApp(options: LocalAppOptions): { server: Server; orders: OrdersRepository; keys: ApiKeysRepository } {
+  const doc = createDocumentClient(createDynamoClient({ endpoint: options.endpoint }));
+  const orders = new OrdersRepository(doc, options.tables.orders);
+  const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
+  const limiter = new RateLimiter(doc, options.tables.rateLimits, options.now);
+  const deps = { orders, limiter };
+  const handlers: Record<string, ProxyHandler> = {
+    listOrders: makeListOrdersHandler(deps),
+    cancelOrder: makeCancelOrderHandler(deps),
+  };
+  const routes = [...ROUTES];
+  for (const extra of options.extraRoutes ?? []) {
+    routes.push(extra.route);
+    handlers[extra.route.operationId] = extra.handler;
+  }
+  const server = createLocalGateway({
+    routes,
+    handlers,
+    authorizer: makeAuthorizerHandler({ keys }),
+    publicRoutes: options.publicRoutes ?? [],
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
+    ...(options.authorizerCacheTtlSeconds !== undefined ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds } : {}),
+  });
+  return { server, orders, keys };
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/api-key-format';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
+import { UNAUTHORIZED_MESSAGE } from '../../lib/authorizer';
+import { errorJson } from '../../lib/errors';
+import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/gateway-responses';
+import { BASE_PATH, pathParameterNames, type Route } from '../../lib/routes';
+import { policyAllows } from './policy';
+import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+
+/** A route the gateway answers itself, without the authorizer (the OpenAPI document, docs). */
+export interface PublicRoute {
+  method: 'GET';
+  path: string;
+  respond(): PlainResponse | Promise<PlainResponse>;
+}
+
+export interface AccessLogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+}
+
+export interface LocalGatewayOptions {
+  routes: readonly Route[];
+  /** One handler per route, by operationId. */
+  handlers: Record<string, ProxyHandler>;
+  authorizer: TokenAuthorizer;
+  publicRoutes?: readonly PublicRoute[];
+  authorizerCacheTtlSeconds?: number;
+  /** API Gateway's integration timeout. */
+  integrationTimeoutMs?: number;
+  now?: () => number;
+  onAccessLog?: (entry: AccessLogEntry) => void;
+}
+
+interface CompiledRoute {
+  pattern: RegExp;
+  template: string;
+  methods: Map<string, Route>;
+}
+
+const HEADER_PATTERN = new RegExp(AUTHORIZATION_HEADER_PATTERN_SOURCE);
+const MAX_CACHED_TOKENS = 10_000;
+
+function compile(routes: readonly Route[]): CompiledRoute[] {
+  const byTemplate = new Map<string, CompiledRoute>();
+  for (const route of routes) {
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]*)');
+    const compiled = byTemplate.get(route.path) ?? { pattern: new RegExp(`^${source}$`), template: route.path, methods: new Map() };
+    compiled.methods.set(route.method, route);
+    byTemplate.set(route.path, compiled);
+  }
+  return [...byTemplate.values()];
+}
+
+function decode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+class GatewayAnswer extends Error {
+  constructor(readonly response: PlainResponse) {
+    super('gateway answer');
+  }
+}
+
+function answer(type: GatewayResponseType): GatewayAnswer {
+  return new GatewayAnswer(gatewayResponse(type));
+}
+
+/**
+ * A stand-in for API Gateway REST on this machine: the `/v1` base path, routing with 404 and
+ * 405, the TOKEN authorizer with its validation pattern and result cache, the proxy event, and
+ * the gateway responses. It makes no decision about orders, keys or limits: those are the
+ * handlers', unchanged from the deployed ones.
+ */
+export function createLocalGateway(options: LocalGatewayOptions): Server {
+  const compiled = compile(options.routes);
+  const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${r.path}`, r]));
+  const ttlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
+  const timeoutMs = options.integrationTimeoutMs ?? 29_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+
+  async function authorize(header: string | undefined, arn: string): Promise<APIGatewayAuthorizerResult> {
+    if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
+    const cached = cache.get(header);
+    if (cached && cached.expiresAt > now()) return cached.result;
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, lambdaContext('authorizer'));
+    } catch (error) {
+      if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
+      throw answer('AUTHORIZER_FAILURE');
+    }
+    if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
+    cache.set(header, { result, expiresAt: now() + ttlMs });
+    return result;
+  }
+
+  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, name: string): Promise<PlainResponse> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(answer('INTEGRATION_TIMEOUT')), timeoutMs);
+    });
+    try {
+      const result = await Promise.race([handler(event, lambdaContext(name)), timeout]);
+      if (typeof result?.statusCode !== 'number') throw answer('DEFAULT_5XX');
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+      for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String).join(', ');
+      const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
+      if (body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
+        headers['Content-Type'] = 'application/json';
+      }
+      return { statusCode: result.statusCode, headers, body };
+    } catch (error) {
+      if (error instanceof GatewayAnswer) throw error;
+      // A handler that crashes is API Gateway's 502 "Internal server error".
+      throw answer('DEFAULT_5XX');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function route(req: IncomingMessage, requestId: string): Promise<PlainResponse> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    const path = url.pathname.slice(BASE_PATH.length) || '/';
+    const method = req.method ?? 'GET';
+
+    const publicRoute = publicRoutes.get(`${method} ${path}`);
+    if (publicRoute) return publicRoute.respond();
+
+    const resource = compiled.find((c) => c.pattern.test(path));
+    if (!resource) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    const target = resource.methods.get(method);
+    if (!target) {
+      return {
+        statusCode: 405,
+        headers: { 'Content-Type': 'application/json', Allow: [...resource.methods.keys()].join(', ') },
+        body: errorJson('METHOD_NOT_ALLOWED'),
+      };
+    }
+    const handler = options.handlers[target.operationId];
+    if (!handler) throw answer('DEFAULT_5XX');
+
+    const arn = methodArn(method, path);
+    const policy = await authorize(req.headers.authorization, arn);
+    if (!policyAllows(policy.policyDocument, arn)) throw answer('ACCESS_DENIED');
+
+    const values = resource.pattern.exec(path)?.slice(1) ?? [];
+    const names = pathParameterNames(target.path);
+    const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decode(values[i] ?? '')])) : null;
+    const event = buildProxyEvent({
+      req,
+      url,
+      route: target,
+      path,
+      pathParameters,
+      authorizer: { principalId: policy.principalId, ...policy.context },
+      requestId,
+      now: now(),
+    });
+    return invoke(handler, event, target.function);
+  }
+
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const started = Date.now();
+    const requestId = randomUUID();
+    // No route takes a body: it is read and dropped so the connection stays usable.
+    req.resume();
+    route(req, requestId)
+      .catch((error: unknown) => (error instanceof GatewayAnswer ? error.response : gatewayResponse('DEFAULT_5XX')))
+      .then((response) => {
+        res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId });
+        res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
+        options.onAccessLog?.({
+          requestId,
+          method: req.method ?? '',
+          path: req.url ?? '',
+          status: response.statusCode,
+          durationMs: Date.now() - started,
+        });
+      })
+      .catch(() => res.destroy());
+  });
+}

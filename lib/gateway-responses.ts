@@ -1,0 +1,56 @@
+import { errorJson, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE, type ErrorCode } from './errors';
+
+/**
+ * What the gateway itself answers, before or instead of a handler, declared once: the CDK stack
+ * turns each entry into an API Gateway gateway response, and the local gateway answers the same
+ * way. Keys are API Gateway's gateway response types.
+ */
+export interface GatewayResponseSpec {
+  code: ErrorCode;
+  headers: Record<string, string>;
+}
+
+const unauthorized: GatewayResponseSpec = { code: 'UNAUTHORIZED', headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
+const unavailable: GatewayResponseSpec = {
+  code: 'SERVICE_UNAVAILABLE',
+  headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+};
+
+export const GATEWAY_RESPONSES = {
+  /** Missing header, a header that fails the validation pattern, or the authorizer's refusal. */
+  UNAUTHORIZED: unauthorized,
+  /** The authorizer never denies (it refuses with 401), so a denial is answered the same way. */
+  ACCESS_DENIED: unauthorized,
+  /** The usage identifier matched no API Gateway key: a key not (or no longer) bound to a plan. */
+  INVALID_API_KEY: unauthorized,
+  /** API Gateway's answer for an unknown path. */
+  MISSING_AUTHENTICATION_TOKEN: { code: 'NOT_FOUND', headers: {} },
+  RESOURCE_NOT_FOUND: { code: 'NOT_FOUND', headers: {} },
+  /** Usage-plan backstop; the service's own limiter answers before it in normal use. */
+  THROTTLED: { code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } },
+  QUOTA_EXCEEDED: { code: 'QUOTA_EXCEEDED', headers: { 'Retry-After': '3600' } },
+  /** The authorizer failed (for example DynamoDB unreachable): the key was not judged. */
+  AUTHORIZER_FAILURE: unavailable,
+  AUTHORIZER_CONFIGURATION_ERROR: unavailable,
+  INTEGRATION_TIMEOUT: unavailable,
+  INTEGRATION_FAILURE: { code: 'INTERNAL_ERROR', headers: {} },
+  DEFAULT_4XX: { code: 'BAD_REQUEST', headers: {} },
+  DEFAULT_5XX: { code: 'INTERNAL_ERROR', headers: {} },
+} as const satisfies Record<string, GatewayResponseSpec>;
+
+export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+export interface PlainResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function gatewayResponse(type: GatewayResponseType): PlainResponse {
+  const spec: GatewayResponseSpec = GATEWAY_RESPONSES[type];
+  return {
+    statusCode: ERRORS[spec.code].status,
+    headers: { 'Content-Type': 'application/json', ...spec.headers },
+    body: errorJson(spec.code),
+  };
+}

@@ -1,0 +1,48 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { CallerIdentity } from '../principal';
+import type { RateLimiter, WindowState } from '../rate-limiter';
+import { RateLimitRejectedError } from './edge-errors';
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error>;
+
+export const RATE_LIMIT_HEADERS = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+} as const;
+
+export function rateLimitHeaders(state: WindowState): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(state.limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(state.remaining),
+    [RATE_LIMIT_HEADERS.reset]: String(state.resetAt),
+  };
+}
+
+/**
+ * Admits or rejects before the handler runs, and puts the rate-limit headers on whatever
+ * response follows: success, domain error, rejection or a failure inside the handler. A 5xx
+ * raised before the limiter answered has no window to describe, so it carries none.
+ */
+export function rateLimit(
+  limiter: Pick<RateLimiter, 'admit'>,
+  caller: (request: Request) => CallerIdentity,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error> {
+  const states = new WeakMap<Request, WindowState>();
+  const addHeaders = (request: Request): void => {
+    const state = states.get(request);
+    if (!state || !request.response) return;
+    request.response.headers = { ...request.response.headers, ...rateLimitHeaders(state) };
+  };
+  return {
+    before: async (request) => {
+      const { keyId, limits } = caller(request);
+      const admission = await limiter.admit(keyId, limits);
+      states.set(request, admission.headers);
+      if (!admission.admitted) throw new RateLimitRejectedError(admission.reason, admission.retryAfterSeconds);
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+}

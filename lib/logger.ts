@@ -1,0 +1,7 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/**
+ * One structured JSON logger for the whole service. Events are never logged (they carry the
+ * Authorization header); only the key id, never the key, is added to log lines.
+ */
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'store-orders' });
