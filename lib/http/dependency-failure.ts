@@ -26,16 +26,25 @@ const NETWORK_ERROR_CODES = new Set([
   'ENETUNREACH',
 ]);
 
-export function isDependencyFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (DEPENDENCY_ERROR_NAMES.has(error.name)) return true;
-  const { code, $fault, $metadata } = error as Error & {
+const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...NETWORK_ERROR_CODES].join('|')})\\b`);
+
+export function isDependencyFailure(error: unknown, depth = 0): boolean {
+  // Structural, not `instanceof Error`: socket errors may come from another realm (a VM context).
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  const { name, code, message, $fault, $metadata, cause } = error as {
+    name?: unknown;
+    message?: unknown;
     code?: unknown;
+    cause?: unknown;
     $fault?: unknown;
     $metadata?: { httpStatusCode?: number };
   };
+  if (typeof name === 'string' && DEPENDENCY_ERROR_NAMES.has(name)) return true;
   if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+  // The SDK wraps a socket error it does not recognise as an Error into a new Error whose only
+  // trace of the code is its message.
+  if (typeof message === 'string' && NETWORK_CODE_IN_MESSAGE.test(message)) return true;
   // Any 5xx answered by the AWS service itself is the dependency's failure, not ours.
   if ($fault === 'server' || ($metadata?.httpStatusCode ?? 0) >= 500) return true;
-  return error.cause !== undefined && error.cause !== error && isDependencyFailure(error.cause);
+  return cause !== error && isDependencyFailure(cause, depth + 1);
 }
