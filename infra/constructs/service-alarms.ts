@@ -1,0 +1,91 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  TreatMissingData,
+  type IAlarmAction,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { StageConfig } from '../stages';
+
+export interface ServiceAlarmsProps {
+  stage: Stage;
+  authorizer: IFunction;
+  /** Every function behind the API, the authorizer included. */
+  functions: Record<string, IFunction>;
+  config: StageConfig['alarms'];
+}
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (every
+ * request would get 503) and Lambda throttling (capacity, as opposed to the 429s that rate
+ * limiting gives by design, which are not alarmed on). Missing data means no traffic, not trouble.
+ */
+export class ServiceAlarms extends Construct {
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
+    super(scope, id);
+    const { stage, config } = props;
+
+    this.add('ServerErrorRate', {
+      alarmDescription: `More than ${config.serverErrorRate * 100}% of requests answered with a 5XX.`,
+      metric: stage.metricServerError({ statistic: 'Average', period: PERIOD }),
+      threshold: config.serverErrorRate,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    this.add('LatencyP99', {
+      alarmDescription: `p99 latency above ${config.p99LatencyMs} ms.`,
+      metric: stage.metricLatency({ statistic: 'p99', period: PERIOD }),
+      threshold: config.p99LatencyMs,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+
+    this.add('AuthorizerErrors', {
+      alarmDescription: 'The authorizer failed; affected requests were answered 503.',
+      metric: props.authorizer.metricErrors({ statistic: 'Sum', period: PERIOD }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    const throttles = Object.fromEntries(
+      Object.values(props.functions).map((fn, i) => [`t${i}`, fn.metricThrottles({ statistic: 'Sum', period: PERIOD })]),
+    );
+    this.add('FunctionThrottles', {
+      alarmDescription: 'Lambda throttled at least one invocation of a service function.',
+      metric: new MathExpression({
+        expression: Object.keys(throttles).join(' + '),
+        usingMetrics: throttles,
+        period: PERIOD,
+        label: 'Throttles of all service functions',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    if (config.topicArn) {
+      const action: IAlarmAction = new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn));
+      for (const alarm of this.alarms) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+  }
+
+  private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): void {
+    this.alarms.push(new Alarm(this, id, { treatMissingData: TreatMissingData.NOT_BREACHING, ...props }));
+  }
+}

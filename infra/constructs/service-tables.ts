@@ -1,0 +1,56 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { TABLES, type TableId, type TableSpec } from '../../lib/tables';
+
+/** The only DynamoDB actions the service's functions use; anything else is not grantable here. */
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan';
+
+export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
+
+export interface ServiceTablesProps {
+  /** Delete the tables with the stack and leave them unprotected; staging only. */
+  disposable: boolean;
+}
+
+const CONSTRUCT_IDS: Record<TableId, string> = { orders: 'Orders', apiKeys: 'ApiKeys', rateLimits: 'RateLimits' };
+
+/** The tables declared in lib/tables.ts. Names are left to CloudFormation so stages never collide. */
+export class ServiceTables extends Construct {
+  readonly tables: Record<TableId, Table>;
+
+  constructor(scope: Construct, id: string, props: ServiceTablesProps) {
+    super(scope, id);
+    const make = (tableId: TableId): Table => {
+      const spec: TableSpec = TABLES[tableId];
+      return new Table(this, CONSTRUCT_IDS[tableId], {
+        partitionKey: {
+          name: spec.partitionKey.name,
+          type: spec.partitionKey.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
+        },
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryption.AWS_MANAGED,
+        ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
+        deletionProtection: !props.disposable,
+        removalPolicy: props.disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      });
+    };
+    this.tables = { orders: make('orders'), apiKeys: make('apiKeys'), rateLimits: make('rateLimits') };
+  }
+
+  /**
+   * Gives a function a table's name (in the variable lib/tables.ts names) and exactly the listed
+   * actions on it, so each function's environment and policy follow from one access declaration.
+   */
+  bind(fn: IFunction & { addEnvironment(key: string, value: string): unknown }, access: TableAccess): void {
+    for (const tableId of Object.keys(access) as TableId[]) {
+      const actions = access[tableId];
+      if (!actions || actions.length === 0) continue;
+      const table = this.tables[tableId];
+      fn.addEnvironment(TABLES[tableId].envVar, table.tableName);
+      table.grant(fn, ...actions);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { StageName } from './outputs';
+
+/**
+ * Serves the API at `https://<domainName>/v1`, the `{base_url}` / `{staging_url}` of the
+ * specification. Without it the stage is reached at its execute-api URL, which also ends in `/v1`.
+ */
+export interface CustomDomainConfig {
+  domainName: string;
+  /** An ACM certificate for domainName in the stack's region (the endpoint is regional). */
+  certificateArn?: string;
+  /**
+   * The Route 53 zone that holds domainName. When given, an alias record is created, and a
+   * DNS-validated certificate is issued if no certificateArn is given. Given as attributes so that
+   * synthesis needs no lookup.
+   */
+  hostedZone?: { hostedZoneId: string; zoneName: string };
+}
+
+export interface StageConfig {
+  stage: StageName;
+  customDomain?: CustomDomainConfig;
+  /** Retention of the access, execution and function logs. */
+  logRetention: RetentionDays;
+  /**
+   * Tables are deleted with the stack and carry no deletion protection. Only for a stage whose
+   * data may be lost; the stack refuses it for prod.
+   */
+  disposableData: boolean;
+  /**
+   * Stage-wide throttling, shared by all keys together; the stack refuses values stricter than
+   * any usage plan's per-key throttle.
+   */
+  throttle: { rateLimit: number; burstLimit: number };
+  alarms: {
+    /** An existing SNS topic that receives alarm and OK notifications. */
+    topicArn?: string;
+    /** Fraction of requests answered with a 5XX over five minutes. */
+    serverErrorRate: number;
+    p99LatencyMs: number;
+  };
+}
+
+export const STAGES: Record<StageName, StageConfig> = {
+  staging: {
+    stage: 'staging',
+    logRetention: RetentionDays.ONE_MONTH,
+    disposableData: true,
+    throttle: { rateLimit: 100, burstLimit: 1_000 },
+    alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
+  },
+  prod: {
+    stage: 'prod',
+    logRetention: RetentionDays.ONE_YEAR,
+    disposableData: false,
+    // Well under the account's default regional limit (10,000 rps), which every API shares.
+    throttle: { rateLimit: 2_000, burstLimit: 5_000 },
+    alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
+  },
+};
