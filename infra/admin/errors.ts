@@ -1,0 +1,56 @@
+/**
+ * The two expected ways a command ends badly. Both are shown as a plain message, never with a
+ * stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
+ * (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export class AdminFailure extends Error {
+  override readonly name = 'AdminFailure';
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** Node and SDK error codes that mean the endpoint could not be reached at all. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
+
+function field(error: unknown, name: string): unknown {
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function isUnreachable(error: unknown): boolean {
+  const code = field(error, 'code');
+  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+  if (field(error, 'name') === 'TimeoutError') return true;
+  // The SDK re-wraps a network error from another realm (as under jest) keeping only its message.
+  const words = errorMessage(error).split(/[^A-Z_]+/);
+  return words.some((word) => UNREACHABLE_CODES.has(word));
+}
+
+export function isMissingTable(error: unknown): boolean {
+  return field(error, 'name') === 'ResourceNotFoundException';
+}
+
+export function isMissingCredentials(error: unknown): boolean {
+  return field(error, 'name') === 'CredentialsProviderError';
+}
+
+export function isMissingRegion(error: unknown): boolean {
+  return error instanceof Error && /region is missing/i.test(error.message);
+}

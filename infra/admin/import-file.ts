@@ -1,0 +1,128 @@
+import { isLosslessNumber, parse } from 'lossless-json';
+import { canonicalInt64, isOrderStatus, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/order';
+
+/**
+ * Parses and checks an `orders import` file: a JSON array of orders. Numbers are parsed losslessly,
+ * so an id beyond 2^53 keeps every digit. Every element is checked and every problem reported, so
+ * one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
+ */
+export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
+
+const FIELDS = ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status'] as const;
+type Field = (typeof FIELDS)[number];
+
+const INT64 = 'must be an integer in the int64 range';
+
+/** RFC 3339 date-time (the OpenAPI `date-time`), with a time zone so the instant is unambiguous. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+/** The exact digits of a JSON number, or undefined when the value is not a number. */
+function numberText(value: unknown): string | undefined {
+  return isLosslessNumber(value) ? value.value : undefined;
+}
+
+function int64(value: unknown): string | undefined {
+  const text = numberText(value);
+  return text === undefined ? undefined : canonicalInt64(text);
+}
+
+function quantity(value: unknown): number | undefined {
+  const text = numberText(value);
+  if (text === undefined || !/^(?:0|[1-9][0-9]{0,9})$/.test(text)) return undefined;
+  const n = Number(text);
+  return n <= QUANTITY_MAX ? n : undefined;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** The date-time as UTC `toISOString()` text, or undefined when it is not a valid RFC 3339 date-time. */
+export function normaliseDateTime(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
+  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
+  // Date.parse rolls 2026-02-30 over into March; the calendar is checked first so it is refused.
+  const valid =
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) &&
+    hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+  const time = valid ? Date.parse(value) : NaN;
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+function isField(key: string): key is Field {
+  return (FIELDS as readonly string[]).includes(key);
+}
+
+/** One element as an order, pushing what is wrong with it to `problems`. */
+function checkOrder(element: unknown, at: string, problems: string[]): Order | undefined {
+  if (typeof element !== 'object' || element === null || Array.isArray(element)) {
+    problems.push(`${at}: must be an object`);
+    return undefined;
+  }
+  const fields = element as Record<string, unknown>;
+  const before = problems.length;
+  const id = int64(fields.id);
+  if (!Object.hasOwn(fields, 'id')) problems.push(`${at}.id: is required`);
+  else if (id === undefined) problems.push(`${at}.id: ${INT64}`);
+
+  const status = fields.status;
+  if (!Object.hasOwn(fields, 'status')) problems.push(`${at}.status: is required`);
+  else if (!isOrderStatus(status)) problems.push(`${at}.status: must be one of ${ORDER_STATUSES.join(', ')}`);
+
+  // Optional fields are left out rather than null, as in the API's own JSON.
+  const order: Partial<Order> = {};
+  if (Object.hasOwn(fields, 'petId')) {
+    order.petId = int64(fields.petId);
+    if (order.petId === undefined) problems.push(`${at}.petId: ${INT64}`);
+  }
+  if (Object.hasOwn(fields, 'quantity')) {
+    order.quantity = quantity(fields.quantity);
+    if (order.quantity === undefined) problems.push(`${at}.quantity: must be an integer from 0 to ${QUANTITY_MAX}`);
+  }
+  if (Object.hasOwn(fields, 'shipDate')) {
+    order.shipDate = normaliseDateTime(fields.shipDate);
+    if (order.shipDate === undefined) {
+      problems.push(`${at}.shipDate: must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z`);
+    }
+  }
+  if (Object.hasOwn(fields, 'complete')) {
+    if (typeof fields.complete === 'boolean') order.complete = fields.complete;
+    else problems.push(`${at}.complete: must be true or false`);
+  }
+  for (const key of Object.keys(fields)) {
+    if (!isField(key)) problems.push(`${at}.${key}: unknown field (allowed: ${FIELDS.join(', ')})`);
+  }
+  if (problems.length > before || id === undefined || !isOrderStatus(status)) return undefined;
+  return { id, ...order, status };
+}
+
+export function parseImportFile(text: string): ImportFile {
+  let document: unknown;
+  try {
+    // A byte-order mark is common in files saved by Windows editors and is not JSON.
+    document = parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { ok: false, problems: [`not valid JSON: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  if (!Array.isArray(document)) return { ok: false, problems: ['must be a JSON array of orders'] };
+
+  const problems: string[] = [];
+  const orders: Order[] = [];
+  const firstIndexOfId = new Map<string, number>();
+  document.forEach((element: unknown, index) => {
+    const at = `orders[${index}]`;
+    const order = checkOrder(element, at, problems);
+    const id = int64((element as { id?: unknown } | null)?.id);
+    if (id !== undefined) {
+      const first = firstIndexOfId.get(id);
+      if (first === undefined) firstIndexOfId.set(id, index);
+      else problems.push(`${at}.id: ${id} is also the id of orders[${first}]`);
+    }
+    if (order) orders.push(order);
+  });
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, orders };
+}

@@ -1,0 +1,87 @@
+import type { StageName } from '../outputs';
+import { parseCommandLine, type Command } from './args';
+import { createKey, listKeys, revokeKey } from './commands/keys';
+import { importOrders, shipOrder } from './commands/orders';
+import {
+  AdminFailure,
+  errorMessage,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_USAGE,
+  isMissingCredentials,
+  isMissingRegion,
+  isMissingTable,
+  isUnreachable,
+  UsageError,
+} from './errors';
+import type { Output } from './output';
+import type { AdminTarget } from './target';
+import { USAGE } from './usage';
+
+/** Everything a command touches, injected so tests run it in-process against their own tables. */
+export interface AdminDeps {
+  out: Output;
+  /** The local stack, or the tables the environment names. */
+  local(): AdminTarget;
+  /** A deployed stage, from its CloudFormation stack outputs. */
+  stage(name: StageName): Promise<AdminTarget>;
+  now?: () => Date;
+}
+
+async function execute(command: Exclude<Command, { kind: 'help' }>, target: AdminTarget, deps: AdminDeps): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  switch (command.kind) {
+    case 'keys create':
+      return createKey(target, command, deps.out, now);
+    case 'keys list':
+      return listKeys(target, command.json, deps.out);
+    case 'keys revoke':
+      return revokeKey(target, command.id, deps.out, now);
+    case 'orders import':
+      return importOrders(target, command.file, deps.out);
+    case 'orders ship':
+      return shipOrder(target, command.id, deps.out);
+  }
+}
+
+/** An expected failure's message, with what to do about it; undefined for an unexpected error. */
+function failureMessage(error: unknown, target: AdminTarget | undefined): string | undefined {
+  const where = target?.label ?? 'the target';
+  const hint = target ? ` ${target.unreachableHint}` : '';
+  if (error instanceof AdminFailure) {
+    const { cause } = error;
+    return cause !== undefined && (isUnreachable(cause) || isMissingTable(cause)) ? `${error.message}${hint}` : error.message;
+  }
+  if (isUnreachable(error)) return `Cannot reach DynamoDB for ${where} (${errorMessage(error)}).${hint}`;
+  if (isMissingTable(error)) return `A table of ${where} does not exist (${errorMessage(error)}).${hint}`;
+  if (isMissingCredentials(error)) {
+    return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;
+  }
+  if (isMissingRegion(error)) return 'No AWS region is configured: set AWS_REGION or a region in your AWS profile.';
+  return undefined;
+}
+
+/** Runs one command line; returns the exit status. Expected errors are messages, never stack traces. */
+export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promise<number> {
+  let target: AdminTarget | undefined;
+  try {
+    const line = parseCommandLine(argv);
+    if (line.command.kind === 'help') {
+      deps.out.out(USAGE);
+      return EXIT_OK;
+    }
+    target = line.stage ? await deps.stage(line.stage) : deps.local();
+    await execute(line.command, target, deps);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      deps.out.err(`Error: ${error.message}`);
+      deps.out.err('Run with --help for usage.');
+      return EXIT_USAGE;
+    }
+    deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${errorMessage(error)}`}`);
+    return EXIT_FAILURE;
+  } finally {
+    target?.close();
+  }
+}

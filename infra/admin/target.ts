@@ -1,0 +1,74 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/api-keys-repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
+import { optionalEnv } from '../../lib/env';
+import { OrdersRepository } from '../../lib/orders-repository';
+import { TABLES, type TableId, type TableNames } from '../../lib/tables';
+import { LOCAL_DYNAMODB_ENDPOINT, LOCAL_TABLES } from '../local/local-config';
+
+/**
+ * The API Gateway side of a deployed stage's keys. The local gateway authorizes from the table
+ * alone, so the local stack has none.
+ */
+export interface GatewayKeys {
+  /** Creates the gateway API key of a stored key, attaches it to its plan's usage plan, returns its id. */
+  register(record: ApiKeyRecord): Promise<string>;
+  disable(gatewayKeyId: string): Promise<void>;
+}
+
+/** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */
+export interface AdminTarget {
+  /** For messages, e.g. "the local stack (DynamoDB at http://127.0.0.1:8000)". */
+  label: string;
+  /** Said after "Cannot reach DynamoDB" or a missing table: what to do about it. */
+  unreachableHint: string;
+  keys: ApiKeysRepository;
+  orders: OrdersRepository;
+  gateway?: GatewayKeys;
+  close(): void;
+}
+
+export interface TablesTargetOptions {
+  doc: DynamoDBDocumentClient;
+  names: TableNames;
+  label: string;
+  unreachableHint: string;
+  gateway?: GatewayKeys;
+  close?: () => void;
+}
+
+export function tablesTarget(options: TablesTargetOptions): AdminTarget {
+  return {
+    label: options.label,
+    unreachableHint: options.unreachableHint,
+    keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
+    orders: new OrdersRepository(options.doc, options.names.orders),
+    ...(options.gateway ? { gateway: options.gateway } : {}),
+    close: options.close ?? (() => undefined),
+  };
+}
+
+/** Table names from their environment variables (lib/tables.ts), falling back to the local stack's. */
+export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
+  const names = { ...LOCAL_TABLES };
+  for (const id of Object.keys(TABLES) as TableId[]) {
+    names[id] = optionalEnv(TABLES[id].envVar, env) ?? LOCAL_TABLES[id];
+  }
+  return names;
+}
+
+/** The running local stack by default; DYNAMODB_ENDPOINT and the table variables point elsewhere. */
+export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
+  const endpoint = optionalEnv('DYNAMODB_ENDPOINT', env) ?? LOCAL_DYNAMODB_ENDPOINT;
+  const client = createDynamoClient({ endpoint });
+  return tablesTarget({
+    doc: createDocumentClient(client),
+    names: tableNamesFromEnv(env),
+    label: `the local stack (DynamoDB at ${endpoint})`,
+    unreachableHint:
+      endpoint === LOCAL_DYNAMODB_ENDPOINT
+        ? 'The local stack may not be running: start it with `npm start` in another terminal.'
+        : 'Check DYNAMODB_ENDPOINT and the table name variables (ORDERS_TABLE, API_KEYS_TABLE).',
+    close: () => client.destroy(),
+  });
+}

@@ -1,0 +1,31 @@
+import { runAdmin, type AdminDeps } from '../../infra/admin/run';
+import { tablesTarget, type AdminTarget } from '../../infra/admin/target';
+import type { TestTables } from './dynamo';
+
+export interface AdminRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export type Admin = (...argv: string[]) => Promise<AdminRun>;
+
+/** The test tables as the admin command's local target. */
+export function testTarget(tables: TestTables): AdminTarget {
+  return tablesTarget({ doc: tables.doc, names: tables.names, label: 'the test tables', unreachableHint: '' });
+}
+
+/** Runs the admin command in-process, capturing what it writes. */
+export function adminRunner(local: () => AdminTarget, extra: Partial<Omit<AdminDeps, 'out' | 'local'>> = {}): Admin {
+  return async (...argv) => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runAdmin(argv, {
+      out: { out: (line) => stdout.push(line), err: (line) => stderr.push(line) },
+      local,
+      stage: () => Promise.reject(new Error('no stage in this test')),
+      ...extra,
+    });
+    return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+  };
+}
