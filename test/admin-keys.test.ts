@@ -199,7 +199,7 @@ describe('usage and failures', () => {
     const unreachable = adminRunner(() => localTarget({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:1' }));
     const run = await unreachable('keys', 'list');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('Cannot reach DynamoDB');
+    expect(run.stderr).toContain('Cannot reach the local stack (DynamoDB at http://127.0.0.1:1)');
     expect(run.stderr).toContain('DYNAMODB_ENDPOINT');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(localTarget({}).unreachableHint).toContain('npm start');

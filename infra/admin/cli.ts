@@ -1,7 +1,7 @@
 import { runAdmin } from './run';
 import { processOutput } from './output';
 import { localTarget } from './target';
-import { AdminFailure } from './errors';
+import { defaultStageClients, stageTarget } from './stage';
 
 // The SDK's notice about Node 20 would be printed on every run of a command-line tool.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -9,9 +9,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 runAdmin(process.argv.slice(2), {
   out: processOutput,
   local: () => localTarget(),
-  stage: async () => {
-    throw new AdminFailure('--stage is not available yet');
-  },
+  stage: (name) => stageTarget(name, defaultStageClients()),
 }).then(
   (code) => {
     process.exitCode = code;

@@ -46,13 +46,14 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, target: Admi
 
 /** An expected failure's message, with what to do about it; undefined for an unexpected error. */
 function failureMessage(error: unknown, target: AdminTarget | undefined): string | undefined {
-  const where = target?.label ?? 'the target';
-  const hint = target ? ` ${target.unreachableHint}` : '';
+  const where = target?.label ?? 'AWS';
+  // Before a target is open, only a stage's CloudFormation lookup talks to anything.
+  const hint = ` ${target?.unreachableHint ?? 'Check your network, AWS credentials and region.'}`;
   if (error instanceof AdminFailure) {
     const { cause } = error;
     return cause !== undefined && (isUnreachable(cause) || isMissingTable(cause)) ? `${error.message}${hint}` : error.message;
   }
-  if (isUnreachable(error)) return `Cannot reach DynamoDB for ${where} (${errorMessage(error)}).${hint}`;
+  if (isUnreachable(error)) return `Cannot reach ${where} (${errorMessage(error)}).${hint}`;
   if (isMissingTable(error)) return `A table of ${where} does not exist (${errorMessage(error)}).${hint}`;
   if (isMissingCredentials(error)) {
     return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;

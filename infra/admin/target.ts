@@ -28,9 +28,12 @@ export interface AdminTarget {
   close(): void;
 }
 
+/** The tables the admin command uses; the rate-limit counters are the service's own business. */
+export type AdminTableNames = Pick<TableNames, 'orders' | 'apiKeys'>;
+
 export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
-  names: TableNames;
+  names: AdminTableNames;
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;

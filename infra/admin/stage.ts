@@ -1,0 +1,144 @@
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ApiKeyRecord } from '../../lib/api-keys-repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
+import { PLAN_NAMES, type PlanName } from '../../lib/plans';
+import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../outputs';
+import { AdminFailure } from './errors';
+import { tablesTarget, type AdminTableNames, type AdminTarget, type GatewayKeys } from './target';
+
+/** The clients a deployed stage is reached through; tests pass mocked or local ones. */
+export interface StageClients {
+  cloudFormation: CloudFormationClient;
+  apiGateway: APIGatewayClient;
+  dynamo: DynamoDBClient;
+}
+
+/** Everything the admin command needs from a stage's stack outputs (names in infra/outputs.ts). */
+export interface StageOutputs {
+  tables: AdminTableNames;
+  usagePlanIds: Record<PlanName, string>;
+}
+
+/** The default AWS credentials and region chain (AWS_PROFILE, AWS_REGION, SSO, instance roles, ...). */
+export function defaultStageClients(): StageClients {
+  return {
+    cloudFormation: new CloudFormationClient({}),
+    apiGateway: new APIGatewayClient({}),
+    dynamo: createDynamoClient(),
+  };
+}
+
+function isMissingStack(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationError' && /does not exist/.test(error.message);
+}
+
+export async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<StageOutputs> {
+  const stackName = stackNameFor(stage);
+  let outputs: Map<string, string>;
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+  } catch (error) {
+    if (!isMissingStack(error)) throw error;
+    const region = await cloudFormation.config.region();
+    throw new AdminFailure(
+      `Stack ${stackName} does not exist in ${region}. Deploy it first (npx cdk deploy ${stackName}), ` +
+        'or check AWS_REGION / AWS_PROFILE.',
+    );
+  }
+  const missing: string[] = [];
+  const output = (key: string): string => {
+    const value = outputs.get(key);
+    if (!value) missing.push(key);
+    return value ?? '';
+  };
+  const tables = { orders: output(TABLE_NAME_OUTPUTS.orders), apiKeys: output(TABLE_NAME_OUTPUTS.apiKeys) };
+  const usagePlanIds = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, output(USAGE_PLAN_ID_OUTPUTS[plan])]));
+  // Checked before anything is written, so a key is never stored for a stage it cannot be set up in.
+  if (missing.length > 0) {
+    throw new AdminFailure(
+      `Stack ${stackName} has no output ${missing.join(', ')}; deploy the current version of the stack.`,
+    );
+  }
+  return { tables, usagePlanIds: usagePlanIds as Record<PlanName, string> };
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && error.name === 'NotFoundException';
+}
+
+/**
+ * API Gateway keys for the stage's usage plans. The key's value is the SHA-256 hash of the bearer
+ * key, which the authorizer returns as usageIdentifierKey; its name is the key id, so each gateway
+ * key can be traced to its record.
+ */
+export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<PlanName, string>): GatewayKeys {
+  return {
+    async register(record: ApiKeyRecord): Promise<string> {
+      const { id } = await apiGateway.send(
+        new CreateApiKeyCommand({
+          name: record.id,
+          value: record.hash,
+          enabled: true,
+          description: `Store Orders API ${record.plan} key`,
+        }),
+      );
+      if (!id) throw new Error('API Gateway returned no id for the new API key');
+      try {
+        await apiGateway.send(
+          new CreateUsagePlanKeyCommand({ usagePlanId: usagePlanIds[record.plan], keyId: id, keyType: 'API_KEY' }),
+        );
+      } catch (error) {
+        // An API key in no usage plan is refused by the gateway anyway; removing it leaves no debris.
+        await apiGateway.send(new DeleteApiKeyCommand({ apiKey: id })).catch(() => undefined);
+        throw error;
+      }
+      return id;
+    },
+    async disable(gatewayKeyId: string): Promise<void> {
+      try {
+        await apiGateway.send(
+          new UpdateApiKeyCommand({
+            apiKey: gatewayKeyId,
+            patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
+          }),
+        );
+      } catch (error) {
+        // Deleted by hand already: it cannot be used, which is all that disabling is for.
+        if (!isNotFound(error)) throw error;
+      }
+    },
+  };
+}
+
+/** A deployed stage: its tables from the stack outputs, and its API Gateway keys. */
+export async function stageTarget(stage: StageName, clients: StageClients): Promise<AdminTarget> {
+  const close = () => {
+    clients.cloudFormation.destroy();
+    clients.apiGateway.destroy();
+    clients.dynamo.destroy();
+  };
+  try {
+    const outputs = await readStageOutputs(clients.cloudFormation, stage);
+    const region = await clients.cloudFormation.config.region();
+    return tablesTarget({
+      doc: createDocumentClient(clients.dynamo),
+      names: outputs.tables,
+      label: `stage ${stage} (stack ${stackNameFor(stage)} in ${region})`,
+      unreachableHint: 'Check your network, AWS credentials and region.',
+      gateway: gatewayKeys(clients.apiGateway, outputs.usagePlanIds),
+      close,
+    });
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
