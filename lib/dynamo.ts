@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv } from './env';
@@ -28,6 +29,13 @@ export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient 
     config.endpoint = options.endpoint;
     config.region = 'local';
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    // One process serves every local request through this client, unlike a Lambda's one at a
+    // time: enough sockets that a burst does not queue into the connection timeout.
+    config.requestHandler = {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      httpAgent: new Agent({ keepAlive: true, maxSockets: 512 }),
+    };
   }
   return new DynamoDBClient(config);
 }

@@ -32,6 +32,7 @@ interface Counter {
 
 /** What decides why a day counter refused: the server returns it (DynamoDB) or a read finds it. */
 interface CounterItem {
+  bannedFrom: number | undefined;
   bannedUntil: number | undefined;
 }
 
@@ -41,10 +42,17 @@ const NAMES = {
   '#count': 'count',
   '#rejected': 'rejected',
   '#bannedUntil': 'bannedUntil',
+  '#bannedFrom': 'bannedFrom',
   '#expiresAt': TABLES.rateLimits.ttlAttribute,
 };
 const COUNT_BELOW_LIMIT = '(attribute_not_exists(#count) OR #count < :limit)';
-const NOT_BANNED = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now)';
+/**
+ * A ban takes effect from the second after it is written: requests already in flight in that
+ * second, which the windows admitted before the client could see any refusal, are still served.
+ */
+const NOT_BANNED = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now OR #bannedFrom > :now)';
+/** A ban in force is never extended or moved. */
+const NO_BAN_IN_FORCE = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now)';
 
 /**
  * Per-key fixed windows (calendar minute and calendar day, UTC) on DynamoDB counters, without
@@ -77,8 +85,7 @@ export class RateLimiter {
       m.taken ? this.giveBack(minute) : undefined,
       d.taken ? this.giveBack(day) : undefined,
     ]);
-    const bannedUntil = dayItem?.bannedUntil;
-    if (bannedUntil !== undefined && bannedUntil > now) return banned(bannedUntil, limits, nowMs);
+    if (dayItem && isBanned(dayItem, now)) return banned(dayItem.bannedUntil as number, limits, nowMs);
 
     // Only refusals by a window count towards a ban: requests refused for the ban itself do not,
     // so a ban ends on time however hard the key keeps knocking.
@@ -117,7 +124,10 @@ export class RateLimiter {
           Key: { pk: c.key },
           UpdateExpression: 'ADD #count :one SET #expiresAt = :expiresAt',
           ConditionExpression: checkBan ? `${COUNT_BELOW_LIMIT} AND ${NOT_BANNED}` : COUNT_BELOW_LIMIT,
-          ExpressionAttributeNames: pick(NAMES, checkBan ? ['#count', '#expiresAt', '#bannedUntil'] : ['#count', '#expiresAt']),
+          ExpressionAttributeNames: pick(
+            NAMES,
+            checkBan ? ['#count', '#expiresAt', '#bannedUntil', '#bannedFrom'] : ['#count', '#expiresAt'],
+          ),
           ExpressionAttributeValues: {
             ':one': 1,
             ':limit': c.limit,
@@ -184,10 +194,15 @@ export class RateLimiter {
             new UpdateCommand({
               TableName: this.table,
               Key: { pk: counterKey(keyId, window) },
-              UpdateExpression: 'SET #bannedUntil = :until, #expiresAt = :expiresAt',
-              ConditionExpression: NOT_BANNED,
-              ExpressionAttributeNames: pick(NAMES, ['#bannedUntil', '#expiresAt']),
-              ExpressionAttributeValues: { ':until': until, ':now': now, ':expiresAt': expiresAt(window.resetAt) },
+              UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
+              ConditionExpression: NO_BAN_IN_FORCE,
+              ExpressionAttributeNames: pick(NAMES, ['#bannedFrom', '#bannedUntil', '#expiresAt']),
+              ExpressionAttributeValues: {
+                ':from': now + 1,
+                ':until': until,
+                ':now': now,
+                ':expiresAt': expiresAt(Math.max(window.resetAt, until)),
+              },
             }),
           );
         } catch (error) {
@@ -228,8 +243,12 @@ function pick(names: typeof NAMES, keys: (keyof typeof NAMES)[]): Record<string,
  * An item from the document client (numbers wrapped, see lib/dynamo.ts) or from a failed
  * condition, which lib-dynamodb leaves in attribute-value form (`{ N: '5' }`).
  */
+function isBanned(item: CounterItem, now: number): boolean {
+  return item.bannedUntil !== undefined && item.bannedUntil > now && (item.bannedFrom ?? 0) <= now;
+}
+
 function counterItem(item: Record<string, unknown>): CounterItem {
-  return { bannedUntil: numberIn(item.bannedUntil) };
+  return { bannedFrom: numberIn(item.bannedFrom), bannedUntil: numberIn(item.bannedUntil) };
 }
 
 function numberIn(value: unknown): number | undefined {
