@@ -2,8 +2,8 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
 import { MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES } from '../../lib/plans';
 
 const fixedPlans = Object.entries(PLAN_LIMITS)
-  .map(([plan, { perMinute, perDay }]) => `${plan} ${perMinute}/min ${perDay}/day`)
-  .join(', ');
+  .map(([plan, { perMinute, perDay }]) => `        ${plan.padEnd(10)} ${perMinute}/min, ${perDay}/day`)
+  .join('\n');
 
 export const USAGE = `Usage: store-orders-admin [--stage staging|prod] <command> [options]
        npm run admin -- [--stage staging|prod] <command> [options]
@@ -14,8 +14,10 @@ default; --stage works on a deployed stage instead.
 Commands:
   keys create --plan ${PLAN_NAMES.join('|')} [--name NAME] [--rpm N --rpd N] [--json]
       Creates a key and prints it once; only its hash is stored, so it cannot be shown again.
-      Plans: ${fixedPlans}. enterprise needs its own --rpm (requests per
-      minute, 1-${MAX_CUSTOM_LIMITS.perMinute}) and --rpd (per day, 1-${MAX_CUSTOM_LIMITS.perDay}); other plans refuse them.
+      The fixed plans:
+${fixedPlans}
+      enterprise needs its own --rpm (requests per minute, 1-${MAX_CUSTOM_LIMITS.perMinute}) and --rpd
+      (per day, 1-${MAX_CUSTOM_LIMITS.perDay}); the other plans refuse them.
       --json prints one JSON object: key, id, plan, name (when given), limits, createdAt.
   keys list [--json]
       Every key: id, plan, name, limits, created, revoked. Never a key or its hash.
