@@ -230,17 +230,13 @@ export class StoreOrdersStack extends Stack {
     const zone = config.hostedZone
       ? HostedZone.fromHostedZoneAttributes(this, 'HostedZone', config.hostedZone)
       : undefined;
-    let certificate: ICertificate;
-    if (config.certificateArn) {
-      certificate = Certificate.fromCertificateArn(this, 'Certificate', config.certificateArn);
-    } else if (zone) {
-      certificate = new Certificate(this, 'Certificate', {
-        domainName: config.domainName,
-        validation: CertificateValidation.fromDns(zone),
-      });
-    } else {
-      throw new Error(`Custom domain ${config.domainName} needs a certificateArn or a hostedZone.`);
-    }
+    // validateConfig has made sure there is a certificate ARN or a zone to validate one in.
+    const certificate: ICertificate = config.certificateArn
+      ? Certificate.fromCertificateArn(this, 'Certificate', config.certificateArn)
+      : new Certificate(this, 'Certificate', {
+          domainName: config.domainName,
+          validation: CertificateValidation.fromDns(zone),
+        });
     const domain = new DomainName(this, 'CustomDomain', {
       domainName: config.domainName,
       certificate,
@@ -293,10 +289,17 @@ export class StoreOrdersStack extends Stack {
   }
 }
 
-/** Refuses a configuration that would lose prod data or throttle before the usage plans do. */
+/**
+ * Refuses, before anything is built, a configuration that would lose prod data, throttle before the
+ * usage plans do, or name a custom domain with no way to get its certificate.
+ */
 export function validateConfig(config: StageConfig): void {
   if (config.stage === 'prod' && config.disposableData) {
     throw new Error('prod data must be retained: disposableData is for staging only.');
+  }
+  const domain = config.customDomain;
+  if (domain && !domain.certificateArn && !domain.hostedZone) {
+    throw new Error(`Custom domain ${domain.domainName} needs a certificateArn or a hostedZone.`);
   }
   for (const plan of PLAN_NAMES) {
     const throttle = usagePlanBackstop(plan).throttle;

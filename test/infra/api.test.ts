@@ -1,0 +1,224 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/api-key-format';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
+import { ERRORS, errorJson } from '../../lib/errors';
+import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/plans';
+import { ROUTES } from '../../lib/routes';
+import { FUNCTION_SPECS } from '../../infra/function-specs';
+import { STAGES } from '../../infra/stages';
+import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
+
+let synthesised: Synthesised;
+beforeAll(() => {
+  synthesised = synthesiseStages();
+});
+
+const routedPaths = [...new Set(ROUTES.map((r) => r.path))];
+
+describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
+  const stage = () => stageNamed(synthesised, stageName);
+
+  test('is a regional REST API whose API key comes from the authorizer', () => {
+    stage().template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      ApiKeySourceType: 'AUTHORIZER',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  test('is deployed to the stage v1, so the URL ends in /v1', () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1', RestApiId: ref(stack.api) });
+  });
+
+  test('has a TOKEN authorizer on the Authorization header with the key-format regex and a short cache', () => {
+    const { template, stack } = stage();
+    expect(AUTHORIZER_CACHE_TTL_SECONDS).toBeLessThanOrEqual(300);
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: AUTHORIZATION_HEADER_PATTERN_SOURCE,
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
+      AuthorizerUri: Match.objectLike({
+        'Fn::Join': ['', Match.arrayWith([arnOf(stack.functions.authorizer.function)])],
+      }),
+    });
+    // The pattern API Gateway applies admits a real key and refuses other schemes.
+    const pattern = new RegExp(AUTHORIZATION_HEADER_PATTERN_SOURCE);
+    expect(pattern.test(`Bearer ${generateApiKey()}`)).toBe(true);
+    expect(pattern.test('Basic dXNlcjpwYXNz')).toBe(false);
+  });
+
+  test.each(ROUTES.map((r) => [r.operationId, r] as const))(
+    'route %s is built from the route table, behind the authorizer and an API key',
+    (_, route) => {
+      const { template, stack } = stage();
+      const resource = stack.api.root.resourceForPath(route.path);
+      expect(resource.path).toBe(route.path);
+      const fn = stack.functions[route.function].function;
+      const integrationTimeoutMs = route.streaming
+        ? (FUNCTION_SPECS[route.function].timeout.toSeconds() + 5) * 1000
+        : 29_000;
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: route.method,
+        ResourceId: ref(resource),
+        OperationName: route.operationId,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: logicalId(stack.node.findChild('BearerKeyAuthorizer')) },
+        ApiKeyRequired: true,
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          ResponseTransferMode: route.streaming ? 'STREAM' : 'BUFFERED',
+          TimeoutInMillis: integrationTimeoutMs,
+          Uri: {
+            'Fn::Join': [
+              '',
+              Match.arrayWith([
+                Match.stringLikeRegexp(route.streaming ? '/2021-11-15/functions/$' : '/2015-03-31/functions/$'),
+                arnOf(fn),
+                route.streaming ? '/response-streaming-invocations' : '/invocations',
+              ]),
+            ],
+          },
+        },
+      });
+      expect(FUNCTION_SPECS[route.function].timeout.toMilliseconds()).toBeLessThan(integrationTimeoutMs);
+    },
+  );
+
+  test('has exactly the routes of the table plus one 405 method per routed path', () => {
+    stage().template.resourceCountIs('AWS::ApiGateway::Method', ROUTES.length + routedPaths.length);
+  });
+
+  test.each(routedPaths)('any other method on %s is answered 405 with an Error body and Allow', (path) => {
+    const { template, stack } = stage();
+    const allowed = ROUTES.filter((r) => r.path === path).map((r) => r.method);
+    const body = errorJson('METHOD_NOT_ALLOWED');
+    expect(JSON.parse(body)).toEqual({ code: 'METHOD_NOT_ALLOWED', message: expect.any(String), status: 405 });
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'ANY',
+      ResourceId: ref(stack.api.root.resourceForPath(path)),
+      AuthorizationType: 'NONE',
+      AuthorizerId: Match.absent(),
+      ApiKeyRequired: false,
+      Integration: {
+        Type: 'MOCK',
+        RequestTemplates: { 'application/json': '{"statusCode": 405}' },
+        IntegrationResponses: [
+          {
+            StatusCode: '405',
+            ResponseTemplates: { 'application/json': body },
+            ResponseParameters: {
+              'method.response.header.Content-Type': "'application/json'",
+              'method.response.header.Allow': `'${allowed.join(', ')}'`,
+            },
+          },
+        ],
+      },
+      MethodResponses: [
+        {
+          StatusCode: '405',
+          ResponseParameters: {
+            'method.response.header.Content-Type': true,
+            'method.response.header.Allow': true,
+          },
+        },
+      ],
+    });
+  });
+
+  test('has one usage plan per tier, bound to the v1 stage, never stricter than the plan', () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_NAMES.length);
+    for (const plan of PLAN_NAMES) {
+      const backstop = usagePlanBackstop(plan);
+      const { resource } = onlyResource(template, 'AWS::ApiGateway::UsagePlan', {
+        UsagePlanName: `store-orders-${stageName}-${plan}`,
+        ApiStages: [{ ApiId: ref(stack.api), Stage: ref(stack.api.deploymentStage) }],
+        Throttle: backstop.throttle
+          ? { RateLimit: backstop.throttle.rateLimit, BurstLimit: backstop.throttle.burstLimit }
+          : Match.absent(),
+        Quota: backstop.quotaPerDay ? { Limit: backstop.quotaPerDay, Period: 'DAY' } : Match.absent(),
+      });
+      if (plan === 'enterprise') continue;
+      const limits = PLAN_LIMITS[plan];
+      const props = resource.Properties as { Throttle: { RateLimit: number; BurstLimit: number }; Quota: { Limit: number } };
+      expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute);
+      expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(limits.perMinute);
+      expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay);
+    }
+  });
+
+  test('throttles the stage by default, never more strictly than the most generous usage plan', () => {
+    const { template } = stage();
+    const { throttle } = STAGES[stageName];
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: throttle.rateLimit,
+          ThrottlingBurstLimit: throttle.burstLimit,
+        }),
+      ]),
+    });
+    for (const plan of PLAN_NAMES) {
+      const planThrottle = usagePlanBackstop(plan).throttle;
+      if (!planThrottle) continue;
+      expect(throttle.rateLimit).toBeGreaterThanOrEqual(planThrottle.rateLimit);
+      expect(throttle.burstLimit).toBeGreaterThanOrEqual(planThrottle.burstLimit);
+    }
+  });
+
+  describe('gateway responses', () => {
+    const expectations = [
+      ['UNAUTHORIZED', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
+      ['ACCESS_DENIED', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
+      ['INVALID_API_KEY', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
+      ['MISSING_AUTHENTICATION_TOKEN', 404, 'NOT_FOUND', {}],
+      ['THROTTLED', 429, 'RATE_LIMITED', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
+      ['QUOTA_EXCEEDED', 429, 'QUOTA_EXCEEDED', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
+      ['AUTHORIZER_FAILURE', 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
+      ['AUTHORIZER_CONFIGURATION_ERROR', 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
+      ['DEFAULT_5XX', 500, 'INTERNAL_ERROR', {}],
+    ] as const;
+
+    test.each(expectations)('%s is %i %s with a JSON Error body', (type, status, code, headers) => {
+      const { template } = stage();
+      const { resource } = onlyResource(template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: type });
+      const props = resource.Properties as {
+        StatusCode: string;
+        ResponseParameters: Record<string, string>;
+        ResponseTemplates: Record<string, string>;
+      };
+      expect(props.StatusCode).toBe(String(status));
+      expect(props.ResponseTemplates['application/json']).toBe(errorJson(code));
+      const sent = Object.fromEntries(
+        Object.entries(props.ResponseParameters).map(([k, v]) => [k.replace('gatewayresponse.header.', ''), v.slice(1, -1)]),
+      );
+      expect(sent).toEqual({ 'Content-Type': 'application/json', ...headers });
+    });
+
+    test('DEFAULT_4XX answers a 4xx Error body', () => {
+      const { resource } = onlyResource(stage().template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'DEFAULT_4XX' });
+      const props = resource.Properties as { StatusCode: string; ResponseTemplates: Record<string, string> };
+      expect(Number(props.StatusCode)).toBeGreaterThanOrEqual(400);
+      expect(Number(props.StatusCode)).toBeLessThan(500);
+    });
+
+    test('every gateway response sends an Error body whose status is the status sent', () => {
+      const responses = Object.values(stage().template.findResources('AWS::ApiGateway::GatewayResponse'));
+      expect(responses.length).toBeGreaterThanOrEqual(expectations.length + 1);
+      for (const { Properties } of responses) {
+        const props = Properties as { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> };
+        const body = JSON.parse(props.ResponseTemplates['application/json'] ?? '') as { code: keyof typeof ERRORS; status: number };
+        expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
+        expect(body.status).toBe(Number(props.StatusCode));
+        expect(ERRORS[body.code].status).toBe(body.status);
+        expect(props.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json'");
+      }
+    });
+  });
+});

@@ -1,0 +1,203 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { PLAN_NAMES } from '../../lib/plans';
+import { TABLES, type TableId } from '../../lib/tables';
+import {
+  API_URL_OUTPUT,
+  EXECUTE_API_URL_OUTPUT,
+  REST_API_ID_OUTPUT,
+  TABLE_NAME_OUTPUTS,
+  USAGE_PLAN_ID_OUTPUTS,
+} from '../../infra/outputs';
+import { STAGES } from '../../infra/stages';
+import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
+
+let synthesised: Synthesised;
+beforeAll(() => {
+  synthesised = synthesiseStages();
+});
+
+const TABLE_IDS = Object.keys(TABLES) as TableId[];
+
+describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
+  const stage = () => stageNamed(synthesised, stageName);
+  const config = STAGES[stageName];
+
+  describe('tables', () => {
+    test('are exactly the tables of lib/tables.ts', () => {
+      stage().template.resourceCountIs('AWS::DynamoDB::Table', TABLE_IDS.length);
+    });
+
+    test.each(TABLE_IDS)('%s is on-demand, recoverable, encrypted and unnamed', (id) => {
+      const { template, stack } = stage();
+      const spec = TABLES[id];
+      const table = template.findResources('AWS::DynamoDB::Table')[logicalId(stack.tables.tables[id])];
+      expect(table).toBeDefined();
+      expect(table?.Properties).toMatchObject({
+        KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: spec.partitionKey.name, AttributeType: spec.partitionKey.type }],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+      });
+      expect(table?.Properties?.TableName).toBeUndefined();
+      const ttl = 'ttlAttribute' in spec ? { AttributeName: spec.ttlAttribute, Enabled: true } : undefined;
+      expect(table?.Properties?.TimeToLiveSpecification).toEqual(ttl);
+    });
+
+    test.each(TABLE_IDS)(
+      stageName === 'prod' ? '%s is retained and deletion-protected' : '%s follows the staging config',
+      (id) => {
+        const { template, stack } = stage();
+        const table = template.findResources('AWS::DynamoDB::Table')[logicalId(stack.tables.tables[id])];
+        const keep = stageName === 'prod' || !config.disposableData;
+        expect(table?.Properties?.DeletionProtectionEnabled).toBe(keep);
+        expect(table?.DeletionPolicy).toBe(keep ? 'Retain' : 'Delete');
+        expect(table?.UpdateReplacePolicy).toBe(keep ? 'Retain' : 'Delete');
+      },
+    );
+  });
+
+  describe('observability', () => {
+    test('access logs are JSON lines in their own log group, without the Authorization header', () => {
+      const { template, stack } = stage();
+      const { resource } = onlyResource(template, 'AWS::ApiGateway::Stage', { StageName: 'v1' });
+      const setting = (resource.Properties as { AccessLogSetting: { DestinationArn: unknown; Format: string } }).AccessLogSetting;
+      const accessLogs = stack.node.findChild('AccessLogs');
+      expect(setting.DestinationArn).toEqual({ 'Fn::GetAtt': [logicalId(accessLogs), 'Arn'] });
+      const format = JSON.parse(setting.Format) as Record<string, string>;
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        status: '$context.status',
+        httpMethod: '$context.httpMethod',
+        resourcePath: '$context.resourcePath',
+        responseLatency: '$context.responseLatency',
+        errorType: '$context.error.responseType',
+      });
+      expect(setting.Format).not.toMatch(/authorization|header/i);
+      const logGroup = template.findResources('AWS::Logs::LogGroup')[logicalId(accessLogs)];
+      expect(logGroup?.Properties?.RetentionInDays).toBe(config.logRetention);
+    });
+
+    test('execution logs are at INFO without data trace, with metrics and X-Ray tracing', () => {
+      stage().template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: 'v1',
+        TracingEnabled: true,
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            LoggingLevel: 'INFO',
+            DataTraceEnabled: false,
+            MetricsEnabled: true,
+          }),
+        ]),
+      });
+    });
+
+    test('the account-level CloudWatch role that execution logging needs is set', () => {
+      const { template } = stage();
+      template.resourceCountIs('AWS::ApiGateway::Account', 1);
+      template.hasResourceProperties('AWS::IAM::Role', {
+        AssumeRolePolicyDocument: Match.objectLike({
+          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+        }),
+      });
+    });
+
+    const apiDimensions = (s: SynthesisedStage) =>
+      Match.arrayWith([
+        { Name: 'ApiName', Value: `store-orders-${stageName}` },
+        { Name: 'Stage', Value: ref(s.stack.api.deploymentStage) },
+      ]);
+
+    test('alarm on the 5XX rate of the stage', () => {
+      const s = stage();
+      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Average',
+        Dimensions: apiDimensions(s),
+        Threshold: config.alarms.serverErrorRate,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    test('alarm on p99 latency', () => {
+      const s = stage();
+      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Dimensions: apiDimensions(s),
+        Threshold: config.alarms.p99LatencyMs,
+      });
+    });
+
+    test('alarm on authorizer errors', () => {
+      const { template, stack } = stage();
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: ref(stack.functions.authorizer.function) }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
+    test('alarm on Lambda throttles of every service function', () => {
+      const { template, stack } = stage();
+      const throttled = Object.values(stack.functions).map((fn) =>
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: {
+              Namespace: 'AWS/Lambda',
+              MetricName: 'Throttles',
+              Dimensions: [{ Name: 'FunctionName', Value: ref(fn.function) }],
+            },
+            Stat: 'Sum',
+          }),
+          ReturnData: false,
+        }),
+      );
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('\\+') }), ...throttled]),
+        Threshold: 1,
+      });
+    });
+
+    test('alarms notify the configured topic, or nobody', () => {
+      const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
+      expect(alarms).toHaveLength(4);
+      for (const alarm of alarms) {
+        const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
+        expect(alarm.Properties?.AlarmActions).toEqual(expected);
+        expect(alarm.Properties?.OKActions).toEqual(expected);
+      }
+    });
+  });
+
+  describe('outputs the admin command reads', () => {
+    test('API URLs and id', () => {
+      const { template, stack } = stage();
+      template.hasOutput(API_URL_OUTPUT, { Value: Match.anyValue() });
+      template.hasOutput(EXECUTE_API_URL_OUTPUT, {
+        Value: { 'Fn::Join': ['', Match.arrayWith([ref(stack.api), ref(stack.api.deploymentStage), '/'])] },
+      });
+      template.hasOutput(REST_API_ID_OUTPUT, { Value: ref(stack.api) });
+      // Without a custom domain, clients use the execute-api URL.
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+      if (!config.customDomain) expect(outputs[API_URL_OUTPUT]?.Value).toEqual(outputs[EXECUTE_API_URL_OUTPUT]?.Value);
+    });
+
+    test.each(TABLE_IDS)('the physical name of the %s table', (id) => {
+      const { template, stack } = stage();
+      template.hasOutput(TABLE_NAME_OUTPUTS[id], { Value: ref(stack.tables.tables[id]) });
+    });
+
+    test.each([...PLAN_NAMES])('the usage plan id of the %s tier', (plan) => {
+      const { template, stack } = stage();
+      template.hasOutput(USAGE_PLAN_ID_OUTPUTS[plan], { Value: ref(stack.usagePlans[plan]) });
+    });
+  });
+});

@@ -1,0 +1,151 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { TABLES, type TableId } from '../../lib/tables';
+import type { EntryName } from '../../infra/constructs/service-function';
+import { STAGES } from '../../infra/stages';
+import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
+
+let synthesised: Synthesised;
+beforeAll(() => {
+  synthesised = synthesiseStages();
+});
+
+/** What each function may do, written out independently of infra/function-specs.ts. */
+const EXPECTED: Record<EntryName, { memory: number; maxTimeout: number; tables: Partial<Record<TableId, string[]>> }> = {
+  authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
+  'list-orders': {
+    memory: 512,
+    maxTimeout: 900,
+    tables: { orders: ['dynamodb:Scan'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  },
+  'cancel-order': {
+    memory: 256,
+    maxTimeout: 28,
+    tables: {
+      orders: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+  },
+};
+const ENTRIES = Object.keys(EXPECTED) as EntryName[];
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** Every (action, resource) the function's role allows, as comparable strings. */
+function permissions(s: SynthesisedStage, entry: EntryName): string[] {
+  const role = s.stack.functions[entry].role;
+  const policies = Object.values(s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(role)] } }));
+  const out: string[] = [];
+  for (const policy of policies) {
+    for (const st of (policy.Properties as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument.Statement) {
+      expect(st.Effect).toBe('Allow');
+      const actions = Array.isArray(st.Action) ? st.Action : [st.Action];
+      const resources = Array.isArray(st.Resource) ? st.Resource : [st.Resource];
+      for (const a of actions) for (const r of resources) out.push(`${a} ${JSON.stringify(r)}`);
+    }
+  }
+  return out.sort();
+}
+
+describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
+  const stage = () => stageNamed(synthesised, stageName);
+
+  test('there are exactly the three service functions', () => {
+    stage().template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length);
+  });
+
+  test.each(ENTRIES)('%s runs Node.js 22 on arm64 with tracing, its own memory and a short timeout', (entry) => {
+    const { template, stack } = stage();
+    const fn = stack.functions[entry];
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      MemorySize: EXPECTED[entry].memory,
+      Timeout: Match.anyValue(),
+      Role: arnOf(fn.role),
+      LoggingConfig: { LogGroup: ref(fn.logGroup) },
+    });
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(fn.function)]?.Properties as { Timeout: number };
+    expect(props.Timeout).toBeGreaterThan(0);
+    expect(props.Timeout).toBeLessThanOrEqual(EXPECTED[entry].maxTimeout);
+  });
+
+  test.each(ENTRIES)('%s gets exactly the environment it reads, never a DynamoDB endpoint', (entry) => {
+    const { template, stack } = stage();
+    const tables = Object.fromEntries(
+      (Object.keys(EXPECTED[entry].tables) as TableId[]).map((id) => [TABLES[id].envVar, ref(stack.tables.tables[id])]),
+    );
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: arnOf(stack.functions[entry].role),
+      Environment: {
+        Variables: Match.exact({
+          POWERTOOLS_SERVICE_NAME: 'store-orders',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          NODE_OPTIONS: '--enable-source-maps',
+          ...tables,
+        }),
+      },
+    });
+  });
+
+  test.each(ENTRIES)('%s may use only its DynamoDB actions on its tables, its log group and X-Ray', (entry) => {
+    const s = stage();
+    const { stack } = s;
+    const fn = stack.functions[entry];
+    const expected = [
+      `logs:CreateLogStream ${JSON.stringify(arnOf(fn.logGroup))}`,
+      `logs:PutLogEvents ${JSON.stringify(arnOf(fn.logGroup))}`,
+      'xray:PutTelemetryRecords "*"',
+      'xray:PutTraceSegments "*"',
+    ];
+    for (const [id, actions] of Object.entries(EXPECTED[entry].tables) as [TableId, string[]][]) {
+      for (const action of actions) expected.push(`${action} ${JSON.stringify(arnOf(stack.tables.tables[id]))}`);
+    }
+    expect(permissions(s, entry)).toEqual(expected.sort());
+    s.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+      }),
+      ManagedPolicyArns: Match.absent(),
+    });
+    const role = s.template.findResources('AWS::IAM::Role')[logicalId(fn.role)];
+    expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
+  });
+
+  test('list-orders cannot write orders and the authorizer can only read keys', () => {
+    const s = stage();
+    const orders = JSON.stringify(arnOf(s.stack.tables.tables.orders));
+    expect(permissions(s, 'list-orders').filter((p) => p.endsWith(orders))).toEqual([`dynamodb:Scan ${orders}`]);
+    expect(permissions(s, 'authorizer').filter((p) => p.startsWith('dynamodb:'))).toEqual([
+      `dynamodb:GetItem ${JSON.stringify(arnOf(s.stack.tables.tables.apiKeys))}`,
+    ]);
+  });
+
+  test.each(ENTRIES)('%s logs to its own log group with the stage retention', (entry) => {
+    const { template, stack } = stage();
+    const logGroup = template.findResources('AWS::Logs::LogGroup')[logicalId(stack.functions[entry].logGroup)];
+    expect(logGroup?.Properties?.RetentionInDays).toBe(STAGES[stageName].logRetention);
+    expect(logGroup?.DeletionPolicy).toBe(stageName === 'prod' ? 'Retain' : 'Delete');
+  });
+
+  test('API Gateway may invoke each route function from its own method only', () => {
+    const { template, stack } = stage();
+    for (const entry of ['list-orders', 'cancel-order'] as const) {
+      const permissions = Object.values(
+        template.findResources('AWS::Lambda::Permission', {
+          Properties: { FunctionName: arnOf(stack.functions[entry].function) },
+        }),
+      );
+      expect(permissions).toHaveLength(1);
+      expect(permissions[0]?.Properties).toMatchObject({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+      });
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { stageNamed, synthesiseStages, type Synthesised } from './synth';
+
+let synthesised: Synthesised;
+beforeAll(() => {
+  synthesised = synthesiseStages();
+});
+
+interface NagSuppression {
+  id: string;
+  reason: string;
+  applies_to?: unknown[];
+}
+
+/** Suppressions as cdk-nag records them in the template, per resource. */
+function suppressions(template: ReturnType<Synthesised['stages'][number]['template']['toJSON']>): [string, NagSuppression][] {
+  const out: [string, NagSuppression][] = [];
+  const resources = (template.Resources ?? {}) as Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress?: NagSuppression[] } } }>;
+  for (const [id, resource] of Object.entries(resources)) {
+    for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) out.push([id, rule]);
+  }
+  return out;
+}
+
+describe.each(['staging', 'prod'] as const)('cdk-nag on %s', (stageName) => {
+  const stage = () => stageNamed(synthesised, stageName);
+
+  test.each(['AwsSolutions-.*', 'Serverless-.*'])('%s reports no unexplained error or warning', (pack) => {
+    const annotations = Annotations.fromStack(stage().stack);
+    expect(annotations.findError('*', Match.stringLikeRegexp(pack))).toEqual([]);
+    expect(annotations.findWarning('*', Match.stringLikeRegexp(pack))).toEqual([]);
+  });
+
+  test('no suppression covers the whole stack', () => {
+    const template = stage().template.toJSON() as { Metadata?: Record<string, unknown> };
+    expect(template.Metadata?.cdk_nag).toBeUndefined();
+  });
+
+  test('every suppression gives a specific reason', () => {
+    const all = suppressions(stage().template.toJSON());
+    expect(all.length).toBeGreaterThan(0);
+    for (const [, rule] of all) {
+      expect(rule.reason.length).toBeGreaterThan(40);
+    }
+  });
+
+  test('wildcard IAM permissions are accepted only for X-Ray, on the function policies', () => {
+    const { template, stack } = stage();
+    const iam5 = suppressions(template.toJSON()).filter(([, rule]) => rule.id === 'AwsSolutions-IAM5');
+    const policyIds = Object.values(stack.functions).map((fn) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never),
+    );
+    expect(iam5.map(([id]) => id).sort()).toEqual(policyIds.sort());
+    for (const [, rule] of iam5) {
+      expect(rule.applies_to).toEqual(['Resource::*']);
+      expect(rule.reason).toMatch(/xray/);
+    }
+  });
+});

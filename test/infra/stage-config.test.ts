@@ -1,0 +1,143 @@
+import { App, Aspects } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { API_URL_OUTPUT, STAGE_NAMES } from '../../infra/outputs';
+import { StoreOrdersStack, validateConfig } from '../../infra/stack';
+import { STAGES, type StageConfig } from '../../infra/stages';
+import { ref } from './synth';
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
+const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', zoneName: 'example.com' };
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:store-orders-alarms';
+
+interface Variant {
+  stack: StoreOrdersStack;
+  template: Template;
+}
+
+/**
+ * Variants of the real stage configs, checked by cdk-nag like the real ones. One app holds them
+ * all, so each function is bundled once for the file.
+ */
+function synthVariants<K extends string>(configs: Record<K, StageConfig>): Record<K, Variant> {
+  const app = new App();
+  const stacks = Object.entries<StageConfig>(configs).map(
+    ([name, config]) => [name, new StoreOrdersStack(app, `Variant-${name}`, { config })] as const,
+  );
+  Aspects.of(app).add(new AwsSolutionsChecks());
+  Aspects.of(app).add(new ServerlessChecks());
+  app.synth();
+  return Object.fromEntries(stacks.map(([name, stack]) => [name, { stack, template: Template.fromStack(stack) }])) as Record<
+    K,
+    Variant
+  >;
+}
+
+let variants: Record<'withCertificate' | 'withIssuedCertificate' | 'withTopic', Variant>;
+beforeAll(() => {
+  variants = synthVariants({
+    withCertificate: {
+      ...STAGES.prod,
+      customDomain: { domainName: 'api.example.com', certificateArn: CERTIFICATE_ARN, hostedZone: ZONE },
+    },
+    withIssuedCertificate: {
+      ...STAGES.staging,
+      customDomain: { domainName: 'staging.api.example.com', hostedZone: ZONE },
+    },
+    withTopic: { ...STAGES.prod, alarms: { ...STAGES.prod.alarms, topicArn: TOPIC_ARN } },
+  });
+});
+
+function expectNagClean(stack: StoreOrdersStack): void {
+  const annotations = Annotations.fromStack(stack);
+  for (const pack of ['AwsSolutions-.*', 'Serverless-.*']) {
+    expect(annotations.findError('*', Match.stringLikeRegexp(pack))).toEqual([]);
+    expect(annotations.findWarning('*', Match.stringLikeRegexp(pack))).toEqual([]);
+  }
+}
+
+describe('the stages as configured', () => {
+  test('there are exactly staging and prod, each config naming its own stage', () => {
+    expect(Object.keys(STAGES).sort()).toEqual([...STAGE_NAMES].sort());
+    for (const stage of STAGE_NAMES) expect(STAGES[stage].stage).toBe(stage);
+  });
+
+  test('prod never has disposable data', () => {
+    expect(STAGES.prod.disposableData).toBe(false);
+  });
+});
+
+describe('a custom domain', () => {
+
+  test('serves the v1 stage under the base path v1 on a regional TLS 1.2 domain', () => {
+    const { template, stack } = variants.withCertificate;
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'api.example.com',
+      RegionalCertificateArn: CERTIFICATE_ARN,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', {
+      BasePath: 'v1',
+      RestApiId: ref(stack.api),
+      Stage: ref(stack.api.deploymentStage),
+    });
+  });
+
+  test('gets an alias record in the given zone, and becomes the URL clients are given', () => {
+    const { template } = variants.withCertificate;
+    template.hasResourceProperties('AWS::Route53::RecordSet', {
+      Name: 'api.example.com.',
+      Type: 'A',
+      HostedZoneId: ZONE.hostedZoneId,
+    });
+    template.hasOutput(API_URL_OUTPUT, { Value: 'https://api.example.com/v1/' });
+  });
+
+  test('without a certificate ARN, a DNS-validated certificate is issued in the zone', () => {
+    const { template } = variants.withIssuedCertificate;
+    template.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'staging.api.example.com',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: 'staging.api.example.com', HostedZoneId: ZONE.hostedZoneId }],
+    });
+    template.hasOutput(API_URL_OUTPUT, { Value: 'https://staging.api.example.com/v1/' });
+  });
+
+  test('passes cdk-nag like the default stacks', () => {
+    expectNagClean(variants.withCertificate.stack);
+    expectNagClean(variants.withIssuedCertificate.stack);
+  });
+
+  test('needs a certificate or a zone to issue one in', () => {
+    expect(() => validateConfig({ ...STAGES.staging, customDomain: { domainName: 'api.example.com' } })).toThrow(
+      /certificateArn/,
+    );
+  });
+});
+
+describe('an alarm topic', () => {
+  test('receives alarm and OK notifications of every alarm', () => {
+    const { template } = variants.withTopic;
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThanOrEqual(4);
+    for (const alarm of alarms) {
+      expect(alarm.Properties?.AlarmActions).toEqual([TOPIC_ARN]);
+      expect(alarm.Properties?.OKActions).toEqual([TOPIC_ARN]);
+    }
+  });
+});
+
+describe('config validation', () => {
+  test('refuses disposable prod data', () => {
+    expect(() => validateConfig({ ...STAGES.prod, disposableData: true })).toThrow(/prod/);
+  });
+
+  test('refuses stage throttling stricter than a usage plan', () => {
+    expect(() => validateConfig({ ...STAGES.staging, throttle: { rateLimit: 1, burstLimit: 1 } })).toThrow(/stricter/);
+  });
+
+  test('accepts the real configs', () => {
+    for (const stage of STAGE_NAMES) expect(() => validateConfig(STAGES[stage])).not.toThrow();
+  });
+});

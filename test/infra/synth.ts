@@ -1,0 +1,63 @@
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { STAGE_NAMES, type StageName } from '../../infra/outputs';
+import { addServiceStacks } from '../../infra/service-app';
+import type { StoreOrdersStack } from '../../infra/stack';
+
+export interface SynthesisedStage {
+  stage: StageName;
+  stack: StoreOrdersStack;
+  template: Template;
+}
+
+export interface Synthesised {
+  stages: SynthesisedStage[];
+  assemblyDir: string;
+}
+
+/**
+ * Both stages, synthesised the way `cdk synth` does (same builder, cdk-nag included). Bundling
+ * runs once per function per test file: identical bundles are cached within a process.
+ */
+export function synthesiseStages(): Synthesised {
+  const app = new App();
+  const stacks = addServiceStacks(app);
+  const assembly = app.synth();
+  return {
+    assemblyDir: assembly.directory,
+    stages: STAGE_NAMES.map((stage) => ({ stage, stack: stacks[stage], template: Template.fromStack(stacks[stage]) })),
+  };
+}
+
+/** The logical id CloudFormation knows a construct by (its L1 for an L2). */
+export function logicalId(construct: IConstruct): string {
+  const l1 = (construct.node.defaultChild ?? construct) as CfnElement;
+  return Stack.of(construct).getLogicalId(l1);
+}
+
+export function ref(construct: IConstruct): { Ref: string } {
+  return { Ref: logicalId(construct) };
+}
+
+export function arnOf(construct: IConstruct): { 'Fn::GetAtt': [string, string] } {
+  return { 'Fn::GetAtt': [logicalId(construct), 'Arn'] };
+}
+
+/** The one resource of a type matching the predicate, with its logical id. */
+export function onlyResource(
+  template: Template,
+  type: string,
+  props: Record<string, unknown>,
+): { id: string; resource: { Properties: Record<string, unknown> } & Record<string, unknown> } {
+  const found = Object.entries(template.findResources(type, { Properties: props }));
+  if (found.length !== 1) throw new Error(`Expected one ${type} matching ${JSON.stringify(props)}, found ${found.length}`);
+  const [id, resource] = found[0] as [string, { Properties: Record<string, unknown> }];
+  return { id, resource };
+}
+
+export function stageNamed(synthesised: Synthesised, stage: StageName): SynthesisedStage {
+  const found = synthesised.stages.find((s) => s.stage === stage);
+  if (!found) throw new Error(`No ${stage} stack was synthesised`);
+  return found;
+}
