@@ -1,7 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../../lib/api-keys';
 import type { Limits, PlanName } from '../../lib/plans';
+import { buildOpenApiDocument, type JsonObject } from '../../lib/openapi';
+import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/openapi-operations';
+import { BASE_PATH, ROUTES } from '../../lib/routes';
 import { createLocalApp, type LocalAppOptions } from '../../infra/local/app';
+import { contractValidator } from './contract';
 import { createTestTables, type TestTables } from './dynamo';
 
 export interface TestClock {
@@ -30,18 +34,55 @@ export interface LocalStack {
   app: ReturnType<typeof createLocalApp>;
   clock: TestClock;
   newKey(plan: PlanName, limits?: Limits): Promise<{ key: string; id: string }>;
+  /** Every response it returns has been checked against `openapi` (public routes excepted). */
   call(method: string, path: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
+  /** The OpenAPI document of this stack: ROUTES plus any extra routes. */
+  openapi: JsonObject;
+}
+
+export interface LocalStackOptions extends Partial<Omit<LocalAppOptions, 'endpoint' | 'tables' | 'now'>> {
+  /**
+   * What the extra routes answer, by operationId. An extra route without one is documented with
+   * only the answers every route has (401, 429, 500, 503).
+   */
+  contracts?: Record<string, OperationContract>;
+}
+
+function stackDocument(options: LocalStackOptions): JsonObject {
+  const extras = (options.extraRoutes ?? []).map((extra) => extra.route);
+  const contracts: Record<string, OperationContract> = { ...OPERATION_CONTRACTS };
+  for (const route of extras) contracts[route.operationId] = options.contracts?.[route.operationId] ?? { errors: [] };
+  return buildOpenApiDocument([...ROUTES, ...extras], contracts);
+}
+
+/**
+ * fetch, with the response checked against the contract before the test sees it: a status,
+ * header or field the document does not give fails the test that received it.
+ */
+function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths: Set<string>) {
+  const validate = contractValidator(openapi);
+  return async (method: string, path: string, headers: Record<string, string> = {}): Promise<Response> => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers });
+    if (publicPaths.has(`${method} ${new URL(path, baseUrl).pathname}`)) return response;
+    const body = await response.text();
+    const problems = validate({ method, url: path, status: response.status, headers: response.headers, body });
+    if (problems.length) throw new Error(`Response breaks the OpenAPI contract:\n${problems.join('\n')}`);
+    return new Response(body === '' ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 /** The local gateway and handlers on fresh tables of the embedded server, on a free port. */
-export async function startLocalStack(options: Partial<Omit<LocalAppOptions, 'endpoint' | 'tables' | 'now'>> = {}): Promise<LocalStack> {
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const { contracts: _contracts, ...appOptions } = options;
   const tables = await createTestTables();
   const clock = testClock();
-  const app = createLocalApp({ endpoint: tables.endpoint, tables: tables.names, now: clock.now, ...options });
+  const app = createLocalApp({ endpoint: tables.endpoint, tables: tables.names, now: clock.now, ...appOptions });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const openapi = stackDocument(options);
+  const publicPaths = new Set((options.publicRoutes ?? []).map((r) => `${r.method} ${BASE_PATH}${r.path}`));
   return {
     baseUrl,
     tables,
@@ -51,7 +92,8 @@ export async function startLocalStack(options: Partial<Omit<LocalAppOptions, 'en
       const { key, record } = await createApiKey(app.keys, { plan, ...(limits ? { limits } : {}) });
       return { key, id: record.id };
     },
-    call: (method, path, headers = {}) => fetch(`${baseUrl}${path}`, { method, headers }),
+    call: contractCheckedFetch(baseUrl, openapi, publicPaths),
+    openapi,
     close: async () => {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
