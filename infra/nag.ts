@@ -48,6 +48,16 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
     'AwsSolutions-IAM4':
       "AmazonAPIGatewayPushToCloudWatchLogs is AWS's documented policy for the account-level role that API Gateway execution logging requires.",
   }, ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
+  if (stack.alarms.email) {
+    suppress(stack.alarms.email.topic, {
+      'AwsSolutions-SNS2':
+        'CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key, and alarm notifications carry only alarm names and metric values; in-transit encryption is enforced (enforceSSL).',
+    });
+    suppress(stack.alarms.email.subscription, {
+      'Serverless-SNSRedrivePolicy':
+        'An email subscription for alarm notifications: a message SNS cannot deliver to a mailbox is not worth a dead-letter queue, as the alarm stays visible in CloudWatch.',
+    });
+  }
   suppress(stack.api.deploymentStage, {
     'AwsSolutions-APIG3':
       'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',

@@ -68,6 +68,7 @@ export class StoreOrdersStack extends Stack {
   readonly api: RestApi;
   readonly usagePlans: Record<PlanName, UsagePlan>;
   readonly methodNotAllowed: Resource[] = [];
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
     super(scope, id, {
@@ -84,7 +85,7 @@ export class StoreOrdersStack extends Stack {
     addGatewayResponses(this.api);
     this.usagePlans = this.createUsagePlans();
     const customDomainUrl = this.config.customDomain ? this.addCustomDomain(this.config.customDomain) : undefined;
-    this.createAlarms();
+    this.alarms = this.createAlarms();
     this.addOutputs(customDomainUrl);
     explainNagFindings(this);
   }
@@ -254,8 +255,8 @@ export class StoreOrdersStack extends Stack {
     return `https://${config.domainName}${BASE_PATH}/`;
   }
 
-  private createAlarms(): void {
-    new ServiceAlarms(this, 'Alarms', {
+  private createAlarms(): ServiceAlarms {
+    return new ServiceAlarms(this, 'Alarms', {
       stage: this.api.deploymentStage,
       authorizer: this.functions.authorizer.function,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),

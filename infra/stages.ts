@@ -35,6 +35,8 @@ export interface StageConfig {
   alarms: {
     /** An existing SNS topic that receives alarm and OK notifications. */
     topicArn?: string;
+    /** An address subscribed (after it confirms) to a topic the stack creates for the alarms. */
+    email?: string;
     /** Fraction of requests answered with a 5XX over five minutes. */
     serverErrorRate: number;
     p99LatencyMs: number;

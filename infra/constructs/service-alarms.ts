@@ -9,7 +9,8 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic, type Subscription } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../stages';
 
@@ -30,6 +31,8 @@ const PERIOD = Duration.minutes(5);
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
+  /** The topic created for config.email, and the address's subscription to it. */
+  email?: { topic: Topic; subscription: Subscription };
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
@@ -76,12 +79,16 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
-    if (config.topicArn) {
-      const action: IAlarmAction = new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn));
-      for (const alarm of this.alarms) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
+    const actions: IAlarmAction[] = [];
+    if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));
+    if (config.email) {
+      const topic = new Topic(this, 'EmailTopic', { enforceSSL: true });
+      this.email = { topic, subscription: topic.addSubscription(new EmailSubscription(config.email)) };
+      actions.push(new SnsAction(topic));
+    }
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(...actions);
+      alarm.addOkAction(...actions);
     }
   }
 

@@ -33,7 +33,7 @@ function synthVariants<K extends string>(configs: Record<K, StageConfig>): Recor
   >;
 }
 
-let variants: Record<'withCertificate' | 'withIssuedCertificate' | 'withTopic', Variant>;
+let variants: Record<'withCertificate' | 'withIssuedCertificate' | 'withTopic' | 'withEmail', Variant>;
 beforeAll(() => {
   variants = synthVariants({
     withCertificate: {
@@ -45,6 +45,7 @@ beforeAll(() => {
       customDomain: { domainName: 'staging.api.example.com', hostedZone: ZONE },
     },
     withTopic: { ...STAGES.prod, alarms: { ...STAGES.prod.alarms, topicArn: TOPIC_ARN } },
+    withEmail: { ...STAGES.staging, alarms: { ...STAGES.staging.alarms, email: 'oncall@example.com' } },
   });
 });
 
@@ -125,6 +126,26 @@ describe('an alarm topic', () => {
       expect(alarm.Properties?.AlarmActions).toEqual([TOPIC_ARN]);
       expect(alarm.Properties?.OKActions).toEqual([TOPIC_ARN]);
     }
+  });
+});
+
+describe('an alarm email address', () => {
+  test('is subscribed to a TLS-only topic that every alarm notifies', () => {
+    const { template, stack } = variants.withEmail;
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ],
+      },
+    });
+    const topic = stack.alarms.email?.topic;
+    if (!topic) throw new Error('no email topic');
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties?.AlarmActions).toEqual([ref(topic)]);
+    }
+    expectNagClean(stack);
   });
 });
 
