@@ -1,24 +1,40 @@
-import { apiHandler, type ApiHandlerDeps } from './http/api-handler';
+import { Readable } from 'node:stream';
+import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from './http/api-handler';
+import { logger } from './logger';
+import type { Order } from './order';
 import { parseOrderId } from './order-id';
 import { ordersJsonChunks } from './orders-json';
-import type { OrdersRepository } from './orders-repository';
+import type { OrdersRepository, ScanOptions } from './orders-repository';
 import { routeByOperation } from './routes';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
-  orders: OrdersRepository;
-  /** Parallel Scan segments for listOrders. */
-  scanSegments?: number;
+  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'>;
+  /** How listOrders reads the table: parallel segments are worth it on a large one. */
+  scan?: ScanOptions;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
+/**
+ * A failure after the first byte cannot change the status any more. It is logged and rethrown,
+ * which ends the stream early: the client sees invalid JSON, never a silently short array.
+ */
+async function* failLoudly(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    logger.error('listOrders failed while streaming; the response is cut short', error as Error);
+    throw error;
+  }
+}
 
+/** listOrders: every order, written as Scan pages arrive, so memory does not grow with the table. */
 export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
-  return apiHandler(routeByOperation('listOrders'), deps, async () => {
-    let body = '';
-    for await (const chunk of ordersJsonChunks(deps.orders.scanPages({ segments: deps.scanSegments ?? 1 }))) {
-      body += chunk;
-    }
-    return { statusCode: 200, headers: { ...JSON_HEADERS }, body };
+  return streamingApiHandler(routeByOperation('listOrders'), deps, async () => {
+    const pages: AsyncIterable<Order[]> = deps.orders.scanPages(deps.scan ?? {});
+    return {
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: Readable.from(failLoudly(ordersJsonChunks(pages)), { objectMode: false }),
+    };
   });
 }
 

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiHandler } from '../lib/http/api-handler';
 import { RateLimiter } from '../lib/rate-limiter';
 import type { Route } from '../lib/routes';
@@ -27,7 +28,7 @@ beforeAll(async () => {
     extraRoutes: [
       {
         route: boomRoute,
-        handler: (event, context) => {
+        handler: (event: APIGatewayProxyEvent, context: Context) => {
           if (!limiter) throw new Error('limiter not ready');
           return apiHandler(boomRoute, { limiter }, async () => {
             throw new Error('handler bug');

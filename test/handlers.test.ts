@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createDocumentClient, createDynamoClient } from '../lib/dynamo';
+import { invokeStreamedToResponse } from '../infra/local/invoke';
+import { installLocalLambdaRuntime } from '../infra/local/lambda-streaming';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../lib/orders-handlers';
 import { OrdersRepository } from '../lib/orders-repository';
 import { RateLimiter } from '../lib/rate-limiter';
@@ -36,6 +38,7 @@ function event(overrides: Partial<APIGatewayProxyEvent> & { keyId?: string } = {
 }
 
 beforeAll(async () => {
+  installLocalLambdaRuntime();
   tables = await createTestTables();
   orders = new OrdersRepository(tables.doc, tables.names.orders);
   limiter = new RateLimiter(tables.doc, tables.names.rateLimits, clock.now);
@@ -59,7 +62,7 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
     },
   } as unknown as OrdersRepository;
   const handler = makeListOrdersHandler({ orders: broken, limiter });
-  const result = await handler(event({ httpMethod: 'GET', keyId: 'key_crash' }), context);
+  const result = await invokeStreamedToResponse(handler, event({ httpMethod: 'GET', keyId: 'key_crash' }), context);
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
   expect(JSON.parse(result.body)).toEqual({ code: 'INTERNAL_ERROR', message: 'An internal error occurred.', status: 500 });

@@ -7,7 +7,9 @@ import { OrdersRepository } from '../../lib/orders-repository';
 import { RateLimiter } from '../../lib/rate-limiter';
 import { ROUTES, type Route } from '../../lib/routes';
 import type { TableNames } from '../../lib/tables';
+import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
 import { createLocalGateway, type LocalGatewayOptions, type ProxyHandler, type PublicRoute } from './gateway';
+import { installLocalLambdaRuntime } from './lambda-streaming';
 
 export interface LocalAppOptions {
   endpoint: string;
@@ -15,7 +17,7 @@ export interface LocalAppOptions {
   /** Injected clock for the limiter and the authorizer cache (tests). */
   now?: () => number;
   /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
-  extraRoutes?: { route: Route; handler: ProxyHandler }[];
+  extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   publicRoutes?: PublicRoute[];
   onAccessLog?: LocalGatewayOptions['onAccessLog'];
   authorizerCacheTtlSeconds?: number;
@@ -31,7 +33,9 @@ export function createLocalApp(options: LocalAppOptions): { server: Server; orde
   const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
   const limiter = new RateLimiter(doc, options.tables.rateLimits, options.now);
   const deps = { orders, limiter };
-  const handlers: Record<string, ProxyHandler> = {
+  // Streamed handlers need the runtime's `awslambda` global when they are made.
+  installLocalLambdaRuntime();
+  const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
     listOrders: makeListOrdersHandler(deps),
     cancelOrder: makeCancelOrderHandler(deps),
   };

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/api-key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/authorizer';
@@ -14,9 +9,11 @@ import { errorJson } from '../../lib/errors';
 import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/routes';
 import { policyAllows } from './policy';
+import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
+import { installLocalLambdaRuntime } from './lambda-streaming';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
-export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type { ProxyHandler };
 export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
 /** A route the gateway answers itself, without the authorizer (the OpenAPI document, docs). */
@@ -36,8 +33,8 @@ export interface AccessLogEntry {
 
 export interface LocalGatewayOptions {
   routes: readonly Route[];
-  /** One handler per route, by operationId. */
-  handlers: Record<string, ProxyHandler>;
+  /** One handler per route, by operationId: streamed for routes declared `streaming`. */
+  handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
   authorizer: TokenAuthorizer;
   publicRoutes?: readonly PublicRoute[];
   authorizerCacheTtlSeconds?: number;
@@ -75,6 +72,12 @@ function decode(value: string): string {
   }
 }
 
+/** A response already written to the client by a streamed handler. */
+interface Streamed {
+  streamed: true;
+  statusCode: number;
+}
+
 class GatewayAnswer extends Error {
   constructor(readonly response: PlainResponse) {
     super('gateway answer');
@@ -92,6 +95,7 @@ function answer(type: GatewayResponseType): GatewayAnswer {
  * handlers', unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
+  installLocalLambdaRuntime();
   const compiled = compile(options.routes);
   const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${r.path}`, r]));
   const ttlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
@@ -115,32 +119,61 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     return result;
   }
 
-  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, name: string): Promise<PlainResponse> {
+  function withTimeout<T>(work: Promise<T>, stillTimely: () => boolean = () => true): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(answer('INTEGRATION_TIMEOUT')), timeoutMs);
+      timer = setTimeout(() => {
+        if (stillTimely()) reject(answer('INTEGRATION_TIMEOUT'));
+      }, timeoutMs);
     });
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, name: string): Promise<PlainResponse> {
     try {
-      const result = await Promise.race([handler(event, lambdaContext(name)), timeout]);
-      if (typeof result?.statusCode !== 'number') throw answer('DEFAULT_5XX');
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
-      for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String).join(', ');
-      const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
-      if (body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
-        headers['Content-Type'] = 'application/json';
-      }
-      return { statusCode: result.statusCode, headers, body };
+      const response = await withTimeout(invokeBuffered(handler, event, lambdaContext(name)));
+      if (!response) throw answer('DEFAULT_5XX');
+      return response;
     } catch (error) {
       if (error instanceof GatewayAnswer) throw error;
       // A handler that crashes is API Gateway's 502 "Internal server error".
       throw answer('DEFAULT_5XX');
-    } finally {
-      clearTimeout(timer);
     }
   }
 
-  async function route(req: IncomingMessage, requestId: string): Promise<PlainResponse> {
+  /**
+   * Streams the handler's output into the HTTP response. Before the first byte a failure is
+   * still a gateway response; after it, the connection is cut so the client sees a truncated body.
+   */
+  async function invokeStreaming(
+    handler: StreamingLambdaHandler,
+    event: APIGatewayProxyEvent,
+    name: string,
+    res: ServerResponse,
+    requestId: string,
+  ): Promise<Streamed | PlainResponse> {
+    let statusCode = 0;
+    const target = httpStreamTarget(res, { 'X-Amzn-RequestId': requestId }, (s) => {
+      statusCode = s;
+    });
+    const { stream, done } = invokeStreamed(handler, event, lambdaContext(name), target);
+    res.once('close', () => {
+      if (!res.writableFinished) stream.destroy(new Error('client went away'));
+    });
+    try {
+      await withTimeout(done, () => !stream.headSent);
+      return { streamed: true, statusCode };
+    } catch (error) {
+      if (stream.headSent) {
+        res.destroy();
+        return { streamed: true, statusCode };
+      }
+      if (error instanceof GatewayAnswer) throw error;
+      throw answer('DEFAULT_5XX');
+    }
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<PlainResponse | Streamed> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw answer('MISSING_AUTHENTICATION_TOKEN');
     const path = url.pathname.slice(BASE_PATH.length) || '/';
@@ -179,7 +212,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       requestId,
       now: now(),
     });
-    return invoke(handler, event, target.function);
+    return target.streaming
+      ? invokeStreaming(handler as StreamingLambdaHandler, event, target.function, res, requestId)
+      : invoke(handler as ProxyHandler, event, target.function);
   }
 
   return createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -187,11 +222,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const requestId = randomUUID();
     // No route takes a body: it is read and dropped so the connection stays usable.
     req.resume();
-    route(req, requestId)
+    route(req, res, requestId)
       .catch((error: unknown) => (error instanceof GatewayAnswer ? error.response : gatewayResponse('DEFAULT_5XX')))
       .then((response) => {
-        res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId });
-        res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
+        if (!('streamed' in response)) {
+          res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId });
+          res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
+        }
         options.onAccessLog?.({
           requestId,
           method: req.method ?? '',

@@ -1,7 +1,9 @@
 import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpErrorHandler from '@middy/http-error-handler';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { HttpError } from '@middy/util';
+import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { errorJson } from '../errors';
 import { logger } from '../logger';
@@ -13,15 +15,17 @@ import { rateLimit } from './rate-limit-middleware';
 
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult;
-export type ApiRouteHandler = (event: ApiEvent, caller: CallerIdentity, context: Context) => Promise<ApiResult>;
+/** A streamed result: the status and headers go first, then the body as it is produced. */
+export type StreamingApiResult = Omit<ApiResult, 'body'> & { body: string | Readable };
+/** What `awslambda.streamifyResponse` makes: the runtime passes the response stream second. */
+export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable, context: Context) => Promise<void>;
+export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: CallerIdentity, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
   limiter: Pick<RateLimiter, 'admit'>;
 }
 
-type Request = middy.Request<ApiEvent, ApiResult, Error>;
-
-function callerOf(request: Request): CallerIdentity {
+function callerOf(request: { event: ApiEvent }): CallerIdentity {
   const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
   if (!caller) throw new MissingCallerError('No authorizer context');
   return caller;
@@ -40,27 +44,57 @@ function logHandledError(error: unknown): void {
  * The middleware stack of every order route, middleware first and handler last. Error mapping
  * runs first on the way out (domain error to HTTP error), then http-error-handler writes the
  * Error body, then the rate-limit headers and route headers are added to whatever response
- * resulted.
+ * resulted. The limiter runs before the handler, so a 401 or 429 is an ordinary response even on
+ * a streamed route.
  */
-export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler) {
+function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
+  route: Route,
+  deps: ApiHandlerDeps,
+  handler: middy.MiddyfiedHandler<ApiEvent, R, Error, Context>,
+  handle: ApiRouteHandler<R>,
+) {
+  type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
-  const addRouteHeaders = (request: Request): void => {
+  const addRouteHeaders = (request: Req): void => {
     if (request.response) request.response.headers = { ...request.response.headers, ...routeHeaders };
   };
-  return middy<ApiEvent, ApiResult, Error, Context>()
+  return handler
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
-    .use(rateLimit(deps.limiter, callerOf))
+    .use(rateLimit<R>(deps.limiter, callerOf))
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
-      onError: (request) => {
+      onError: (request: Req) => {
         const mapped = toHttpError(request.error);
         if (mapped) request.error = mapped;
       },
     })
     .handler((event, context) => {
-      const caller = callerOf({ event } as Request);
+      const caller = callerOf({ event });
       logger.appendKeys({ apiRequestId: event.requestContext?.requestId, keyId: caller.keyId });
       return handle(event, caller, context);
     });
+}
+
+export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler) {
+  return withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle);
+}
+
+/**
+ * The same stack in Lambda's response-streaming mode: API Gateway (response transfer mode
+ * STREAM) passes the bytes on as the handler writes them.
+ */
+export function streamingApiHandler(
+  route: Route,
+  deps: ApiHandlerDeps,
+  handle: ApiRouteHandler<StreamingApiResult>,
+): StreamingLambdaHandler {
+  const handler = withApiMiddleware(
+    route,
+    deps,
+    middy<ApiEvent, StreamingApiResult, Error, Context>({ executionMode: executionModeStreamifyResponse }),
+    handle,
+  );
+  // middy's types describe the buffered signature; streamified, the runtime calls it like this.
+  return handler as unknown as StreamingLambdaHandler;
 }

@@ -1,10 +1,8 @@
 import type middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { CallerIdentity } from '../principal';
 import type { RateLimiter, WindowState } from '../rate-limiter';
 import { RateLimitRejectedError } from './edge-errors';
-
-type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error>;
 
 export const RATE_LIMIT_HEADERS = {
   limit: 'X-RateLimit-Limit',
@@ -25,10 +23,11 @@ export function rateLimitHeaders(state: WindowState): Record<string, string> {
  * response follows: success, domain error, rejection or a failure inside the handler. A 5xx
  * raised before the limiter answered has no window to describe, so it carries none.
  */
-export function rateLimit(
+export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers'] }>(
   limiter: Pick<RateLimiter, 'admit'>,
-  caller: (request: Request) => CallerIdentity,
-): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error> {
+  caller: (request: { event: APIGatewayProxyEvent }) => CallerIdentity,
+): middy.MiddlewareObj<APIGatewayProxyEvent, R, Error, Context> {
+  type Request = middy.Request<APIGatewayProxyEvent, R, Error, Context>;
   const states = new WeakMap<Request, WindowState>();
   const addHeaders = (request: Request): void => {
     const state = states.get(request);

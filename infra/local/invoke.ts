@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
+import type { PlainResponse } from '../../lib/gateway-responses';
+import { LocalResponseStream, type ResponsePrelude } from './lambda-streaming';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+type HeaderValues = Record<string, string | number | boolean> | undefined;
+type MultiHeaderValues = Record<string, (string | number | boolean)[]> | undefined;
+
+/** Flattens proxy-result headers as API Gateway does, with its JSON default content type. */
+export function responseHeaders(headers: HeaderValues, multi: MultiHeaderValues, hasBody: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) out[k] = String(v);
+  for (const [k, v] of Object.entries(multi ?? {})) out[k] = v.map(String).join(', ');
+  if (hasBody && !Object.keys(out).some((k) => k.toLowerCase() === 'content-type')) out['Content-Type'] = 'application/json';
+  return out;
+}
+
+/** A buffered proxy invocation; undefined when the handler returned something that is no response. */
+export async function invokeBuffered(handler: ProxyHandler, event: APIGatewayProxyEvent, context: Context): Promise<PlainResponse | undefined> {
+  const result = await handler(event, context);
+  if (typeof result?.statusCode !== 'number') return undefined;
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
+  return { statusCode: result.statusCode, headers: responseHeaders(result.headers, result.multiValueHeaders, body !== ''), body };
+}
+
+export interface StreamTarget {
+  /** Called once, before the first body byte. */
+  head(statusCode: number, headers: Record<string, string>): void;
+  /** Resolves when the destination can take more. */
+  write(chunk: Buffer): Promise<void>;
+  end(): void;
+}
+
+/**
+ * A streamed invocation: status and headers go out when the handler releases them, body bytes
+ * as the handler writes them. `headSent` tells a caller whether a failure can still become an
+ * ordinary error response.
+ */
+export function invokeStreamed(handler: StreamingLambdaHandler, event: APIGatewayProxyEvent, context: Context, target: StreamTarget) {
+  const stream = new LocalResponseStream({
+    head: (prelude: ResponsePrelude) => target.head(prelude.statusCode ?? 200, responseHeaders(prelude.headers, prelude.multiValueHeaders, true)),
+    write: (chunk, done) => {
+      target.write(chunk).then(() => done(), done);
+    },
+    end: () => target.end(),
+  });
+  return { stream, done: handler(event, stream, context) };
+}
+
+/** A StreamTarget over an HTTP response, with backpressure. */
+export function httpStreamTarget(res: ServerResponse, extraHeaders: Record<string, string>, onHead: (status: number) => void): StreamTarget {
+  return {
+    head: (statusCode, headers) => {
+      onHead(statusCode);
+      res.writeHead(statusCode, { ...headers, ...extraHeaders });
+    },
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => {
+        if (res.destroyed) return reject(new Error('client went away'));
+        if (res.write(chunk)) return resolve();
+        const onDrain = () => {
+          res.off('close', onClose);
+          resolve();
+        };
+        const onClose = () => {
+          res.off('drain', onDrain);
+          reject(new Error('client went away'));
+        };
+        res.once('drain', onDrain);
+        res.once('close', onClose);
+      }),
+    end: () => res.end(),
+  };
+}
+
+/** Collects a streamed invocation into one response: for tests and the benchmark. */
+export async function invokeStreamedToResponse(
+  handler: StreamingLambdaHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<PlainResponse> {
+  let statusCode = 0;
+  let headers: Record<string, string> = {};
+  const chunks: Buffer[] = [];
+  const { done } = invokeStreamed(handler, event, context, {
+    head: (s, h) => {
+      statusCode = s;
+      headers = h;
+    },
+    write: async (chunk) => {
+      chunks.push(chunk);
+    },
+    end: () => undefined,
+  });
+  await done;
+  return { statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+}
