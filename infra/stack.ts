@@ -30,7 +30,7 @@ import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../lib/api-key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/auth-config';
 import { errorJson } from '../lib/errors';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../lib/plans';
-import { BASE_PATH, ROUTES, type FunctionName, type Route } from '../lib/routes';
+import { BASE_PATH, ROUTES, type Route } from '../lib/routes';
 import { TABLES, type TableId } from '../lib/tables';
 import { addGatewayResponses, literal, velocitySafe } from './constructs/gateway-responses';
 import { ServiceAlarms } from './constructs/service-alarms';
@@ -56,8 +56,6 @@ export const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
 
 export interface StoreOrdersStackProps extends StackProps {
   config: StageConfig;
-  /** Where the Lambda entry files live; tests may point elsewhere. */
-  functionsDir?: string;
 }
 
 /** One deployed stage of the Store Orders API. Stages differ only in their StageConfig. */
@@ -71,15 +69,13 @@ export class StoreOrdersStack extends Stack {
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
-    super(scope, id, {
-      description: `Store Orders API (${props.config.stage})`,
-      ...props,
-    });
-    this.config = props.config;
-    validateConfig(this.config);
+    const { config, ...stackProps } = props;
+    validateConfig(config);
+    super(scope, id, { description: `Store Orders API (${config.stage})`, ...stackProps });
+    this.config = config;
 
-    this.tables = new ServiceTables(this, 'Tables', { disposable: this.config.disposableData });
-    this.functions = this.createFunctions(props.functionsDir);
+    this.tables = new ServiceTables(this, 'Tables', { disposable: config.disposableData });
+    this.functions = this.createFunctions();
     this.api = this.createApi(this.createAuthorizer(this.functions.authorizer.function));
     this.addRoutes();
     addGatewayResponses(this.api);
@@ -90,12 +86,11 @@ export class StoreOrdersStack extends Stack {
     explainNagFindings(this);
   }
 
-  private createFunctions(functionsDir: string | undefined): Record<EntryName, ServiceFunction> {
+  private createFunctions(): Record<EntryName, ServiceFunction> {
     const make = (entry: EntryName): ServiceFunction => {
       const spec = FUNCTION_SPECS[entry];
       const fn = new ServiceFunction(this, pascalCase(entry), {
         entry,
-        ...(functionsDir ? { functionsDir } : {}),
         memorySize: spec.memorySize,
         timeout: spec.timeout,
         description: spec.description,
@@ -162,7 +157,7 @@ export class StoreOrdersStack extends Stack {
   }
 
   private integrationFor(route: Route): LambdaIntegration {
-    const fn = this.functions[route.function satisfies FunctionName].function;
+    const fn = this.functions[route.function].function;
     return new LambdaIntegration(fn, {
       proxy: true,
       allowTestInvoke: false,

@@ -27,9 +27,8 @@ const REQUIRE_SHIM =
   'const require = __storeOrdersCreateRequire(import.meta.url);';
 
 export interface ServiceFunctionProps {
-  /** The entry file is `<functionsDir>/<entry>.ts` and exports `handler`. */
+  /** The entry file is `functions/<entry>.ts` and exports `handler`. */
   entry: EntryName;
-  functionsDir?: string;
   memorySize: number;
   timeout: Duration;
   logRetention: RetentionDays;
@@ -58,7 +57,7 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     this.function = new NodejsFunction(this, 'Function', {
       role: this.role,
-      entry: path.join(props.functionsDir ?? FUNCTIONS_DIR, `${props.entry}.ts`),
+      entry: path.join(FUNCTIONS_DIR, `${props.entry}.ts`),
       handler: HANDLER_EXPORT,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),

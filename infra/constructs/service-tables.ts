@@ -1,6 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/tables';
 
@@ -44,7 +44,7 @@ export class ServiceTables extends Construct {
    * Gives a function a table's name (in the variable lib/tables.ts names) and exactly the listed
    * actions on it, so each function's environment and policy follow from one access declaration.
    */
-  bind(fn: IFunction & { addEnvironment(key: string, value: string): unknown }, access: TableAccess): void {
+  bind(fn: LambdaFunction, access: TableAccess): void {
     for (const tableId of Object.keys(access) as TableId[]) {
       const actions = access[tableId];
       if (!actions || actions.length === 0) continue;
