@@ -7,6 +7,7 @@ import { OrdersRepository } from '../../lib/orders-repository';
 import { limitsFor, PLAN_NAMES } from '../../lib/plans';
 import { BASE_PATH } from '../../lib/routes';
 import { createLocalApp } from './app';
+import { docsRoutes, DOCS_PATH, OPENAPI_PATH } from './docs-routes';
 import { DEMO_ENTERPRISE_LIMITS, DEMO_ORDERS, demoKey } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { LOCAL_TABLES } from './local-config';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   const { server } = createLocalApp({
     endpoint: dynamo.endpoint,
     tables: LOCAL_TABLES,
+    publicRoutes: docsRoutes(),
     onAccessLog: values.quiet ? undefined : (entry) => console.log(JSON.stringify({ type: 'access', ...entry })),
   });
   const port = portOf(values.port, 'PORT');
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
       `Embedded DynamoDB at ${dynamo.endpoint} (${values['data-dir'] ? `data in ${values['data-dir']}` : 'in memory'}); tables: ${Object.values(LOCAL_TABLES).join(', ')}`,
       `Seeded ${seeded} demo order(s). Demo keys:`,
       ...demoKeys,
+      `API reference: http://${values.host}:${apiPort}${BASE_PATH}${DOCS_PATH} (OpenAPI document: ${BASE_PATH}${OPENAPI_PATH})`,
       `Try: curl -i -H "Authorization: Bearer ${demoKey('free')}" http://${values.host}:${apiPort}${BASE_PATH}/store/orders`,
     ].join('\n'),
   );
