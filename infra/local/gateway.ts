@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/api-key-format';
@@ -217,7 +218,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       : invoke(handler as ProxyHandler, event, target.function);
   }
 
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
     const requestId = randomUUID();
     // No route takes a body: it is read and dropped so the connection stays usable.
@@ -239,4 +240,23 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       })
       .catch(() => res.destroy());
   });
+  server.on('clientError', answerMalformedRequest);
+  return server;
+}
+
+/**
+ * Requests node cannot even parse (oversized headers, broken framing) still get the Error body,
+ * as API Gateway's own 4xx would, instead of node's bare status line.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : undefined;
+  const body = errorJson('BAD_REQUEST', message);
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
