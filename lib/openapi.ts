@@ -71,6 +71,13 @@ function operation(route: Route, contract: OperationContract): JsonObject {
   };
 }
 
+/** When the gateway gives each of its own answers, in the words `x-when` uses. */
+const GATEWAY_WHEN: Partial<Record<ErrorCode, string>> = {
+  NOT_FOUND: 'unknown-path',
+  METHOD_NOT_ALLOWED: 'unknown-method',
+  BAD_REQUEST: 'any-request',
+};
+
 function gatewayResponses(): JsonObject {
   const responses: JsonObject = {};
   for (const code of GATEWAY_ERROR_CODES as ErrorCode[]) {
@@ -79,7 +86,7 @@ function gatewayResponses(): JsonObject {
       code === 'METHOD_NOT_ALLOWED'
         ? { Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } } }
         : {};
-    responses[String(status)] = errorResponse([code], status, headers);
+    responses[String(status)] = { ...errorResponse([code], status, headers), 'x-when': GATEWAY_WHEN[code] ?? 'any-request' };
   }
   return responses;
 }

@@ -18,6 +18,9 @@ test('conforming responses pass', () => {
   expect(validate(observed('GET', '/v1/store/orders', 401, { ...json, 'WWW-Authenticate': 'Bearer' }, errorJson('UNAUTHORIZED')))).toEqual([]);
   expect(validate(observed('GET', '/v1/nope', 404, { ...json, 'X-Amzn-RequestId': 'r', Date: 'x' }, errorJson('NOT_FOUND')))).toEqual([]);
   expect(validate(observed('POST', '/v1/store/orders', 405, { ...json, Allow: 'GET' }, errorJson('METHOD_NOT_ALLOWED')))).toEqual([]);
+  // The gateway may refuse any request it cannot pass on, before an operation is chosen.
+  expect(validate(observed('GET', '/v1/store/orders', 400, json, errorJson('BAD_REQUEST')))).toEqual([]);
+  expect(validate(observed('DELETE', '/v1/store/orders/5', 400, json, errorJson('BAD_REQUEST')))).toEqual([]);
 });
 
 test.each<[string, ObservedResponse, RegExp]>([
@@ -33,6 +36,7 @@ test.each<[string, ObservedResponse, RegExp]>([
   ['a body on 204', observed('DELETE', '/v1/store/orders/5', 204, { ...limits, ...json }, '{}'), /no.*documented/],
   ['another content type', observed('GET', '/v1/store/orders', 200, { ...limits, 'Content-Type': 'text/plain' }, '[]'), /content type/],
   ['rate-limit headers on a 401', observed('GET', '/v1/store/orders', 401, { ...limits, ...json, 'WWW-Authenticate': 'Bearer' }, errorJson('UNAUTHORIZED')), /x-ratelimit-limit is not documented/],
+  ['INVALID_ORDER_ID without rate-limit headers', observed('DELETE', '/v1/store/orders/x', 400, json, errorJson('INVALID_ORDER_ID')), /required header x-ratelimit-limit/],
   ['a 405 without Allow', observed('POST', '/v1/store/orders', 405, json, errorJson('METHOD_NOT_ALLOWED')), /required header allow/],
 ])('rejects %s', (_, response, problem) => {
   const problems = validate(response);

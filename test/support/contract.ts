@@ -71,11 +71,17 @@ export function contractValidator(document: JsonObject): (observed: ObservedResp
     return { where: `${method} ${template}`, responses: child(operation, 'responses') ?? {} };
   }
 
+  /** The gateway's answers that can come to any request (a request it cannot pass on). */
+  const anywhere = Object.fromEntries(Object.entries(gateway).filter(([, r]) => isObject(r) && r['x-when'] === 'any-request'));
+
   return (observed) => {
     const { where, responses } = responsesFor(observed.method, observed.url);
-    const response = child(responses, String(observed.status));
-    if (!response) return [`${where}: status ${observed.status} is not documented`];
-    return [...checkHeaders(response, observed, compile), ...checkBody(response, observed, compile)].map((p) => `${where} ${observed.status}: ${p}`);
+    const status = String(observed.status);
+    const candidates = [child(responses, status), child(anywhere, status)].filter((r): r is JsonObject => r !== undefined);
+    if (!candidates.length) return [`${where}: status ${observed.status} is not documented`];
+    const outcomes = candidates.map((response) => [...checkHeaders(response, observed, compile), ...checkBody(response, observed, compile)]);
+    if (outcomes.some((problems) => problems.length === 0)) return [];
+    return (outcomes[0] ?? []).map((p) => `${where} ${observed.status}: ${p}`);
   };
 }
 
