@@ -74,6 +74,7 @@ function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths:
 
 /** The local gateway and handlers on fresh tables of the embedded server, on a free port. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  // Contracts describe the extra routes to the validator; the app itself has no use for them.
   const { contracts: _contracts, ...appOptions } = options;
   const tables = await createTestTables();
   const clock = testClock();
