@@ -28,6 +28,13 @@ const NETWORK_ERROR_CODES = new Set([
 
 const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...NETWORK_ERROR_CODES].join('|')})\\b`);
 
+/**
+ * What the SDK's retry layer makes of an error that is not an `Error` of its own realm: the
+ * original's name and message survive only as text, e.g. "AWS SDK error wrapper for TimeoutError:
+ * socket hang up" (the HTTP handler names a reset connection TimeoutError; the code is lost).
+ */
+const SDK_WRAPPER_OF = /^AWS SDK error wrapper for (\w+)/;
+
 export function isDependencyFailure(error: unknown, depth = 0): boolean {
   // Structural, not `instanceof Error`: socket errors may come from another realm (a VM context).
   if (typeof error !== 'object' || error === null || depth > 5) return false;
@@ -44,6 +51,8 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   // The SDK wraps a socket error it does not recognise as an Error into a new Error whose only
   // trace of the code is its message.
   if (typeof message === 'string' && NETWORK_CODE_IN_MESSAGE.test(message)) return true;
+  const wrapped = typeof message === 'string' ? SDK_WRAPPER_OF.exec(message)?.[1] : undefined;
+  if (wrapped !== undefined && DEPENDENCY_ERROR_NAMES.has(wrapped)) return true;
   // Any 5xx answered by the AWS service itself is the dependency's failure, not ours.
   if ($fault === 'server' || ($metadata?.httpStatusCode ?? 0) >= 500) return true;
   return cause !== error && isDependencyFailure(cause, depth + 1);
