@@ -7,8 +7,14 @@ import { optionalEnv } from './env';
  * Retries and timeouts are bounded so a slow or throttled DynamoDB becomes a 503 well inside the
  * Lambda timeout (10 s) and the API Gateway integration timeout (29 s).
  */
-const MAX_ATTEMPTS = 3;
-const REQUEST_TIMEOUT_MS = 2_000;
+export const MAX_ATTEMPTS = 3;
+/** Per attempt. DynamoDB answers in milliseconds: one that takes 2 s is in trouble. */
+export const REQUEST_TIMEOUT_MS = 2_000;
+/**
+ * The embedded server is one process answering every local request, far slower than DynamoDB
+ * under a burst. It gets longer, still short enough that all attempts end inside 29 s.
+ */
+const LOCAL_REQUEST_TIMEOUT_MS = 8_000;
 const CONNECTION_TIMEOUT_MS = 1_000;
 
 export interface DynamoOptions {
@@ -16,14 +22,23 @@ export interface DynamoOptions {
   endpoint?: string;
 }
 
+/** DYNAMODB_REQUEST_TIMEOUT_MS overrides the per-attempt timeout (fault tests use the deployed one locally). */
+function requestTimeoutMs(local: boolean): number {
+  const text = optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS');
+  if (text === undefined) return local ? LOCAL_REQUEST_TIMEOUT_MS : REQUEST_TIMEOUT_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`DYNAMODB_REQUEST_TIMEOUT_MS must be a positive integer, got "${text}"`);
+  return ms;
+}
+
 export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient {
-  const config: DynamoDBClientConfig = {
-    maxAttempts: MAX_ATTEMPTS,
-    requestHandler: {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionTimeout: CONNECTION_TIMEOUT_MS,
-    },
+  const timeouts = {
+    requestTimeout: requestTimeoutMs(Boolean(options.endpoint)),
+    // Without it the SDK only logs a warning when the timeout passes, and goes on waiting.
+    throwOnRequestTimeout: true,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
   };
+  const config: DynamoDBClientConfig = { maxAttempts: MAX_ATTEMPTS, requestHandler: timeouts };
   if (options.endpoint) {
     // The embedded server accepts any credentials; fixed ones keep the local stack account-free.
     config.endpoint = options.endpoint;
@@ -31,11 +46,7 @@ export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient 
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     // One process serves every local request through this client, unlike a Lambda's one at a
     // time: enough sockets that a burst does not queue into the connection timeout.
-    config.requestHandler = {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionTimeout: CONNECTION_TIMEOUT_MS,
-      httpAgent: new Agent({ keepAlive: true, maxSockets: 512 }),
-    };
+    config.requestHandler = { ...timeouts, httpAgent: new Agent({ keepAlive: true, maxSockets: 512 }) };
   }
   return new DynamoDBClient(config);
 }
