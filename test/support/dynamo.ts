@@ -21,9 +21,11 @@ export function testEndpoint(): string {
   return endpoint;
 }
 
-/** Fresh tables with unique names on the embedded server, so test files never share state. */
-export async function createTestTables(): Promise<TestTables> {
-  const endpoint = testEndpoint();
+/**
+ * Fresh tables with unique names on the embedded server (or another one), so test files never
+ * share state.
+ */
+export async function createTestTables(endpoint: string = testEndpoint()): Promise<TestTables> {
   const client = createDynamoClient({ endpoint });
   const doc = createDocumentClient(client);
   const names = tableNamesWithPrefix(`test-${randomUUID().slice(0, 8)}`);

@@ -1,0 +1,67 @@
+import type { AddressInfo } from 'node:net';
+import { createApiKey } from '../../lib/api-keys';
+import { ApiKeysRepository } from '../../lib/api-keys-repository';
+import { REQUEST_TIMEOUT_MS } from '../../lib/dynamo';
+import { OrdersRepository } from '../../lib/orders-repository';
+import type { Limits, PlanName } from '../../lib/plans';
+import { createLocalApp } from '../../infra/local/app';
+import { createTestTables, type TestTables } from './dynamo';
+import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { testClock, type TestClock } from './local-stack';
+import { rawRequest, type RawResponse } from './raw-http';
+
+export interface ProxiedStack {
+  baseUrl: string;
+  proxy: FaultProxy;
+  tables: TestTables;
+  clock: TestClock;
+  /** The orders table read and written directly, past the proxy, whatever fault it injects. */
+  orders: OrdersRepository;
+  newKey(plan: PlanName, limits?: Limits): Promise<string>;
+  request(method: string, path: string, key?: string): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * The client is made with the deployed per-attempt timeout rather than the local stack's patient
+ * one: the timeouts under test are the deployed ones, and a slow fault then costs seconds, not tens.
+ */
+function withDeployedTimeout<T>(make: () => T): T {
+  const saved = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+  process.env.DYNAMODB_REQUEST_TIMEOUT_MS = String(REQUEST_TIMEOUT_MS);
+  try {
+    return make();
+  } finally {
+    if (saved === undefined) delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+    else process.env.DYNAMODB_REQUEST_TIMEOUT_MS = saved;
+  }
+}
+
+/**
+ * A local stack whose DynamoDB client goes through a fault proxy to the embedded server. Setup and
+ * checks use their own client straight to the server, so they work while the proxy misbehaves.
+ */
+export async function startProxiedStack(upstreamEndpoint: string): Promise<ProxiedStack> {
+  const tables = await createTestTables(upstreamEndpoint);
+  const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));
+  const clock = testClock();
+  const app = withDeployedTimeout(() => createLocalApp({ endpoint: proxy.endpoint, tables: tables.names, now: clock.now }));
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  return {
+    baseUrl,
+    proxy,
+    tables,
+    clock,
+    orders: new OrdersRepository(tables.doc, tables.names.orders),
+    newKey: async (plan, limits) => (await createApiKey(keys, { plan, ...(limits ? { limits } : {}) })).key,
+    request: (method, path, key) => rawRequest(baseUrl, method, path, key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
+    close: async () => {
+      app.server.closeAllConnections();
+      await new Promise<void>((resolve) => app.server.close(() => resolve()));
+      await proxy.close();
+      await tables.drop();
+    },
+  };
+}
