@@ -1,0 +1,56 @@
+import type { BundleFigures } from './bundles';
+import type { OverheadFigures } from './handler-overhead';
+import type { ListFigures } from './list-orders';
+import type { LoadFigures } from './load';
+import type { Machine } from './machine';
+import type { InitFigures } from './module-init';
+import type { RoundTrips } from './round-trips';
+
+export const AIMS = {
+  initRatio: 1.15,
+  handlerRatio: 1.1,
+  /** listOrders peak memory growth from 20k to 200k orders (issue 6). */
+  memoryGrowth: 0.2,
+} as const;
+
+export interface MemoryGrowth {
+  heapCapMB: number | undefined;
+  from: number;
+  to: number;
+  rss: number;
+  heap: number;
+  holds: boolean;
+}
+
+export interface BenchResults {
+  mode: 'full' | 'quick';
+  startedAt: string;
+  durationS: number;
+  machine: Machine;
+  loadAverageAtEnd: number;
+  bundles: Omit<BundleFigures, 'file'>[];
+  moduleInit: InitFigures[];
+  handlerOverhead: OverheadFigures;
+  roundTrips: RoundTrips[];
+  listOrders: ListFigures[];
+  listMemoryGrowth: MemoryGrowth[];
+  load: LoadFigures[];
+  notes: string[];
+}
+
+/**
+ * The handler's peak growth from 20k orders (or the smallest size above it) to the largest size,
+ * with V8's default heap and under the cap.
+ */
+export function memoryGrowth(list: readonly ListFigures[]): MemoryGrowth[] {
+  const caps = [...new Set(list.map((f) => f.heapCapMB))];
+  return caps.flatMap((heapCapMB) => {
+    const handler = list.filter((f) => f.variant === 'handler' && f.heapCapMB === heapCapMB && !f.failed).sort((a, b) => a.size - b.size);
+    const from = handler.find((f) => f.size >= 20_000);
+    const to = handler[handler.length - 1];
+    if (!from || !to || to.size <= from.size) return [];
+    const rss = to.peakRssMB / from.peakRssMB - 1;
+    const heap = to.peakHeapMB / from.peakHeapMB - 1;
+    return [{ heapCapMB, from: from.size, to: to.size, rss, heap, holds: rss < AIMS.memoryGrowth && heap < AIMS.memoryGrowth }];
+  });
+}
