@@ -5,7 +5,7 @@ import { errorCodeOf, responseProblems } from './support/documented-response';
 import { runClients, seededRandom } from './support/load-driver';
 import { startLocalStack, type LocalStack } from './support/local-stack';
 import { ordersById } from './support/orders-table';
-import { rawRequest, type RawResponse } from './support/raw-http';
+import { headerOf, rawRequest, type RawResponse } from './support/raw-http';
 
 /**
  * A bounded loopback load: 8 clients send 600 requests between them, lists and cancels on keys of
@@ -52,6 +52,8 @@ function planRequests(): Planned[] {
 let stack: LocalStack;
 let keys: Record<KeyName, string>;
 let sent: Sent[];
+/** The hand-moved clock at the start of the run, in Unix seconds. */
+let startSeconds: number;
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -64,6 +66,7 @@ beforeAll(async () => {
     unknown: generateApiKey(),
   };
   const plan = planRequests();
+  startSeconds = stack.clock.now() / 1000;
   sent = await runClients(CLIENTS, REQUESTS, async (i, agent) => {
     if (i === BAN_TICK) stack.clock.advance(1_000);
     const planned = plan[i];
@@ -128,4 +131,22 @@ test('no order lost or wrongly changed: every list held each order once, the tab
       expect([was, was === 'pending' ? 'cancelled' : was]).toContain(status);
     }
   }
+});
+
+test('each 429 says when to come back: Retry-After runs out at X-RateLimit-Reset, the end of what refused it', () => {
+  const ends: Record<string, number> = {
+    RATE_LIMITED: (Math.floor(startSeconds / 60) + 1) * 60,
+    QUOTA_EXCEEDED: (Math.floor(startSeconds / 86_400) + 1) * 86_400,
+    // Written before the clock moved on, by the refusal that crossed the threshold.
+    KEY_TEMPORARILY_BANNED: startSeconds + 15 * 60,
+  };
+  const refusals = sent.filter((s) => s.response.status === 429);
+  expect(refusals.length).toBeGreaterThan(0);
+  const wrong = refusals.filter(({ response }) => {
+    const reset = Number(headerOf(response, 'x-ratelimit-reset'));
+    const retryAfter = Number(headerOf(response, 'retry-after'));
+    const answeredAt = reset - retryAfter;
+    return reset !== ends[errorCodeOf(response) ?? ''] || (answeredAt !== startSeconds && answeredAt !== startSeconds + 1);
+  });
+  expect(wrong.map((s) => `${errorCodeOf(s.response)} reset ${headerOf(s.response, 'x-ratelimit-reset')} retry ${headerOf(s.response, 'retry-after')}`)).toEqual([]);
 });
