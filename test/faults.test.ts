@@ -3,6 +3,7 @@ import { responseProblems } from './support/documented-response';
 import { testEndpoint } from './support/dynamo';
 import { expectBoundedAttempts, expectUnavailable } from './support/fault-expectations';
 import { startProxiedStack, type ProxiedStack } from './support/proxied-stack';
+import { headerOf } from './support/raw-http';
 
 /**
  * Faults injected between the local stack and the real embedded server by a loopback proxy: what
@@ -120,6 +121,19 @@ describe('DynamoDB throttling', () => {
     expect((await stack.orders.get('2'))?.status).toBe('shipped');
     await expectRecovery();
     expect((await stack.request('DELETE', `${ORDERS}/5`, key)).status).toBe(204);
+  });
+
+  test('only the day counter throttled: 503, and the minute counter the request took is given back', async () => {
+    const fresh = await stack.newKey('pro');
+    const remaining = async () => headerOf(await stack.request('DELETE', `${ORDERS}/2`, fresh), 'x-ratelimit-remaining');
+    expect(await remaining()).toBe('299');
+    const table = stack.tables.names.rateLimits;
+    // Counter keys are `<keyId>#m#<start>` and `<keyId>#d#<start>` (lib/rate-windows.ts).
+    stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table && call.body.includes('#d#') });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/2`, fresh), false);
+    expect(stack.proxy.calls().some((call) => !call.throttled && call.operation === 'UpdateItem')).toBe(true);
+    stack.proxy.set({ kind: 'pass' });
+    expect(await remaining()).toBe('298');
   });
 
   /**

@@ -22,6 +22,8 @@ export interface SeenCall {
 export interface ThrottleTarget {
   operation: string;
   table: string | undefined;
+  /** The request's JSON text, e.g. to pick one item by its key. */
+  body: string;
 }
 
 export type FaultMode =
@@ -155,10 +157,11 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
       const head = Object.entries(req.headers)
         .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : (v ?? '')}`)
         .join('\r\n');
-      const table = tableOf(body.toString('utf8'));
+      const text = body.toString('utf8');
+      const table = tableOf(text);
       const only = mode.kind === 'throttle' ? mode.only : undefined;
       const call = sniffCall(head);
-      const throttled = !only || only({ operation: call?.operation ?? '', table });
+      const throttled = !only || only({ operation: call?.operation ?? '', table, body: text });
       if (call) seen.push({ ...call, ...(table === undefined ? {} : { table }), throttled });
       if (throttled) {
         writeThrottle(res);
