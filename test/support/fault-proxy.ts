@@ -140,12 +140,12 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
   };
 
   const pass = (client: Socket, delayMs: number): void => {
-    const server = connect(upstream, '127.0.0.1');
-    track(server);
-    client.on('close', () => server.destroy());
-    server.on('close', () => client.destroy());
-    pipeWithDelay(client, server, delayMs);
-    pipeWithDelay(server, client, 0);
+    const onward = connect(upstream, '127.0.0.1');
+    track(onward);
+    client.on('close', () => onward.destroy());
+    onward.on('close', () => client.destroy());
+    pipeWithDelay(client, onward, delayMs);
+    pipeWithDelay(onward, client, 0);
   };
 
   /** Throttle mode speaks HTTP, so it can answer per request and pass the others on. */
@@ -154,6 +154,7 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      // Rebuilt as raw header text, so both paths read the SDK's headers with one parser.
       const head = Object.entries(req.headers)
         .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : (v ?? '')}`)
         .join('\r\n');
