@@ -76,7 +76,7 @@ describe('DynamoDB unreachable', () => {
 
 describe('DynamoDB slow', () => {
   test.each([
-    ['replies later than the 2 s request timeout', { kind: 'delay', ms: 2_500 } as const, '6'],
+    ['replies later than the 2 s request timeout', { kind: 'delay', ms: 3_000 } as const, '6'],
     ['never replies', { kind: 'blackhole' } as const, '7'],
   ])('%s: 503 after a bounded number of attempts, before the integration timeout', async (_, mode, id) => {
     stack.proxy.set(mode);
