@@ -5,6 +5,7 @@ import { makeCancelOrderHandler } from '../lib/orders-handlers';
 import { OrdersRepository } from '../lib/orders-repository';
 import { RateLimiter } from '../lib/rate-limiter';
 import { lambdaContext } from '../infra/local/proxy-event';
+import type { AuthorizerContext } from '../lib/principal';
 import { freshTables, orderIdAt, proxyEvent, seedOrders, unlimitedKey } from './fixtures';
 import { median, rotations } from './stats';
 
@@ -13,6 +14,8 @@ export type OverheadVariant = 'handler' | 'bare' | 'bare + limiter' | 'limiter a
 export interface OverheadFigures {
   iterations: number;
   medianUs: Record<OverheadVariant, number>;
+  /** cancelOrder's stack with a repository and limiter that answer at once: middy, logger, headers. */
+  stackOnlyUs: number;
 }
 
 const VARIANTS: readonly OverheadVariant[] = ['handler', 'bare', 'bare + limiter', 'limiter alone'];
@@ -85,5 +88,21 @@ export async function measureHandlerOverhead(endpoint: string, iterations: numbe
   }
   client.destroy();
   const medianUs = Object.fromEntries(VARIANTS.map((v) => [v, median(samples.get(v) ?? [])])) as Record<OverheadVariant, number>;
-  return { iterations, medianUs };
+  return { iterations, medianUs, stackOnlyUs: await stackOnlyUs(caller, iterations * 2) };
+}
+
+/** The handler's own CPU per call, without any DynamoDB time to hide it. */
+async function stackOnlyUs(caller: AuthorizerContext, iterations: number): Promise<number> {
+  const handler = makeCancelOrderHandler({
+    orders: { cancel: async () => undefined, scanPages: () => ({ async *[Symbol.asyncIterator]() {} }) },
+    limiter: { admit: async () => ({ admitted: true, headers: { limit: caller.perMinute, remaining: caller.perMinute - 1, resetAt: 0 } }) },
+  });
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const orderId = orderIdAt(i);
+    const started = performance.now();
+    await handler(proxyEvent('DELETE', `/store/orders/${orderId}`, caller, orderId), lambdaContext('cancel-order'));
+    samples.push((performance.now() - started) * 1000);
+  }
+  return median(samples.slice(Math.min(100, iterations / 10)));
 }

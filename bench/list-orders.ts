@@ -17,17 +17,22 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
  */
 export const HEAP_CAP_MB = 48;
 
+export type MemoryMode = 'default heap' | 'capped heap' | 'live heap';
+
 export interface ListCase {
   variant: ListVariant;
-  heapCapMB: number | undefined;
+  /**
+   * `default heap`: V8 as it comes; `capped heap`: old space capped at HEAP_CAP_MB;
+   * `live heap`: a full collection before every sample (see bench/list-child.ts).
+   */
+  mode: MemoryMode;
 }
 
-const CASES: readonly ListCase[] = [
-  { variant: 'handler', heapCapMB: undefined },
-  { variant: 'plain scan', heapCapMB: undefined },
-  { variant: 'handler', heapCapMB: HEAP_CAP_MB },
-  { variant: 'plain scan', heapCapMB: HEAP_CAP_MB },
-];
+const MODES: readonly MemoryMode[] = ['default heap', 'capped heap', 'live heap'];
+const CASES: readonly ListCase[] = MODES.flatMap((mode) => [
+  { variant: 'handler' as const, mode },
+  { variant: 'plain scan' as const, mode },
+]);
 
 export interface ListFigures extends ListCase {
   size: number;
@@ -47,10 +52,10 @@ export interface ListFigures extends ListCase {
 type Outcome = ListRun | { failed: string };
 
 function runChild(file: string, c: ListCase, env: Record<string, string>): Promise<Outcome> {
-  const flags = ['--expose-gc', ...(c.heapCapMB ? [`--max-old-space-size=${c.heapCapMB}`] : [])];
+  const flags = ['--expose-gc', ...(c.mode === 'capped heap' ? [`--max-old-space-size=${HEAP_CAP_MB}`] : [])];
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the embedded server the child reads from runs in this process.
-    const child = spawn(process.execPath, [...flags, file, c.variant], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...flags, file, c.variant, c.mode === 'live heap' ? 'live' : 'sampled'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

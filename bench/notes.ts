@@ -1,4 +1,5 @@
 import { bundleExtras } from './table';
+import { HEAP_CAP_MB } from './list-orders';
 import { AIMS, type BenchResults } from './results';
 
 /** The short notes printed under the table: what each figure means where it is not obvious. */
@@ -18,10 +19,12 @@ export function buildNotes(r: BenchResults, stackCrash: string | undefined): str
     'listOrders: each variant in its own node process (the bundled deployed entry, or a plain Scan loop that buffers every order and writes the same JSON once), output discarded into a byte counter; peaks are above the process baseline taken after a gc and one warm-up Scan, sampled every 2 ms and at every chunk. Both variants produce byte-identical JSON (sha256) with every order exactly once.',
   ];
   for (const g of r.listMemoryGrowth) {
-    const how = g.heapCapMB ? `with V8's old space capped at ${g.heapCapMB} MB` : "with V8's default heap";
+    const how = g.mode === 'capped heap' ? `with V8's old space capped at ${HEAP_CAP_MB} MB` : g.mode === 'live heap' ? 'counting live memory only (gc before each sample)' : "with V8's default heap";
     notes.push(`Issue 6 claim "peak memory grows by less than ${AIMS.memoryGrowth * 100}% from 20k to 200k orders", ${how} (${g.from} → ${g.to}): ${g.holds ? 'holds' : 'does NOT hold'} (rss ${(g.rss * 100).toFixed(1)}%, heap ${(g.heap * 100).toFixed(1)}%).`);
   }
-  notes.push(`Default heap vs capped: with room to spare V8 postpones full collections, so the default peaks grow with the garbage a longer scan makes; the capped runs show what the handler keeps alive. A plain scan that fails under the cap ran out of heap holding the whole table.`);
+  notes.push(
+    'Memory modes: with room to spare V8 postpones full collections, so default-heap peaks also count garbage, which grows with the length of the scan. Capped heap: the same run with the old space capped; a plain scan that fails there ran out of heap holding the whole table. Live heap: a full collection before each sample, taken at every chunk (handler) or page (plain scan): what the run keeps alive.',
+  );
   notes.push('Load: the local stack (gateway, handlers and embedded server in one process, as `npm start` runs it) in a child process, autocannon in this one, both on 127.0.0.1 and on the same CPUs; an enterprise key with the highest custom limits, so the limiter admits every request.');
   if (stackCrash) {
     notes.push(`The local stack process died when autocannon dropped its connections at the end of the GET run: ${stackCrash} (an unhandled 'error' on the response stream when a client goes away before the first byte).`);

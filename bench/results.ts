@@ -1,6 +1,6 @@
 import type { BundleFigures } from './bundles';
 import type { OverheadFigures } from './handler-overhead';
-import type { ListFigures } from './list-orders';
+import type { ListFigures, MemoryMode } from './list-orders';
 import type { LoadFigures } from './load';
 import type { Machine } from './machine';
 import type { InitFigures } from './module-init';
@@ -14,7 +14,7 @@ export const AIMS = {
 } as const;
 
 export interface MemoryGrowth {
-  heapCapMB: number | undefined;
+  mode: MemoryMode;
   from: number;
   to: number;
   rss: number;
@@ -40,17 +40,17 @@ export interface BenchResults {
 
 /**
  * The handler's peak growth from 20k orders (or the smallest size above it) to the largest size,
- * with V8's default heap and under the cap.
+ * in each memory mode.
  */
 export function memoryGrowth(list: readonly ListFigures[]): MemoryGrowth[] {
-  const caps = [...new Set(list.map((f) => f.heapCapMB))];
-  return caps.flatMap((heapCapMB) => {
-    const handler = list.filter((f) => f.variant === 'handler' && f.heapCapMB === heapCapMB && !f.failed).sort((a, b) => a.size - b.size);
+  const modes = [...new Set(list.map((f) => f.mode))];
+  return modes.flatMap((mode) => {
+    const handler = list.filter((f) => f.variant === 'handler' && f.mode === mode && !f.failed).sort((a, b) => a.size - b.size);
     const from = handler.find((f) => f.size >= 20_000);
     const to = handler[handler.length - 1];
     if (!from || !to || to.size <= from.size) return [];
     const rss = to.peakRssMB / from.peakRssMB - 1;
     const heap = to.peakHeapMB / from.peakHeapMB - 1;
-    return [{ heapCapMB, from: from.size, to: to.size, rss, heap, holds: rss < AIMS.memoryGrowth && heap < AIMS.memoryGrowth }];
+    return [{ mode, from: from.size, to: to.size, rss, heap, holds: rss < AIMS.memoryGrowth && heap < AIMS.memoryGrowth }];
   });
 }
