@@ -26,10 +26,24 @@ async function* failLoudly(chunks: AsyncIterable<string>): AsyncGenerator<string
   }
 }
 
+/**
+ * Reads the first page before anything is sent, so a table that cannot be read at all is still an
+ * ordinary 503 with its headers rather than a 200 cut short.
+ */
+async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIterable<Order[]>> {
+  const iterator = pages[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  })();
+}
+
 /** listOrders: every order, written as Scan pages arrive, so memory does not grow with the table. */
 export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
   return streamingApiHandler(routeByOperation('listOrders'), deps, async () => {
-    const pages: AsyncIterable<Order[]> = deps.orders.scanPages(deps.scan ?? {});
+    const pages = await withFirstPageRead(deps.orders.scanPages(deps.scan ?? {}));
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json' },
