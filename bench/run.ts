@@ -25,7 +25,7 @@ const quick = values.quick ?? false;
 const PLAN = quick
   ? { initRuns: 8, overheadIterations: 300, sizes: [1_000, 5_000, 20_000, 50_000], repeats: () => 1, loadSeconds: 3, cancelOrders: 5_000 }
   : {
-      initRuns: 25,
+      initRuns: 40,
       overheadIterations: 1_500,
       sizes: [1_000, 10_000, 20_000, 100_000, 200_000],
       repeats: (size: number) => (size <= 20_000 ? 3 : 2),
