@@ -22,7 +22,7 @@ export interface ListRun {
   orders: number;
   sha256: string;
   ttfbMs: number;
-  /** The handler sends `[` before the first Scan page; this is when the first order arrived. */
+  /** When the first order arrived: a first byte can be just the `[` that opens the array. */
   firstOrderMs: number;
   totalMs: number;
   peakRssMB: number;
