@@ -125,3 +125,44 @@ test('a failure after the first byte cuts the stream: invalid JSON, never a sile
     await broken.close();
   }
 });
+
+test('a client that hangs up before the first byte does not take the local stack down', async () => {
+  let reached!: () => void;
+  const scanStarted = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const slow = {
+    cancel: async () => undefined,
+    async *scanPages() {
+      reached();
+      await gate;
+      yield [{ id: '1', status: 'pending' as const }];
+    },
+  };
+  const local = await startLocalStack({
+    extraRoutes: [
+      {
+        route: { ...listRoute(), operationId: 'listSlow', path: '/slow' },
+        handler: makeListOrdersHandler({
+          orders: slow,
+          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
+        }),
+      },
+    ],
+  });
+  try {
+    const { key: slowKey } = await local.newKey('pro');
+    const req = request(`${local.baseUrl}/v1/slow`, { headers: bearer(slowKey) });
+    req.on('error', () => undefined);
+    req.end();
+    await scanStarted;
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await local.call('GET', '/v1/store/orders', bearer(slowKey));
+    expect(after.status).toBe(200);
+  } finally {
+    await local.close();
+  }
+});

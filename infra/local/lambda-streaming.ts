@@ -60,6 +60,10 @@ export class LocalResponseStream extends Writable implements PreludeSink {
     },
   ) {
     super();
+    // The gateway destroys this stream when the client goes away, possibly before the handler has
+    // piped into it. The failure reaches the handler through its own writes; an 'error' event
+    // with no listener yet must not take the whole local stack down.
+    this.on('error', () => undefined);
   }
 
   get headSent(): boolean {
