@@ -36,7 +36,8 @@ export const FUNCTION_SPECS: Record<EntryName, FunctionSpec> = {
     // A streamed answer may outlast the 29 s buffered limit (API Gateway allows up to 15 minutes
     // when streaming); a minute covers a large store without letting a stuck scan run on.
     timeout: Duration.seconds(60),
-    access: { orders: ['dynamodb:Scan'], rateLimits: RATE_LIMIT_COUNTERS },
+    // DescribeTable: the item count sizes the parallel Scan, read at most once an hour.
+    access: { orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'], rateLimits: RATE_LIMIT_COUNTERS },
   },
   'cancel-order': {
     description: 'DELETE /store/orders/{orderId}: cancels a pending order',

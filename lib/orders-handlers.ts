@@ -8,9 +8,21 @@ import type { OrdersRepository, ScanOptions } from './orders-repository';
 import { routeByOperation } from './routes';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
-  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'>;
-  /** How listOrders reads the table: parallel segments are worth it on a large one. */
-  scan?: ScanOptions;
+  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> & Partial<Pick<OrdersRepository, 'suggestedSegments'>>;
+  /**
+   * How listOrders reads the table. `segments: 'auto'` sizes the parallel Scan to the table
+   * (OrdersRepository.suggestedSegments); small pages keep memory flat and the first byte early.
+   */
+  scan?: Omit<ScanOptions, 'segments'> & { segments?: number | 'auto' };
+}
+
+/** The deployed reading: 1,000 orders a page, parallel segments once the table is large. */
+export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;
+
+async function scanOptions(deps: OrdersHandlerDeps): Promise<ScanOptions> {
+  const { segments, ...rest } = deps.scan ?? {};
+  if (segments !== 'auto') return { ...rest, ...(segments === undefined ? {} : { segments }) };
+  return { ...rest, segments: deps.orders.suggestedSegments ? await deps.orders.suggestedSegments() : 1 };
 }
 
 /**
@@ -43,7 +55,7 @@ async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIt
 /** listOrders: every order, written as Scan pages arrive, so memory does not grow with the table. */
 export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
   return streamingApiHandler(routeByOperation('listOrders'), deps, async () => {
-    const pages = await withFirstPageRead(deps.orders.scanPages(deps.scan ?? {}));
+    const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json' },

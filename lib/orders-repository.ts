@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   GetCommand,
@@ -23,11 +23,39 @@ export interface ScanOptions {
   pageSize?: number;
 }
 
+/** Orders per parallel Scan segment when sizing a scan to the table. */
+export const ORDERS_PER_SEGMENT = 50_000;
+export const MAX_SEGMENTS = 8;
+/** DynamoDB refreshes a table's item count about every six hours; an hour-old guess is fine. */
+const SIZE_CACHE_MS = 60 * 60 * 1000;
+
+/** Parallel segments for a table of this many items: one per ORDERS_PER_SEGMENT, at most MAX_SEGMENTS. */
+export function segmentsForItemCount(itemCount: number): number {
+  return Math.min(MAX_SEGMENTS, Math.max(1, Math.ceil(itemCount / ORDERS_PER_SEGMENT)));
+}
+
 export class OrdersRepository {
+  private sizedSegments: { segments: number; at: number } | undefined;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /**
+   * How many parallel Scan segments suit the table now: sequential for a small store, parallel
+   * when it is large. Read from the table's approximate item count, at most once an hour per
+   * container, so listing costs no extra call on the hot path.
+   */
+  async suggestedSegments(): Promise<number> {
+    const now = this.clock();
+    if (this.sizedSegments && now - this.sizedSegments.at < SIZE_CACHE_MS) return this.sizedSegments.segments;
+    const { Table } = await this.doc.send(new DescribeTableCommand({ TableName: this.table }));
+    const segments = segmentsForItemCount(Table?.ItemCount ?? 0);
+    this.sizedSegments = { segments, at: now };
+    return segments;
+  }
 
   /** Every order, one Scan page at a time, following pages to the end of the table. */
   scanPages(options: ScanOptions = {}): AsyncIterable<Order[]> {

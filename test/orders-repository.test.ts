@@ -1,4 +1,4 @@
-import { OrdersRepository } from '../lib/orders-repository';
+import { OrdersRepository, segmentsForItemCount } from '../lib/orders-repository';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../lib/order-errors';
 import type { Order } from '../lib/order';
 import { createTestTables, type TestTables } from './support/dynamo';
@@ -80,4 +80,24 @@ test('scanPages follows every page, sequentially and with parallel segments', as
   for (const o of many) expect(ids).toContain(o.id);
   const parallel = (await all(4)).map((o) => o.id).sort();
   expect(parallel).toEqual([...ids].sort());
+});
+
+describe('sizing the parallel scan to the table', () => {
+  test('one segment per 50,000 orders, between 1 and 8', () => {
+    expect([0, 1, 50_000, 50_001, 200_000, 400_000, 10_000_000].map(segmentsForItemCount)).toEqual([1, 1, 1, 2, 4, 8, 8]);
+  });
+
+  test('reads the item count from the table, then answers from its cache for an hour', async () => {
+    const extra = await createTestTables();
+    let now = Date.UTC(2026, 10, 22);
+    const sized = new OrdersRepository(extra.doc, extra.names.orders, () => now);
+    await sized.putMany([{ id: '1', status: 'pending' }]);
+    expect(await sized.suggestedSegments()).toBe(1);
+    await extra.drop();
+    // The table is gone: only the cache can answer now.
+    now += 59 * 60 * 1000;
+    expect(await sized.suggestedSegments()).toBe(1);
+    now += 2 * 60 * 1000;
+    await expect(sized.suggestedSegments()).rejects.toThrow();
+  });
 });

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/tables';
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable here. */
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan';
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
 
 export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { ApiKeysRepository } from '../../lib/api-keys-repository';
 import { makeAuthorizerHandler } from '../../lib/authorizer-handler';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
-import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders-handlers';
+import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders-handlers';
 import { OrdersRepository } from '../../lib/orders-repository';
 import { RateLimiter } from '../../lib/rate-limiter';
 import { ROUTES, type Route } from '../../lib/routes';
@@ -32,7 +32,7 @@ export function createLocalApp(options: LocalAppOptions): { server: Server; orde
   const orders = new OrdersRepository(doc, options.tables.orders);
   const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
   const limiter = new RateLimiter(doc, options.tables.rateLimits, options.now);
-  const deps = { orders, limiter };
+  const deps = { orders, limiter, scan: DEPLOYED_SCAN };
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {

@@ -15,7 +15,7 @@ const EXPECTED: Record<EntryName, { memory: number; maxTimeout: number; tables: 
   'list-orders': {
     memory: 512,
     maxTimeout: 900,
-    tables: { orders: ['dynamodb:Scan'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    tables: { orders: ['dynamodb:DescribeTable', 'dynamodb:Scan'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   },
   'cancel-order': {
     memory: 256,
@@ -120,7 +120,10 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
   test('list-orders cannot write orders and the authorizer can only read keys', () => {
     const s = stage();
     const orders = JSON.stringify(arnOf(s.stack.tables.tables.orders));
-    expect(permissions(s, 'list-orders').filter((p) => p.endsWith(orders))).toEqual([`dynamodb:Scan ${orders}`]);
+    expect(permissions(s, 'list-orders').filter((p) => p.endsWith(orders))).toEqual([
+      `dynamodb:DescribeTable ${orders}`,
+      `dynamodb:Scan ${orders}`,
+    ]);
     expect(permissions(s, 'authorizer').filter((p) => p.startsWith('dynamodb:'))).toEqual([
       `dynamodb:GetItem ${JSON.stringify(arnOf(s.stack.tables.tables.apiKeys))}`,
     ]);
