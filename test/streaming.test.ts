@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../infra/local/invoke';
 import { lambdaContext } from '../infra/local/proxy-event';
 import type { Order } from '../lib/order';
-import { makeListOrdersHandler } from '../lib/orders-handlers';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../lib/orders-handlers';
 import { OrdersRepository } from '../lib/orders-repository';
 import { RateLimiter } from '../lib/rate-limiter';
 import { ROUTES } from '../lib/routes';
@@ -30,6 +30,21 @@ function listRoute() {
   const route = ROUTES.find((r) => r.operationId === 'listOrders');
   if (!route) throw new Error('listOrders is not declared');
   return route;
+}
+
+/** A second local stack with one more list route, reading orders from `orders`. */
+function stackListingFrom(orders: OrdersHandlerDeps['orders'], path: string): Promise<LocalStack> {
+  return startLocalStack({
+    extraRoutes: [
+      {
+        route: { ...listRoute(), operationId: `list${path.replace(/\W/g, '')}`, path },
+        handler: makeListOrdersHandler({
+          orders,
+          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
+        }),
+      },
+    ],
+  });
 }
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */
@@ -101,17 +116,7 @@ test('a failure after the first byte cuts the stream: invalid JSON, never a sile
       }
     },
   };
-  const broken = await startLocalStack({
-    extraRoutes: [
-      {
-        route: { ...listRoute(), operationId: 'listBroken', path: '/broken' },
-        handler: makeListOrdersHandler({
-          orders: failing,
-          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
-        }),
-      },
-    ],
-  });
+  const broken = await stackListingFrom(failing, '/broken');
   try {
     const { key: brokenKey } = await broken.newKey('pro');
     const response = await rawGet(broken.baseUrl, '/v1/broken', bearer(brokenKey));
@@ -139,17 +144,7 @@ test('a client that hangs up before the first byte does not take the local stack
       yield [{ id: '1', status: 'pending' as const }];
     },
   };
-  const local = await startLocalStack({
-    extraRoutes: [
-      {
-        route: { ...listRoute(), operationId: 'listSlow', path: '/slow' },
-        handler: makeListOrdersHandler({
-          orders: slow,
-          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
-        }),
-      },
-    ],
-  });
+  const local = await stackListingFrom(slow, '/slow');
   try {
     const { key: slowKey } = await local.newKey('pro');
     const req = request(`${local.baseUrl}/v1/slow`, { headers: bearer(slowKey) });
