@@ -94,3 +94,15 @@ test('the limiter unreachable is 503 too, with no rate-limit headers since no wi
   expect(result.headers?.['X-RateLimit-Limit']).toBeUndefined();
   expect((await orders.get('1'))?.status).toBe('pending');
 });
+
+test('a stack that cannot answer before the function deadline answers 503 just before it', async () => {
+  // Fault injection: a limiter whose DynamoDB never answers.
+  const stuck = { admit: () => new Promise<never>(() => undefined) };
+  const handler = makeCancelOrderHandler({ orders, limiter: stuck });
+  const nearDeadline = { ...context, getRemainingTimeInMillis: () => 700 } as Context;
+  const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);
+  expect(result.statusCode).toBe(503);
+  expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
+  expect(result.headers?.['Retry-After']).toBe('1');
+  expect((await orders.get('1'))?.status).toBe('pending');
+});

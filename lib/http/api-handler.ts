@@ -5,7 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { HttpError } from '@middy/util';
 import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorJson } from '../errors';
+import { errorJson, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors';
 import { logger } from '../logger';
 import { callerFromAuthorizerContext, type CallerIdentity } from '../principal';
 import type { RateLimiter } from '../rate-limiter';
@@ -76,8 +76,39 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     });
 }
 
+/** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
+export const DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Answers 503 SERVICE_UNAVAILABLE just before the Lambda deadline if the stack has not answered:
+ * the limiter and the update each retry a slow DynamoDB within bounds, but one after the other
+ * they could outlast the function, and then API Gateway, not the service, would answer.
+ */
+function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
+  return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+    const remaining = context.getRemainingTimeInMillis?.();
+    if (remaining === undefined) return handler(event, context);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<ApiResult>((resolve) => {
+      timer = setTimeout(() => {
+        logger.error('request abandoned at the function deadline');
+        resolve({
+          statusCode: ERRORS.SERVICE_UNAVAILABLE.status,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+          body: errorJson('SERVICE_UNAVAILABLE'),
+        });
+      }, Math.max(0, remaining - DEADLINE_MARGIN_MS));
+    });
+    try {
+      return await Promise.race([handler(event, context), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
 export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler) {
-  return withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle);
+  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle));
 }
 
 /**
