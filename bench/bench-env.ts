@@ -5,6 +5,7 @@
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+import { SERVICE_NAME } from '../lib/service';
 import { TABLES, type TableNames } from '../lib/tables';
 
 /** What a Lambda entry in functions/ needs in its environment, pointed at the given tables. */
@@ -16,7 +17,7 @@ export function lambdaEnv(tables: TableNames, endpoint?: string): Record<string,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
-    POWERTOOLS_SERVICE_NAME: 'store-orders',
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

@@ -7,6 +7,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionName } from '../../lib/routes';
+import { SERVICE_NAME } from '../../lib/service';
 
 export type EntryName = FunctionName | 'authorizer';
 
@@ -15,7 +16,6 @@ const HERE = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToP
 export const REPO_ROOT = path.resolve(HERE, '..', '..');
 export const FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
 
-export const SERVICE_NAME = 'store-orders';
 export const HANDLER_EXPORT = 'handler';
 
 /**
