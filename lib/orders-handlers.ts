@@ -21,7 +21,7 @@ export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;
 
 async function scanOptions(deps: OrdersHandlerDeps): Promise<ScanOptions> {
   const { segments, ...rest } = deps.scan ?? {};
-  if (segments !== 'auto') return { ...rest, ...(segments === undefined ? {} : { segments }) };
+  if (segments !== 'auto') return { ...rest, segments };
   return { ...rest, segments: deps.orders.suggestedSegments ? await deps.orders.suggestedSegments() : 1 };
 }
 
