@@ -5,8 +5,8 @@
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-import { SERVICE_NAME } from '../lib/service';
-import { TABLES, type TableNames } from '../lib/tables';
+import { SERVICE_NAME } from '../lib/aws/service';
+import { TABLES, type TableNames } from '../lib/aws/tables';
 
 /** What a Lambda entry in functions/ needs in its environment, pointed at the given tables. */
 export function lambdaEnv(tables: TableNames, endpoint?: string): Record<string, string> {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TableNames } from '../lib/tables';
+import type { TableNames } from '../lib/aws/tables';
 
 export interface SentCommand {
   /** e.g. `UpdateItem`, without the SDK's `Command` suffix. */

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiKeysRepository } from '../lib/api-keys-repository';
-import { createApiKey } from '../lib/api-keys';
-import { createTables, tableNamesWithPrefix } from '../lib/create-tables';
-import type { Order } from '../lib/order';
-import type { OrdersRepository } from '../lib/orders-repository';
-import { MAX_CUSTOM_LIMITS } from '../lib/plans';
-import type { AuthorizerContext } from '../lib/principal';
-import type { TableNames } from '../lib/tables';
+import { ApiKeysRepository } from '../lib/keys/repository';
+import { createApiKey } from '../lib/keys/service';
+import { createTables, tableNamesWithPrefix } from '../infra/local/create-tables';
+import type { Order } from '../lib/orders/order';
+import type { OrdersRepository } from '../lib/orders/repository';
+import { MAX_CUSTOM_LIMITS } from '../lib/limits/plans';
+import type { AuthorizerContext } from '../lib/keys/context';
+import type { TableNames } from '../lib/aws/tables';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** Far above any id a test or demo uses, and int64-sized like real ones. */

@@ -1,11 +1,11 @@
 import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../lib/dynamo';
-import { parseOrderId } from '../lib/order-id';
-import { makeCancelOrderHandler } from '../lib/orders-handlers';
-import { OrdersRepository } from '../lib/orders-repository';
-import { RateLimiter } from '../lib/rate-limiter';
+import { createDocumentClient, createDynamoClient } from '../lib/aws/dynamo';
+import { parseOrderId } from '../lib/orders/order-id';
+import { makeCancelOrderHandler } from '../lib/orders/handlers';
+import { OrdersRepository } from '../lib/orders/repository';
+import { RateLimiter } from '../lib/limits/limiter';
 import { lambdaContext } from '../infra/local/proxy-event';
-import type { AuthorizerContext } from '../lib/principal';
+import type { AuthorizerContext } from '../lib/keys/context';
 import { freshTables, orderIdAt, proxyEvent, seedOrders, unlimitedKey } from './fixtures';
 import { median, rotations } from './stats';
 

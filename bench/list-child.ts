@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Writable } from 'node:stream';
-import { documentClientFromEnv } from '../lib/dynamo';
-import { orderJson, type Order } from '../lib/order';
-import { orderFromItem } from '../lib/orders-repository';
-import type { AuthorizerContext } from '../lib/principal';
+import { documentClientFromEnv } from '../lib/aws/dynamo';
+import { orderJson, type Order } from '../lib/orders/order';
+import { orderFromItem } from '../lib/orders/repository';
+import type { AuthorizerContext } from '../lib/keys/context';
 import { installLocalLambdaRuntime, LocalResponseStream } from '../infra/local/lambda-streaming';
 import { lambdaContext } from '../infra/local/proxy-event';
 import { proxyEvent } from './fixtures';

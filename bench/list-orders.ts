@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDocumentClient, createDynamoClient } from '../lib/dynamo';
-import { OrdersRepository } from '../lib/orders-repository';
+import { createDocumentClient, createDynamoClient } from '../lib/aws/dynamo';
+import { OrdersRepository } from '../lib/orders/repository';
 import { childEnv, lambdaEnv } from './bench-env';
 import { freshTables, seedOrders, unlimitedKey } from './fixtures';
 import { bundleLikeLambda } from './lambda-bundle';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
-import { BASE_PATH } from '../lib/routes';
+import { BASE_PATH } from '../lib/contract/routes';
 import { orderIdAt } from './fixtures';
 import type { LoadStack } from './stack-server';
 

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { childEnv, lambdaEnv } from './bench-env';
 import type { BundleFigures, BundleName } from './bundles';
 import { median, rotations } from './stats';
-import { tableNamesWithPrefix } from '../lib/create-tables';
+import { tableNamesWithPrefix } from '../infra/local/create-tables';
 
 /**
  * Runs in a fresh node: the runtime's `awslambda` global first (list-orders streamifies its

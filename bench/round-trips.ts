@@ -1,9 +1,9 @@
-import { ApiKeysRepository } from '../lib/api-keys-repository';
-import { makeAuthorizerHandler } from '../lib/authorizer-handler';
-import { createDocumentClient, createDynamoClient } from '../lib/dynamo';
-import { makeCancelOrderHandler, makeListOrdersHandler } from '../lib/orders-handlers';
-import { OrdersRepository } from '../lib/orders-repository';
-import { RateLimiter } from '../lib/rate-limiter';
+import { ApiKeysRepository } from '../lib/keys/repository';
+import { makeAuthorizerHandler } from '../lib/keys/authorizer-handler';
+import { createDocumentClient, createDynamoClient } from '../lib/aws/dynamo';
+import { makeCancelOrderHandler, makeListOrdersHandler } from '../lib/orders/handlers';
+import { OrdersRepository } from '../lib/orders/repository';
+import { RateLimiter } from '../lib/limits/limiter';
 import { invokeStreamedToResponse } from '../infra/local/invoke';
 import { installLocalLambdaRuntime } from '../infra/local/lambda-streaming';
 import { lambdaContext } from '../infra/local/proxy-event';

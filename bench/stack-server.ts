@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createDocumentClient, createDynamoClient } from '../lib/dynamo';
-import { OrdersRepository } from '../lib/orders-repository';
+import { createDocumentClient, createDynamoClient } from '../lib/aws/dynamo';
+import { OrdersRepository } from '../lib/orders/repository';
 import { createLocalApp } from '../infra/local/app';
 import { startEmbeddedDynamo } from '../infra/local/embedded-dynamo';
 import { freshTables, pendingOrders, seedOrders, unlimitedKey } from './fixtures';

@@ -1,9 +1,9 @@
-import { documentClientFromEnv } from '../lib/dynamo';
-import { requireEnv } from '../lib/env';
-import { makeCancelOrderHandler } from '../lib/orders-handlers';
-import { OrdersRepository } from '../lib/orders-repository';
-import { RateLimiter } from '../lib/rate-limiter';
-import { TABLES } from '../lib/tables';
+import { documentClientFromEnv } from '../lib/aws/dynamo';
+import { requireEnv } from '../lib/aws/env';
+import { makeCancelOrderHandler } from '../lib/orders/handlers';
+import { OrdersRepository } from '../lib/orders/repository';
+import { RateLimiter } from '../lib/limits/limiter';
+import { TABLES } from '../lib/aws/tables';
 
 const doc = documentClientFromEnv();
 

@@ -1,5 +1,5 @@
-import type { PlanName } from '../lib/plans';
-import type { TableId } from '../lib/tables';
+import type { PlanName } from '../lib/limits/plans';
+import type { TableId } from '../lib/aws/tables';
 
 /**
  * The contract between the CDK stack and whatever reads a deployed stage (the admin command's

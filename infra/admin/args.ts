@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { KEY_PREFIX } from '../../lib/api-key-format';
-import { canonicalInt64 } from '../../lib/order';
-import { isPlanName, MAX_CUSTOM_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../lib/plans';
+import { KEY_PREFIX } from '../../lib/keys/format';
+import { canonicalInt64 } from '../../lib/orders/order';
+import { isPlanName, MAX_CUSTOM_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../lib/limits/plans';
 import { isStageName, STAGE_NAMES, type StageName } from '../outputs';
 import { UsageError } from './errors';
 

@@ -1,5 +1,5 @@
 import { isLosslessNumber, parse } from 'lossless-json';
-import { canonicalInt64, isOrderStatus, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/order';
+import { canonicalInt64, isOrderStatus, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
 
 /**
  * Parses and checks an `orders import` file: a JSON array of orders. Numbers are parsed losslessly,

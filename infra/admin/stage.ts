@@ -7,9 +7,9 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ApiKeyRecord } from '../../lib/api-keys-repository';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
-import { PLAN_NAMES, type PlanName } from '../../lib/plans';
+import type { ApiKeyRecord } from '../../lib/keys/repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
 import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../outputs';
 import { AdminFailure } from './errors';
 import { tablesTarget, type AdminTableNames, type AdminTarget, type GatewayKeys } from './target';

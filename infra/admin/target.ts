@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/api-keys-repository';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
-import { optionalEnv } from '../../lib/env';
-import { OrdersRepository } from '../../lib/orders-repository';
-import { TABLES, type TableId, type TableNames } from '../../lib/tables';
+import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/keys/repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { optionalEnv } from '../../lib/aws/env';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 import { LOCAL_DYNAMODB_ENDPOINT, LOCAL_TABLES } from '../local/local-config';
 
 /**
@@ -51,7 +51,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   };
 }
 
-/** Table names from their environment variables (lib/tables.ts), falling back to the local stack's. */
+/** Table names from their environment variables (lib/aws/tables.ts), falling back to the local stack's. */
 export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
   const names = { ...LOCAL_TABLES };
   for (const id of Object.keys(TABLES) as TableId[]) {

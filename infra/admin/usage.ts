@@ -1,5 +1,5 @@
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
-import { MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES } from '../../lib/plans';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
+import { MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES } from '../../lib/limits/plans';
 
 const fixedPlans = Object.entries(PLAN_LIMITS)
   .map(([plan, { perMinute, perDay }]) => `        ${plan.padEnd(10)} ${perMinute}/min, ${perDay}/day`)

@@ -1,5 +1,5 @@
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../lib/gateway-responses';
+import { GATEWAY_RESPONSES, gatewayResponse, type GatewayResponseType } from '../../lib/contract/gateway-responses';
 
 /** API Gateway wants static header values as quoted literals. */
 export function literal(value: string): string {
@@ -16,7 +16,7 @@ export function velocitySafe(body: string): string {
   return body;
 }
 
-/** Every answer API Gateway gives on its own, from the table in lib/gateway-responses.ts. */
+/** Every answer API Gateway gives on its own, from the table in lib/contract/gateway-responses.ts. */
 export function addGatewayResponses(api: RestApi): void {
   for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
     const response = gatewayResponse(type);

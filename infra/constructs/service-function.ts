@@ -6,8 +6,8 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionName } from '../../lib/routes';
-import { SERVICE_NAME } from '../../lib/service';
+import type { FunctionName } from '../../lib/contract/routes';
+import { SERVICE_NAME } from '../../lib/aws/service';
 
 export type EntryName = FunctionName | 'authorizer';
 

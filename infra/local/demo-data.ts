@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey } from '../../lib/api-key-format';
-import type { Order } from '../../lib/order';
-import type { Limits, PlanName } from '../../lib/plans';
+import { generateApiKey } from '../../lib/keys/format';
+import type { Order } from '../../lib/orders/order';
+import type { Limits, PlanName } from '../../lib/limits/plans';
 
 /** Demo orders in every state, with the int64 edge cases of decisions.md. */
 export const DEMO_ORDERS: readonly Order[] = [

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/openapi';
-import { BASE_PATH } from '../../lib/routes';
+import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
+import { BASE_PATH } from '../../lib/contract/routes';
 import type { PublicRoute } from './gateway';
 
 export const OPENAPI_PATH = '/openapi.json';

@@ -3,12 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/api-key-format';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
-import { UNAUTHORIZED_MESSAGE } from '../../lib/authorizer';
-import { errorJson } from '../../lib/errors';
-import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/gateway-responses';
-import { BASE_PATH, pathParameterNames, type Route } from '../../lib/routes';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/keys/format';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
+import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
+import { errorJson } from '../../lib/contract/errors';
+import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
+import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 import { policyAllows } from './policy';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
-import type { PlainResponse } from '../../lib/gateway-responses';
+import type { PlainResponse } from '../../lib/contract/gateway-responses';
 import { LocalResponseStream, type ResponsePrelude } from './lambda-streaming';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

@@ -1,4 +1,4 @@
-import { tableNamesWithPrefix } from '../../lib/create-tables';
+import { tableNamesWithPrefix } from './create-tables';
 
 /** Table names of the local stack; the admin command uses them too unless told otherwise. */
 export const LOCAL_TABLES = tableNamesWithPrefix('store-orders-local');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { BASE_PATH, type Route } from '../../lib/routes';
+import { BASE_PATH, type Route } from '../../lib/contract/routes';
 
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_API_ID = 'local';

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { ApiKeysRepository } from '../../lib/api-keys-repository';
-import { createApiKey } from '../../lib/api-keys';
-import { createTables } from '../../lib/create-tables';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
-import { OrdersRepository } from '../../lib/orders-repository';
-import { limitsFor, PLAN_NAMES } from '../../lib/plans';
-import { BASE_PATH } from '../../lib/routes';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { createApiKey } from '../../lib/keys/service';
+import { createTables } from './create-tables';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { limitsFor, PLAN_NAMES } from '../../lib/limits/plans';
+import { BASE_PATH } from '../../lib/contract/routes';
 import { createLocalApp } from './app';
 import { docsRoutes, DOCS_PATH, OPENAPI_PATH } from './docs-routes';
 import { DEMO_ENTERPRISE_LIMITS, DEMO_ORDERS, demoKey } from './demo-data';

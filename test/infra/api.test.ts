@@ -1,9 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/api-key-format';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/auth-config';
-import { ERRORS, errorJson } from '../../lib/errors';
-import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/plans';
-import { ROUTES } from '../../lib/routes';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/keys/format';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
+import { ERRORS, errorJson } from '../../lib/contract/errors';
+import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/limits/plans';
+import { ROUTES } from '../../lib/contract/routes';
 import { FUNCTION_SPECS } from '../../infra/function-specs';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';

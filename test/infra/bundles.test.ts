@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TABLES } from '../../lib/tables';
+import { TABLES } from '../../lib/aws/tables';
 import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;

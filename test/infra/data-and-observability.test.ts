@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { PLAN_NAMES } from '../../lib/plans';
-import { TABLES, type TableId } from '../../lib/tables';
+import { PLAN_NAMES } from '../../lib/limits/plans';
+import { TABLES, type TableId } from '../../lib/aws/tables';
 import {
   API_URL_OUTPUT,
   EXECUTE_API_URL_OUTPUT,
@@ -23,7 +23,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
   const config = STAGES[stageName];
 
   describe('tables', () => {
-    test('are exactly the tables of lib/tables.ts', () => {
+    test('are exactly the tables of lib/aws/tables.ts', () => {
       stage().template.resourceCountIs('AWS::DynamoDB::Table', TABLE_IDS.length);
     });
 

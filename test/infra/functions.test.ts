@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { TABLES, type TableId } from '../../lib/tables';
+import { TABLES, type TableId } from '../../lib/aws/tables';
 import type { EntryName } from '../../infra/constructs/service-function';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';

@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { JsonObject, JsonValue } from '../../lib/openapi-schemas';
-import { BASE_PATH } from '../../lib/routes';
+import type { JsonObject, JsonValue } from '../../lib/contract/openapi/schemas';
+import { BASE_PATH } from '../../lib/contract/routes';
 
 /** Headers of the transport, not of the interface; everything else must be documented. */
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-amzn-requestid']);

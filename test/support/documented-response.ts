@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from '../../lib/errors';
+import { ERRORS, type ErrorCode } from '../../lib/contract/errors';
 import { headerOf, type RawResponse } from './raw-http';
 
 /** What a client may see from the order routes when every dependency is healthy. */

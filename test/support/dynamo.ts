@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo';
-import { createTables, tableNamesWithPrefix } from '../../lib/create-tables';
-import type { TableNames } from '../../lib/tables';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { createTables, tableNamesWithPrefix } from '../../infra/local/create-tables';
+import type { TableNames } from '../../lib/aws/tables';
 
 export interface TestTables {
   endpoint: string;

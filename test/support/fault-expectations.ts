@@ -1,4 +1,4 @@
-import { MAX_ATTEMPTS } from '../../lib/dynamo';
+import { MAX_ATTEMPTS } from '../../lib/aws/dynamo';
 import { errorCodeOf, responseProblems } from './documented-response';
 import type { SeenCall } from './fault-proxy';
 import { headerOf, type RawResponse } from './raw-http';

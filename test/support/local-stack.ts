@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createApiKey } from '../../lib/api-keys';
-import type { Limits, PlanName } from '../../lib/plans';
-import { buildOpenApiDocument, type JsonObject } from '../../lib/openapi';
-import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/openapi-operations';
-import { BASE_PATH, ROUTES } from '../../lib/routes';
+import { createApiKey } from '../../lib/keys/service';
+import type { Limits, PlanName } from '../../lib/limits/plans';
+import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
+import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/contract/operations';
+import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
 import { createLocalApp, type LocalAppOptions } from '../../infra/local/app';
 import { contractValidator } from './contract';
 import { createTestTables, type TestTables } from './dynamo';

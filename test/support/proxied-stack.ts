@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createApiKey } from '../../lib/api-keys';
-import { ApiKeysRepository } from '../../lib/api-keys-repository';
-import { REQUEST_TIMEOUT_MS } from '../../lib/dynamo';
-import { OrdersRepository } from '../../lib/orders-repository';
-import type { Limits, PlanName } from '../../lib/plans';
+import { createApiKey } from '../../lib/keys/service';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { REQUEST_TIMEOUT_MS } from '../../lib/aws/dynamo';
+import { OrdersRepository } from '../../lib/orders/repository';
+import type { Limits, PlanName } from '../../lib/limits/plans';
 import { createLocalApp } from '../../infra/local/app';
 import { createTestTables, type TestTables } from './dynamo';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';

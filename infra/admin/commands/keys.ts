@@ -1,7 +1,7 @@
-import { createApiKey } from '../../../lib/api-keys';
-import type { ApiKeyRecord } from '../../../lib/api-keys-repository';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/auth-config';
-import { limitsFor, type Limits } from '../../../lib/plans';
+import { createApiKey } from '../../../lib/keys/service';
+import type { ApiKeyRecord } from '../../../lib/keys/repository';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
+import { limitsFor, type Limits } from '../../../lib/limits/plans';
 import type { Command } from '../args';
 import { AdminFailure, errorMessage } from '../errors';
 import { columns, type Output } from '../output';

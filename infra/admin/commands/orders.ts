@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/order-errors';
+import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/orders/errors';
 import { mapBounded, PartialFailure } from '../concurrency';
 import { AdminFailure, errorMessage } from '../errors';
 import { parseImportFile } from '../import-file';

@@ -1,0 +1,141 @@
+import { ERRORS, type ErrorCode } from '../errors';
+import { apiDescription } from './description';
+import {
+  COMMON_ERROR_CODES,
+  GATEWAY_ERROR_CODES,
+  OPERATION_CONTRACTS,
+  PATH_PARAMETERS,
+  type OperationContract,
+} from '../operations';
+import { errorResponse, operationResponses } from './responses';
+import { errorSchema, orderSchema, type JsonObject } from './schemas';
+import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';
+
+export type { JsonObject } from './schemas';
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  orders: 'Store orders: list them all, cancel a pending one.',
+};
+
+/**
+ * The deployed stages' addresses are configuration (a custom domain or the execute-api host), so
+ * they are server variables named as in the specification; each includes the `/v1` prefix.
+ */
+function servers(): JsonObject[] {
+  const placeholder = (name: string, stage: string, example: string): JsonObject => ({
+    url: `{${name}}`,
+    description: `${stage}: \`{${name}}\` of the specification, which includes the \`${BASE_PATH}\` prefix.`,
+    variables: {
+      [name]: {
+        default: example,
+        description: `The ${stage.toLowerCase()} address: https://<custom domain>${BASE_PATH}, or the stage's execute-api URL (which also ends in ${BASE_PATH}).`,
+      },
+    },
+  });
+  return [
+    placeholder('base_url', 'Production', `https://api.example.com${BASE_PATH}`),
+    placeholder('staging_url', 'Staging', `https://staging-api.example.com${BASE_PATH}`),
+    {
+      url: `http://127.0.0.1:{port}${BASE_PATH}`,
+      description: 'The local stack (`npm start`).',
+      variables: { port: { default: '3000', description: 'The port given to `npm start` (PORT).' } },
+    },
+  ];
+}
+
+function parameters(route: Route): JsonObject[] {
+  return pathParameterNames(route.path).map((name) => {
+    const declared = PATH_PARAMETERS[name];
+    if (!declared) throw new Error(`Path parameter ${name} of ${route.operationId} is not declared in PATH_PARAMETERS`);
+    return { name, in: 'path', required: true, ...declared };
+  });
+}
+
+function lifecycleNote(route: Route): string | undefined {
+  if (!route.deprecated) return undefined;
+  return `**Deprecated** since ${route.deprecated.since}; it stops working at ${route.deprecated.sunset} (see the \`Deprecation\` and \`Sunset\` headers).`;
+}
+
+function operation(route: Route, contract: OperationContract): JsonObject {
+  const description = [contract.description, lifecycleNote(route)].filter(Boolean).join('\n\n');
+  const params = parameters(route);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(description ? { description } : {}),
+    tags: [route.tag],
+    ...(params.length ? { parameters: params } : {}),
+    responses: operationResponses(route, contract, COMMON_ERROR_CODES),
+    ...(route.deprecated ? { deprecated: true } : {}),
+    ...(route.stability !== 'stable' ? { 'x-stability': route.stability } : {}),
+  };
+}
+
+/** When the gateway gives each of its own answers, in the words `x-when` uses. */
+const GATEWAY_WHEN: Partial<Record<ErrorCode, string>> = {
+  NOT_FOUND: 'unknown-path',
+  METHOD_NOT_ALLOWED: 'unknown-method',
+  BAD_REQUEST: 'any-request',
+};
+
+function gatewayResponses(): JsonObject {
+  const responses: JsonObject = {};
+  for (const code of GATEWAY_ERROR_CODES as ErrorCode[]) {
+    const status = ERRORS[code].status;
+    const headers: JsonObject =
+      code === 'METHOD_NOT_ALLOWED'
+        ? { Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } } }
+        : {};
+    responses[String(status)] = { ...errorResponse([code], status, headers), 'x-when': GATEWAY_WHEN[code] ?? 'any-request' };
+  }
+  return responses;
+}
+
+/**
+ * The OpenAPI 3.1 document of the interface, built from the declarations in lib/ (routes, errors,
+ * plans, the Order record) so that it cannot drift from what the service does. Routes are a
+ * parameter so a test can prove the lifecycle markers with a fixture route.
+ */
+export function buildOpenApiDocument(
+  routes: readonly Route[] = ROUTES,
+  contracts: Record<string, OperationContract> = OPERATION_CONTRACTS,
+): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const contract = contracts[route.operationId];
+    if (!contract) throw new Error(`Route ${route.operationId} has no operation contract`);
+    if (seen.has(route.operationId)) throw new Error(`Duplicate operationId ${route.operationId}`);
+    seen.add(route.operationId);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, contract) };
+  }
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? `Operations tagged ${name}.`,
+  }));
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Store Orders API', version: API_VERSION, description: apiDescription() },
+    servers: servers(),
+    security: [{ bearerAuth: [] }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key (sok_…)',
+          description: 'The API key as the bearer token: `Authorization: Bearer <API key>`.',
+        },
+      },
+      schemas: { Order: orderSchema(), Error: errorSchema() },
+    },
+    'x-gateway-responses': gatewayResponses(),
+  };
+}
+
+/** The document as committed in openapi.json and served by the local stack. */
+export function openApiJson(document: JsonObject = buildOpenApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

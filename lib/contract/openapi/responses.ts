@@ -1,0 +1,100 @@
+import { ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE, type ErrorCode } from '../errors';
+import { RATE_LIMIT_HEADERS } from '../headers';
+import type { OperationContract } from '../operations';
+import { errorExamples, errorResponseSchema, type JsonObject } from './schemas';
+import { deprecationHeaders, type Route } from '../routes';
+
+const JSON_MEDIA_TYPE = 'application/json';
+
+function integerHeader(description: string, required: boolean, minimum: number): JsonObject {
+  return { description, required, schema: { type: 'integer', minimum } };
+}
+
+/**
+ * The limiter describes the window that runs out first. A 5xx raised before the limiter answered
+ * (the authorizer failed, the integration timed out) has no window to describe.
+ */
+function rateLimitHeaders(required: boolean): JsonObject {
+  const when = required ? '' : ' Present when the rate limiter ran before the failure.';
+  return {
+    [RATE_LIMIT_HEADERS.limit]: integerHeader(`Requests allowed in the window that runs out first.${when}`, required, 1),
+    [RATE_LIMIT_HEADERS.remaining]: integerHeader(`Requests left in that window.${when}`, required, 0),
+    [RATE_LIMIT_HEADERS.reset]: integerHeader(`Unix time, in seconds, at which that window resets.${when}`, required, 0),
+  };
+}
+
+/** Deprecated routes answer with these on every response the service itself writes. */
+function routeHeaders(route: Route, required: boolean): JsonObject {
+  const values = deprecationHeaders(route);
+  const out: JsonObject = {};
+  if (values.Deprecation !== undefined && route.deprecated) {
+    out.Deprecation = {
+      description: `RFC 9745: this operation is deprecated since ${route.deprecated.since} (Unix seconds after \`@\`).`,
+      required,
+      schema: { type: 'string', const: values.Deprecation },
+    };
+  }
+  if (values.Sunset !== undefined && route.deprecated) {
+    out.Sunset = {
+      description: `RFC 8594: this operation stops working at ${route.deprecated.sunset}.`,
+      required,
+      schema: { type: 'string', const: values.Sunset },
+    };
+  }
+  return out;
+}
+
+const retryAfter = (description: string): JsonObject => ({
+  'Retry-After': integerHeader(description, true, 1),
+});
+
+/** Extra words for a status, beyond the messages of its codes. */
+const STATUS_NOTES: Record<number, string> = {
+  401: 'The `Authorization: Bearer <API key>` header is missing, uses another scheme, or carries a malformed, unknown or revoked key. No rate-limit headers: an unknown caller has no plan.',
+  429: 'Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or `KEY_TEMPORARILY_BANNED` (the key kept sending after 429s). Wait `Retry-After` seconds before retrying. Rejected requests do not use up the windows.',
+  500: 'An unexpected failure. Safe to retry with exponential backoff: both operations are idempotent.',
+  503: `A dependency failed or throttled. Retry after \`Retry-After\` seconds (usually ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
+};
+
+function headersForStatus(status: number, route: Route): JsonObject {
+  if (status === 401) return { 'WWW-Authenticate': { description: 'RFC 6750: the scheme to use.', required: true, schema: { type: 'string', const: WWW_AUTHENTICATE } } };
+  const failure = status >= 500;
+  const headers: JsonObject = { ...rateLimitHeaders(!failure), ...routeHeaders(route, !failure) };
+  if (status === 429) Object.assign(headers, retryAfter('Seconds until the window (or the ban) that refused the request resets.'));
+  if (status === 503) Object.assign(headers, retryAfter('Seconds to wait before retrying.'));
+  return headers;
+}
+
+export function errorResponse(codes: readonly ErrorCode[], status: number, headers: JsonObject, note?: string): JsonObject {
+  const lines = codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`);
+  return {
+    description: [note, ...lines].filter(Boolean).join('\n\n'),
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: { [JSON_MEDIA_TYPE]: { schema: errorResponseSchema(codes, status), examples: errorExamples(codes) } },
+  };
+}
+
+function successResponse(route: Route, success: NonNullable<OperationContract['success']>): JsonObject {
+  const response: JsonObject = { description: success.description, headers: headersForStatus(success.status, route) };
+  if (success.schema) {
+    response.content = {
+      [JSON_MEDIA_TYPE]: { schema: success.schema, ...(success.example ? { example: success.example } : {}) },
+    };
+  }
+  return response;
+}
+
+/** Every status an operation can answer, each with its body and headers. */
+export function operationResponses(route: Route, contract: OperationContract, commonCodes: readonly ErrorCode[]): JsonObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...contract.errors, ...commonCodes]) {
+    const status: number = ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: JsonObject = {};
+  if (contract.success) responses[String(contract.success.status)] = successResponse(route, contract.success);
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    responses[String(status)] = errorResponse(byStatus.get(status) ?? [], status, headersForStatus(status, route), STATUS_NOTES[status]);
+  }
+  return responses;
+}

@@ -1,0 +1,64 @@
+import type { ErrorCode } from './errors';
+import { ORDER_SCHEMA_REF, type JsonObject } from './openapi/schemas';
+
+/**
+ * What a route answers beyond what every route answers (401, 429, 500, 503): its success and the
+ * errors of its own handler. The route table says how a route is reached; this says what comes
+ * back, and the OpenAPI builder refuses a route that has none.
+ */
+export interface OperationContract {
+  description?: string;
+  success?: { status: number; description: string; schema?: JsonObject; example?: JsonObject | JsonObject[] };
+  errors: readonly ErrorCode[];
+}
+
+export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
+  listOrders: {
+    description:
+      'Returns every order in the store, cancelled ones included, as one JSON array. There is no ' +
+      'filtering and no pagination (planned for v2), and the order of the items is not specified. ' +
+      'The array is streamed as the table is read.',
+    success: {
+      status: 200,
+      description: 'Every order.',
+      schema: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
+      example: [
+        { id: 1, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
+        { id: 2, complete: true, status: 'shipped' },
+      ],
+    },
+    errors: [],
+  },
+  cancelOrder: {
+    description:
+      'Cancels a `pending` order: it becomes `cancelled`. Cancelling an order that is already ' +
+      '`cancelled` answers 204 again, so a retried cancel is safe. A `shipped` order cannot be ' +
+      'cancelled (409) and is left unchanged. The check and the change are one atomic operation.',
+    success: { status: 204, description: 'The order is cancelled (or already was). No body.' },
+    errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_SHIPPED'],
+  },
+};
+
+/** Path parameters by name; a name used in a route but not declared here is refused. */
+export const PATH_PARAMETERS: Record<string, JsonObject> = {
+  orderId: {
+    description:
+      'The order to cancel: a decimal integer in the int64 range, written without sign (other than ' +
+      '`-`), leading zeros, fraction or exponent, e.g. `9223372036854775807`. Anything else is 400 ' +
+      '`INVALID_ORDER_ID`.',
+    schema: { type: 'integer', format: 'int64' },
+  },
+};
+
+/** Answered on every route: by the authorizer, the limiter, or a failure. */
+export const COMMON_ERROR_CODES: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'KEY_TEMPORARILY_BANNED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
+
+/** Answered by the gateway before any operation is chosen; described once, not per operation. */
+export const GATEWAY_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST'];

@@ -1,0 +1,43 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { CallerIdentity } from '../keys/context';
+import type { RateLimiter, WindowState } from '../limits/limiter';
+import { RATE_LIMIT_HEADERS } from '../contract/headers';
+import { RateLimitRejectedError } from './errors';
+
+
+export function rateLimitHeaders(state: WindowState): Record<string, string> {
+  return {
+    [RATE_LIMIT_HEADERS.limit]: String(state.limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(state.remaining),
+    [RATE_LIMIT_HEADERS.reset]: String(state.resetAt),
+  };
+}
+
+/**
+ * Admits or rejects before the handler runs, and puts the rate-limit headers on whatever
+ * response follows: success, domain error, rejection or a failure inside the handler. A 5xx
+ * raised before the limiter answered has no window to describe, so it carries none.
+ */
+export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers'] }>(
+  limiter: Pick<RateLimiter, 'admit'>,
+  caller: (request: { event: APIGatewayProxyEvent }) => CallerIdentity,
+): middy.MiddlewareObj<APIGatewayProxyEvent, R, Error, Context> {
+  type Request = middy.Request<APIGatewayProxyEvent, R, Error, Context>;
+  const states = new WeakMap<Request, WindowState>();
+  const addHeaders = (request: Request): void => {
+    const state = states.get(request);
+    if (!state || !request.response) return;
+    request.response.headers = { ...request.response.headers, ...rateLimitHeaders(state) };
+  };
+  return {
+    before: async (request) => {
+      const { keyId, limits } = caller(request);
+      const admission = await limiter.admit(keyId, limits);
+      states.set(request, admission.headers);
+      if (!admission.admitted) throw new RateLimitRejectedError(admission.reason, admission.retryAfterSeconds);
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+}

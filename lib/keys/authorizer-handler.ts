@@ -1,0 +1,27 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { ApiKeysRepository } from './repository';
+import { authorizeToken, UNAUTHORIZED_MESSAGE } from './authorizer';
+import { logger } from '../aws/logger';
+
+/**
+ * The TOKEN authorizer. A refused key throws `Unauthorized` (API Gateway's 401); any other
+ * failure (DynamoDB unreachable) propagates, which API Gateway answers as AUTHORIZER_FAILURE.
+ * The event is never logged: it carries the key.
+ */
+export function makeAuthorizerHandler(deps: { keys: ApiKeysRepository }) {
+  return middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .handler(async (event) => {
+      try {
+        const result = await authorizeToken(deps.keys, event);
+        logger.info('key accepted', { keyId: result.principalId });
+        return result;
+      } catch (error) {
+        if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) logger.info('key refused');
+        else logger.error('authorizer failed', error as Error);
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,110 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isPlanName, type Limits, type PlanName } from '../limits/plans';
+
+/** A stored API key: never the key itself, only its SHA-256 hash. */
+export interface ApiKeyRecord {
+  id: string;
+  hash: string;
+  plan: PlanName;
+  name?: string;
+  /** Custom limits, enterprise keys only. */
+  limits?: Limits;
+  createdAt: string;
+  revokedAt?: string;
+  /** The API Gateway API key bound to the key's usage plan, in a deployed stage. */
+  gatewayKeyId?: string;
+}
+
+type Item = Record<string, unknown>;
+
+export class ApiKeysRepository {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { id } }));
+    return Item ? recordFromItem(Item) : undefined;
+  }
+
+  /** Stores a new key record; fails if the id exists (a hash-prefix collision, never expected). */
+  async put(record: ApiKeyRecord): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...record },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await this.doc.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: startKey }));
+      records.push(...(page.Items ?? []).map(recordFromItem));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Marks the key revoked; returns the record, or undefined when no key has that id. */
+  async revoke(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeValues: { ':at': at.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? recordFromItem(Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async setGatewayKeyId(id: string, gatewayKeyId: string): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { id },
+        UpdateExpression: 'SET gatewayKeyId = :g',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':g': gatewayKeyId },
+      }),
+    );
+  }
+}
+
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'object' && value !== null && 'value' in value) {
+    const n = Number((value as { value: unknown }).value);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+function recordFromItem(item: Item): ApiKeyRecord {
+  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId } = item;
+  if (typeof id !== 'string' || typeof hash !== 'string' || !isPlanName(plan) || typeof createdAt !== 'string') {
+    throw new Error('Malformed item in the API keys table');
+  }
+  const record: ApiKeyRecord = { id, hash, plan, createdAt };
+  if (typeof name === 'string') record.name = name;
+  if (typeof revokedAt === 'string') record.revokedAt = revokedAt;
+  if (typeof gatewayKeyId === 'string') record.gatewayKeyId = gatewayKeyId;
+  const limits = item.limits as { perMinute?: unknown; perDay?: unknown } | undefined;
+  const perMinute = numberOf(limits?.perMinute);
+  const perDay = numberOf(limits?.perDay);
+  if (perMinute !== undefined && perDay !== undefined) record.limits = { perMinute, perDay };
+  return record;
+}

@@ -1,0 +1,73 @@
+import { Readable } from 'node:stream';
+import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from '../http/api-handler';
+import { logger } from '../aws/logger';
+import type { Order } from './order';
+import { parseOrderId } from './order-id';
+import { ordersJsonChunks } from './json';
+import type { OrdersRepository, ScanOptions } from './repository';
+import { routeByOperation } from '../contract/routes';
+
+export interface OrdersHandlerDeps extends ApiHandlerDeps {
+  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> & Partial<Pick<OrdersRepository, 'suggestedSegments'>>;
+  /**
+   * How listOrders reads the table. `segments: 'auto'` sizes the parallel Scan to the table
+   * (OrdersRepository.suggestedSegments); small pages keep memory flat and the first byte early.
+   */
+  scan?: Omit<ScanOptions, 'segments'> & { segments?: number | 'auto' };
+}
+
+/** The deployed reading: 1,000 orders a page, parallel segments once the table is large. */
+export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;
+
+async function scanOptions(deps: OrdersHandlerDeps): Promise<ScanOptions> {
+  const { segments, ...rest } = deps.scan ?? {};
+  if (segments !== 'auto') return { ...rest, segments };
+  return { ...rest, segments: deps.orders.suggestedSegments ? await deps.orders.suggestedSegments() : 1 };
+}
+
+/**
+ * A failure after the first byte cannot change the status any more. It is logged and rethrown,
+ * which ends the stream early: the client sees invalid JSON, never a silently short array.
+ */
+async function* failLoudly(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    logger.error('listOrders failed while streaming; the response is cut short', error as Error);
+    throw error;
+  }
+}
+
+/**
+ * Reads the first page before anything is sent, so a table that cannot be read at all is still an
+ * ordinary 503 with its headers rather than a 200 cut short.
+ */
+async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIterable<Order[]>> {
+  const iterator = pages[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  })();
+}
+
+/** listOrders: every order, written as Scan pages arrive, so memory does not grow with the table. */
+export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
+  return streamingApiHandler(routeByOperation('listOrders'), deps, async () => {
+    const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
+    return {
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: Readable.from(failLoudly(ordersJsonChunks(pages)), { objectMode: false }),
+    };
+  });
+}
+
+export function makeCancelOrderHandler(deps: OrdersHandlerDeps) {
+  return apiHandler(routeByOperation('cancelOrder'), deps, async (event) => {
+    const id = parseOrderId(event.pathParameters?.orderId);
+    await deps.orders.cancel(id);
+    return { statusCode: 204, headers: {}, body: '' };
+  });
+}

@@ -1,0 +1,223 @@
+import { ConditionalCheckFailedException, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { isOrderStatus, type Order, type OrderStatus } from './order';
+import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from './errors';
+import { mergeAsyncIterables } from './async-merge';
+
+type Item = Record<string, unknown>;
+
+/** What a conditional `pending -> X` transition found. */
+type TransitionOutcome = { kind: 'done' } | { kind: 'missing' } | { kind: 'current'; status: OrderStatus };
+
+export interface ScanOptions {
+  /** Parallel scan segments; 1 reads the table sequentially. */
+  segments?: number;
+  /** Items per Scan page (DynamoDB stops a page at 1 MB anyway). */
+  pageSize?: number;
+}
+
+/** Orders per parallel Scan segment when sizing a scan to the table. */
+export const ORDERS_PER_SEGMENT = 50_000;
+export const MAX_SEGMENTS = 8;
+/** DynamoDB refreshes a table's item count about every six hours; an hour-old guess is fine. */
+const SIZE_CACHE_MS = 60 * 60 * 1000;
+
+/** Parallel segments for a table of this many items: one per ORDERS_PER_SEGMENT, at most MAX_SEGMENTS. */
+export function segmentsForItemCount(itemCount: number): number {
+  return Math.min(MAX_SEGMENTS, Math.max(1, Math.ceil(itemCount / ORDERS_PER_SEGMENT)));
+}
+
+export class OrdersRepository {
+  private sizedSegments: { segments: number; at: number } | undefined;
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * How many parallel Scan segments suit the table now: sequential for a small store, parallel
+   * when it is large. Read from the table's approximate item count, at most once an hour per
+   * container, so listing costs no extra call on the hot path.
+   */
+  async suggestedSegments(): Promise<number> {
+    const now = this.clock();
+    if (this.sizedSegments && now - this.sizedSegments.at < SIZE_CACHE_MS) return this.sizedSegments.segments;
+    const { Table } = await this.doc.send(new DescribeTableCommand({ TableName: this.table }));
+    const segments = segmentsForItemCount(Table?.ItemCount ?? 0);
+    this.sizedSegments = { segments, at: now };
+    return segments;
+  }
+
+  /** Every order, one Scan page at a time, following pages to the end of the table. */
+  scanPages(options: ScanOptions = {}): AsyncIterable<Order[]> {
+    const segments = Math.max(1, options.segments ?? 1);
+    if (segments === 1) return this.scanSegment(undefined, options.pageSize);
+    return mergeAsyncIterables(
+      Array.from({ length: segments }, (_, segment) =>
+        this.scanSegment({ segment, total: segments }, options.pageSize),
+      ),
+    );
+  }
+
+  private async *scanSegment(
+    segment: { segment: number; total: number } | undefined,
+    pageSize: number | undefined,
+  ): AsyncGenerator<Order[]> {
+    let startKey: Item | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: startKey,
+          Limit: pageSize,
+          ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
+        }),
+      );
+      startKey = page.LastEvaluatedKey;
+      yield (page.Items ?? []).map(orderFromItem);
+    } while (startKey);
+  }
+
+  async get(id: string): Promise<Order | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { id: BigInt(id) }, ConsistentRead: true }),
+    );
+    return Item ? orderFromItem(Item) : undefined;
+  }
+
+  /**
+   * pending -> cancelled in one conditional update. Cancelling a cancelled order succeeds again
+   * (DELETE is idempotent); a shipped order is refused and left unchanged.
+   */
+  async cancel(id: string): Promise<void> {
+    const outcome = await this.transitionFromPending(id, 'cancelled');
+    if (outcome.kind === 'missing') throw new OrderNotFoundError(id);
+    if (outcome.kind === 'current' && outcome.status === 'shipped') throw new OrderAlreadyShippedError(id);
+  }
+
+  /** pending -> shipped in one conditional update; shipping a shipped order is a no-op. */
+  async ship(id: string): Promise<void> {
+    const outcome = await this.transitionFromPending(id, 'shipped');
+    if (outcome.kind === 'missing') throw new OrderNotFoundError(id);
+    if (outcome.kind === 'current' && outcome.status !== 'shipped') {
+      throw new OrderNotPendingError(id, outcome.status);
+    }
+  }
+
+  /**
+   * The condition and the change are one atomic UpdateItem, so no interleaving of writers can
+   * move an order out of a state other than pending. On a failed condition real DynamoDB returns
+   * the current item; emulators may not, so then the item is read (consistently). The read can
+   * find the order pending again only if it was re-created in between: the update is then retried.
+   */
+  private async transitionFromPending(id: string, to: OrderStatus): Promise<TransitionOutcome> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { id: BigInt(id) },
+            UpdateExpression: 'SET #status = :to',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':to': to, ':pending': 'pending' },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { kind: 'done' };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const current = error.Item ? statusOfRawItem(error.Item) : (await this.get(id))?.status;
+        if (current === undefined) return { kind: 'missing' };
+        if (current !== 'pending') return { kind: 'current', status: current };
+      }
+    }
+    throw new Error(`Order ${id} kept changing while being moved to ${to}`);
+  }
+
+  /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
+  async create(order: Order): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: orderToItem(order),
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
+  async putMany(orders: readonly Order[]): Promise<void> {
+    for (let i = 0; i < orders.length; i += 25) {
+      let requests: Parameters<typeof batchRequest>[0] = orders
+        .slice(i, i + 25)
+        .map((order) => ({ PutRequest: { Item: orderToItem(order) } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+        const result = await this.doc.send(batchRequest(requests, this.table));
+        requests = (result.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+      }
+    }
+  }
+}
+
+function batchRequest(requests: { PutRequest: { Item: Item } }[], table: string): BatchWriteCommand {
+  return new BatchWriteCommand({ RequestItems: { [table]: requests } });
+}
+
+export function orderToItem(order: Order): Item {
+  return {
+    id: BigInt(order.id),
+    petId: order.petId === undefined ? undefined : BigInt(order.petId),
+    quantity: order.quantity,
+    shipDate: order.shipDate,
+    complete: order.complete,
+    status: order.status,
+  };
+}
+
+/** Numbers arrive wrapped (see lib/aws/dynamo.ts); their `value` holds the exact digits. */
+function numberText(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null && 'value' in value) {
+    const text = (value as { value: unknown }).value;
+    return typeof text === 'string' ? text : undefined;
+  }
+  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : undefined;
+}
+
+export function orderFromItem(item: Item): Order {
+  const id = numberText(item.id);
+  const status = item.status;
+  if (id === undefined || !isOrderStatus(status)) {
+    throw new Error('Malformed order item in the orders table');
+  }
+  const order: Order = { id, status };
+  const petId = numberText(item.petId);
+  if (petId !== undefined) order.petId = petId;
+  const quantity = numberText(item.quantity);
+  if (quantity !== undefined) order.quantity = Number(quantity);
+  if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
+  if (typeof item.complete === 'boolean') order.complete = item.complete;
+  return order;
+}
+
+/** The status in an item returned by a failed condition, in DynamoDB's attribute-value form. */
+function statusOfRawItem(item: Record<string, { S?: string } | undefined>): OrderStatus | undefined {
+  const status = item.status?.S;
+  return isOrderStatus(status) ? status : undefined;
+}

@@ -1,0 +1,171 @@
+import { MAX_ATTEMPTS } from '../../lib/aws/dynamo';
+import { responseProblems } from '../support/documented-response';
+import { testEndpoint } from '../support/dynamo';
+import { expectBoundedAttempts, expectUnavailable } from '../support/fault-expectations';
+import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';
+import { headerOf } from '../support/raw-http';
+
+/**
+ * Faults injected between the local stack and the real embedded server by a loopback proxy: what
+ * a client sees over HTTP, how many attempts the SDK makes, and recovery without a restart.
+ */
+const ORDERS = '/v1/store/orders';
+/** API Gateway's integration timeout, which every dependency failure must answer well before. */
+const INTEGRATION_TIMEOUT_MS = 29_000;
+/** The limiter's two counters: the DynamoDB calls a request makes before its handler runs. */
+const LIMITER_CALLS = 2;
+
+let stack: ProxiedStack;
+/** Its authorizer answer is cached by the gateway, so its requests start at the limiter. */
+let key: string;
+
+beforeAll(async () => {
+  stack = await startProxiedStack(testEndpoint());
+  key = await stack.newKey('enterprise', { perMinute: 100_000, perDay: 1_000_000 });
+  await stack.orders.putMany([
+    { id: '1', status: 'pending' },
+    { id: '2', status: 'shipped' },
+    { id: '3', status: 'pending' },
+    { id: '4', status: 'pending' },
+    { id: '5', status: 'pending' },
+    { id: '6', status: 'pending' },
+    { id: '7', status: 'pending' },
+  ]);
+  expect((await stack.request('GET', ORDERS, key)).status).toBe(200);
+});
+beforeEach(() => {
+  stack.proxy.set({ kind: 'pass' });
+  stack.proxy.resetStats();
+});
+afterAll(() => stack.close());
+
+async function expectListServed(): Promise<void> {
+  const response = await stack.request('GET', ORDERS, key);
+  expect(responseProblems(response)).toEqual([]);
+  expect(response.status).toBe(200);
+}
+
+/** Same server, same clients: once the proxy passes traffic again, the next request is served. */
+async function expectRecovery(): Promise<void> {
+  stack.proxy.set({ kind: 'pass' });
+  await expectListServed();
+}
+
+describe('DynamoDB unreachable', () => {
+  test('connections closed at once: 503 with Retry-After, nothing changed, a bounded number of attempts, then recovery', async () => {
+    stack.proxy.set({ kind: 'refuse' });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/1`, key), false);
+    expect(stack.proxy.connections()).toBeGreaterThanOrEqual(LIMITER_CALLS);
+    expect(stack.proxy.connections()).toBeLessThanOrEqual(LIMITER_CALLS * MAX_ATTEMPTS);
+    expectUnavailable(await stack.request('GET', ORDERS, key), false);
+    expect((await stack.orders.get('1'))?.status).toBe('pending');
+
+    await expectRecovery();
+    expect((await stack.request('DELETE', `${ORDERS}/1`, key)).status).toBe(204);
+  });
+
+  test('nothing listening: 503, and served again once it listens', async () => {
+    await stack.proxy.down();
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/4`, key), false);
+    expectUnavailable(await stack.request('GET', ORDERS, key), false);
+    await stack.proxy.up();
+    await expectRecovery();
+    expect((await stack.request('DELETE', `${ORDERS}/4`, key)).status).toBe(204);
+  });
+});
+
+describe('DynamoDB slow', () => {
+  test.each([
+    ['replies later than the 2 s request timeout', { kind: 'delay', ms: 3_000 } as const, '6'],
+    ['never replies', { kind: 'blackhole' } as const, '7'],
+  ])('%s: 503 after a bounded number of attempts, before the integration timeout', async (_, mode, id) => {
+    stack.proxy.set(mode);
+    const started = Date.now();
+    const response = await stack.request('DELETE', `${ORDERS}/${id}`, key);
+    // A sanity bound only: the SDK must give up by itself, not leave it to the gateway's timer.
+    expect(Date.now() - started).toBeLessThan(INTEGRATION_TIMEOUT_MS);
+    expectUnavailable(response, false);
+    expectBoundedAttempts(stack.proxy.calls(), LIMITER_CALLS);
+    expect((await stack.orders.get(id))?.status).toBe('pending');
+
+    await expectRecovery();
+    expect((await stack.request('DELETE', `${ORDERS}/${id}`, key)).status).toBe(204);
+    expect((await stack.orders.get(id))?.status).toBe('cancelled');
+  }, 45_000);
+
+  test('a reply slower than usual but inside the timeout is served', async () => {
+    stack.proxy.set({ kind: 'delay', ms: 100 });
+    await expectListServed();
+  });
+});
+
+describe('DynamoDB throttling', () => {
+  test('every call throttled: 503, each call retried a bounded number of times, nothing changed', async () => {
+    stack.proxy.set({ kind: 'throttle' });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/5`, key), false);
+    expectBoundedAttempts(stack.proxy.calls(), LIMITER_CALLS);
+    expect((await stack.orders.get('5'))?.status).toBe('pending');
+    await expectRecovery();
+  });
+
+  test('only the orders table throttled: the limiter answered, so the 503 carries the rate-limit headers', async () => {
+    const table = stack.tables.names.orders;
+    stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/5`, key), true);
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/2`, key), true);
+    // The cancel's update and the shipped order's update.
+    const throttled = stack.proxy.calls().filter((call) => call.throttled);
+    expect(throttled.every((call) => call.table === table)).toBe(true);
+    expectBoundedAttempts(throttled, 2);
+    expect((await stack.orders.get('5'))?.status).toBe('pending');
+    expect((await stack.orders.get('2'))?.status).toBe('shipped');
+    await expectRecovery();
+    expect((await stack.request('DELETE', `${ORDERS}/5`, key)).status).toBe(204);
+  });
+
+  test('only the day counter throttled: 503, and the minute counter the request took is given back', async () => {
+    const fresh = await stack.newKey('pro');
+    const remaining = async () => headerOf(await stack.request('DELETE', `${ORDERS}/2`, fresh), 'x-ratelimit-remaining');
+    expect(await remaining()).toBe('299');
+    const table = stack.tables.names.rateLimits;
+    // Counter keys are `<keyId>#m#<start>` and `<keyId>#d#<start>` (lib/limits/windows.ts).
+    stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table && call.body.includes('#d#') });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/2`, fresh), false);
+    expect(stack.proxy.calls().some((call) => !call.throttled && call.operation === 'UpdateItem')).toBe(true);
+    stack.proxy.set({ kind: 'pass' });
+    expect(await remaining()).toBe('298');
+  });
+
+  /** The first Scan page is read before the head is sent, so an unreadable table is an ordinary 503. */
+  test('the Scan throttled: 503 with the rate-limit headers, never a 200 cut short', async () => {
+    const table = stack.tables.names.orders;
+    stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
+    const response = await stack.request('GET', ORDERS, key);
+    expect(response.status).toBe(503);
+    expectUnavailable(response, true);
+    expectBoundedAttempts(stack.proxy.calls().filter((call) => call.throttled), 1);
+    await expectRecovery();
+  });
+});
+
+describe("the authorizer's dependency", () => {
+  test('unreachable: a key not yet cached gets 503 (AUTHORIZER_FAILURE), never 401 or 500, and is served once it is back', async () => {
+    const fresh = await stack.newKey('pro');
+    stack.proxy.set({ kind: 'refuse' });
+    expectUnavailable(await stack.request('GET', ORDERS, fresh), false);
+    // The failure was not cached as a refusal.
+    await expectRecovery();
+    expect((await stack.request('GET', ORDERS, fresh)).status).toBe(200);
+  });
+
+  test('the keys table throttled: 503 as well', async () => {
+    const fresh = await stack.newKey('free');
+    const table = stack.tables.names.apiKeys;
+    stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
+    expectUnavailable(await stack.request('DELETE', `${ORDERS}/1`, fresh), false);
+    expectBoundedAttempts(stack.proxy.calls(), 1);
+    expect(stack.proxy.calls().map((call) => call.operation)).toContain('GetItem');
+    await expectRecovery();
+    expect((await stack.request('GET', ORDERS, fresh)).status).toBe(200);
+  });
+});

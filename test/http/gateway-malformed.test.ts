@@ -1,0 +1,45 @@
+import { connect } from 'node:net';
+import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
+
+/** Requests too broken for a route still get the Error body, never node's bare status line. */
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack();
+});
+afterAll(() => stack.close());
+
+function raw(request: string): Promise<string> {
+  const { port } = new URL(stack.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+function parse(response: string) {
+  const [head = '', body = ''] = response.split('\r\n\r\n');
+  return { statusLine: head.split('\r\n')[0], head, body: JSON.parse(body) as Record<string, unknown> };
+}
+
+test('oversized headers: 400 BAD_REQUEST with the Error body', async () => {
+  const response = parse(await raw(`GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`));
+  expect(response.statusLine).toBe('HTTP/1.1 400 Bad Request');
+  expect(response.head).toContain('Content-Type: application/json');
+  expect(response.body).toEqual({ code: 'BAD_REQUEST', message: 'The request headers are too large.', status: 400 });
+});
+
+test('broken framing: 400 BAD_REQUEST with the Error body', async () => {
+  const response = parse(await raw('GARBAGE\r\n\r\n'));
+  expect(response.statusLine).toBe('HTTP/1.1 400 Bad Request');
+  expect(response.body).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+});
+
+test('a path that is not valid percent-encoding is a 400 for the id, not a crash', async () => {
+  const { key } = await stack.newKey('free');
+  await expectError(await stack.call('DELETE', '/v1/store/orders/%E0%A4%A', bearer(key)), 400, 'INVALID_ORDER_ID');
+  await expectError(await stack.call('DELETE', '/v1/store/orders/%00', bearer(key)), 400, 'INVALID_ORDER_ID');
+});

@@ -1,0 +1,152 @@
+import { generateApiKey } from '../../lib/keys/format';
+import { PLAN_LIMITS } from '../../lib/limits/plans';
+import type { Order, OrderStatus } from '../../lib/orders/order';
+import { errorCodeOf, responseProblems } from '../support/documented-response';
+import { runClients, seededRandom } from '../support/load-driver';
+import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { ordersById } from '../support/orders-table';
+import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
+
+/**
+ * A bounded loopback load: 8 clients send 600 requests between them, lists and cancels on keys of
+ * four plans and one unknown key. Every answer is documented, limits are counted exactly, and no
+ * order is lost or changed other than by a cancel that answered 204.
+ */
+const CLIENTS = 8;
+const REQUESTS = 600;
+/** The request at which the clock moves on a second, so a ban written by then takes effect. */
+const BAN_TICK = 400;
+const ENTERPRISE = { perMinute: 100, perDay: 30 };
+
+const STATUSES: OrderStatus[] = ['pending', 'shipped', 'cancelled'];
+const SEEDS: Order[] = [
+  ...Array.from({ length: 60 }, (_, i): Order => ({ id: String(i + 1), status: STATUSES[i % 3] ?? 'pending' })),
+  { id: '9007199254740993', status: 'pending' },
+  { id: '9223372036854775807', status: 'shipped' },
+];
+const MISSING = ['1000', '1001', '9007199254740992', '-5'];
+const INVALID = ['abc', '1.5', '%2B1', '99999999999999999999'];
+const TARGETS = [...SEEDS.map((o) => o.id), ...MISSING, ...INVALID];
+
+type KeyName = 'free' | 'pro' | 'business' | 'enterprise' | 'unknown';
+/** A list when `cancel` is absent. */
+interface Planned {
+  key: KeyName;
+  cancel?: string;
+}
+interface Sent extends Planned {
+  response: RawResponse;
+}
+
+/** A fixed mix, the same on every run: 40% free (which runs into its limit, then a ban), 10% an unknown key, a quarter lists. */
+function planRequests(): Planned[] {
+  const random = seededRandom(6);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const mix: KeyName[] = ['free', 'free', 'free', 'free', 'pro', 'pro', 'business', 'business', 'enterprise', 'unknown'];
+  return Array.from({ length: REQUESTS }, () => {
+    const key = pick(mix);
+    return random() < 0.25 ? { key } : { key, cancel: pick(TARGETS) };
+  });
+}
+
+let stack: LocalStack;
+let keys: Record<KeyName, string>;
+let sent: Sent[];
+/** The hand-moved clock at the start of the run, in Unix seconds. */
+let startSeconds: number;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  await stack.app.orders.putMany(SEEDS);
+  keys = {
+    free: (await stack.newKey('free')).key,
+    pro: (await stack.newKey('pro')).key,
+    business: (await stack.newKey('business')).key,
+    enterprise: (await stack.newKey('enterprise', ENTERPRISE)).key,
+    unknown: generateApiKey(),
+  };
+  const plan = planRequests();
+  startSeconds = stack.clock.now() / 1000;
+  sent = await runClients(CLIENTS, REQUESTS, async (i, agent) => {
+    if (i === BAN_TICK) stack.clock.advance(1_000);
+    const planned = plan[i];
+    if (!planned) throw new Error(`no request ${i} in the plan`);
+    const { key, cancel } = planned;
+    const path = cancel === undefined ? '/v1/store/orders' : `/v1/store/orders/${cancel}`;
+    const response = await rawRequest(stack.baseUrl, cancel === undefined ? 'GET' : 'DELETE', path, {
+      agent,
+      headers: { Authorization: `Bearer ${keys[key]}` },
+    });
+    return { key, ...(cancel === undefined ? {} : { cancel }), response };
+  });
+}, 120_000);
+afterAll(() => stack.close());
+
+const initially = new Map(SEEDS.map((o) => [o.id, o.status]));
+const byKey = (name: KeyName) => sent.filter((s) => s.key === name);
+const served = (name: KeyName) => byKey(name).filter((s) => s.response.status !== 429);
+const cancelledBy204 = () => new Set(sent.filter((s) => s.cancel !== undefined && s.response.status === 204).map((s) => s.cancel));
+
+test('every response is a documented status with its headers and Error body', () => {
+  const problems = sent.flatMap((s, i) => responseProblems(s.response).map((p) => `#${i} ${s.key} ${s.cancel ?? 'list'}: ${p}`));
+  expect(problems).toEqual([]);
+  expect(byKey('unknown').every((s) => s.response.status === 401)).toBe(true);
+});
+
+test('limits are counted exactly under concurrency: 429s where a window ran out, a ban once ignored', () => {
+  expect(served('free')).toHaveLength(PLAN_LIMITS.free.perMinute);
+  expect(served('enterprise')).toHaveLength(ENTERPRISE.perDay);
+  expect(served('pro')).toHaveLength(byKey('pro').length);
+  expect(served('business')).toHaveLength(byKey('business').length);
+  const codes = (name: KeyName) => new Set(byKey(name).filter((s) => s.response.status === 429).map((s) => errorCodeOf(s.response)));
+  expect(codes('free')).toEqual(new Set(['RATE_LIMITED', 'KEY_TEMPORARILY_BANNED']));
+  expect(codes('enterprise')).toEqual(new Set(['QUOTA_EXCEEDED']));
+});
+
+test('each cancel answered as the order it named allowed', () => {
+  const wrong = sent
+    .filter((s) => s.cancel !== undefined && s.response.status !== 401 && s.response.status !== 429)
+    .filter(({ cancel, response }) => {
+      const was = initially.get(cancel ?? '');
+      if (INVALID.includes(cancel ?? '')) return response.status !== 400;
+      if (was === undefined) return response.status !== 404 || errorCodeOf(response) !== 'ORDER_NOT_FOUND';
+      return response.status !== (was === 'shipped' ? 409 : 204);
+    });
+  expect(wrong.map((s) => `${s.cancel}: ${s.response.status}`)).toEqual([]);
+});
+
+test('no order lost or wrongly changed: every list held each order once, the table ends as the 204s say', async () => {
+  const cancelled = cancelledBy204();
+  const expected = new Map(SEEDS.map((o) => [o.id, { ...o, status: cancelled.has(o.id) ? 'cancelled' : o.status }]));
+  expect(await ordersById(stack.app.orders)).toEqual(expected);
+
+  const lists = sent.filter((s) => s.cancel === undefined && s.response.status === 200);
+  expect(lists.length).toBeGreaterThan(0);
+  for (const { response } of lists) {
+    // Exact digits: JSON.parse would round the int64 ids.
+    const listed = [...response.body.matchAll(/\{"id":(-?\d+)[^}]*"status":"(\w+)"\}/g)].map((m) => [m[1], m[2]]);
+    expect(listed.map(([id]) => id).sort()).toEqual(SEEDS.map((o) => o.id).sort());
+    for (const [id, status] of listed) {
+      const was = initially.get(id ?? '');
+      expect([was, was === 'pending' ? 'cancelled' : was]).toContain(status);
+    }
+  }
+});
+
+test('each 429 says when to come back: Retry-After runs out at X-RateLimit-Reset, the end of what refused it', () => {
+  const ends: Record<string, number> = {
+    RATE_LIMITED: (Math.floor(startSeconds / 60) + 1) * 60,
+    QUOTA_EXCEEDED: (Math.floor(startSeconds / 86_400) + 1) * 86_400,
+    // Written before the clock moved on, by the refusal that crossed the threshold.
+    KEY_TEMPORARILY_BANNED: startSeconds + 15 * 60,
+  };
+  const refusals = sent.filter((s) => s.response.status === 429);
+  expect(refusals.length).toBeGreaterThan(0);
+  const wrong = refusals.filter(({ response }) => {
+    const reset = Number(headerOf(response, 'x-ratelimit-reset'));
+    const retryAfter = Number(headerOf(response, 'retry-after'));
+    const answeredAt = reset - retryAfter;
+    return reset !== ends[errorCodeOf(response) ?? ''] || (answeredAt !== startSeconds && answeredAt !== startSeconds + 1);
+  });
+  expect(wrong.map((s) => `${errorCodeOf(s.response)} reset ${headerOf(s.response, 'x-ratelimit-reset')} retry ${headerOf(s.response, 'retry-after')}`)).toEqual([]);
+});

@@ -1,0 +1,163 @@
+import { request } from 'node:http';
+import { invokeStreamedToResponse } from '../../infra/local/invoke';
+import { lambdaContext } from '../../infra/local/proxy-event';
+import type { Order } from '../../lib/orders/order';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { RateLimiter } from '../../lib/limits/limiter';
+import { ROUTES } from '../../lib/contract/routes';
+import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+
+/** listOrders as a stream: what a client receives while the table is still being read. */
+let stack: LocalStack;
+let key: string;
+const COUNT = 2_500;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 10_000 }));
+  const orders: Order[] = Array.from({ length: COUNT }, (_, i) => ({
+    id: String(9_007_199_254_740_000n + BigInt(i)),
+    petId: String(i),
+    quantity: i % 7,
+    status: i % 3 === 0 ? 'shipped' : 'pending',
+  }));
+  await stack.app.orders.putMany(orders);
+});
+afterAll(() => stack.close());
+
+function listRoute() {
+  const route = ROUTES.find((r) => r.operationId === 'listOrders');
+  if (!route) throw new Error('listOrders is not declared');
+  return route;
+}
+
+/** A second local stack with one more list route, reading orders from `orders`. */
+function stackListingFrom(orders: OrdersHandlerDeps['orders'], path: string): Promise<LocalStack> {
+  return startLocalStack({
+    extraRoutes: [
+      {
+        route: { ...listRoute(), operationId: `list${path.replace(/\W/g, '')}`, path },
+        handler: makeListOrdersHandler({
+          orders,
+          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
+        }),
+      },
+    ],
+  });
+}
+
+/** Raw HTTP, to see the framing and whether the body ended cleanly. */
+function rawGet(baseUrl: string, path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; complete: boolean; chunks: number }>(
+    (resolve) => {
+      const req = request(`${baseUrl}${path}`, { headers }, (res) => {
+        let body = '';
+        let chunks = 0;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+          chunks++;
+        });
+        const finish = (complete: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, complete, chunks });
+        res.on('end', () => finish(res.complete));
+        res.on('error', () => finish(false));
+        res.on('aborted', () => finish(false));
+      });
+      req.end();
+    },
+  );
+}
+
+test('the route is declared streaming', () => {
+  expect(ROUTES.find((r) => r.operationId === 'listOrders')?.streaming).toBe(true);
+});
+
+test('a large list arrives chunked, as valid JSON holding every order exactly once, with the rate-limit headers', async () => {
+  const response = await rawGet(stack.baseUrl, '/v1/store/orders', bearer(key));
+  expect(response.status).toBe(200);
+  expect(response.complete).toBe(true);
+  expect(response.headers['transfer-encoding']).toBe('chunked');
+  expect(response.headers['content-type']).toBe('application/json');
+  expect(response.headers['x-ratelimit-limit']).toBe('1000');
+  expect(response.headers['x-ratelimit-remaining']).toBe('999');
+  const ids = (JSON.parse(response.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id);
+  expect(ids).toHaveLength(COUNT);
+  expect(new Set(ids).size).toBe(COUNT);
+  expect(ids).toContain('9007199254740993');
+});
+
+test('parallel scan segments give the same orders', async () => {
+  const handler = makeListOrdersHandler({
+    orders: stack.app.orders,
+    limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
+    scan: { segments: 4, pageSize: 100 },
+  });
+  const event = {
+    httpMethod: 'GET',
+    requestContext: { requestId: 'r', authorizer: { keyId: 'key_segments', plan: 'enterprise', perMinute: 10, perDay: 10 } },
+  } as unknown as Parameters<typeof handler>[0];
+  const response = await invokeStreamedToResponse(handler, event, lambdaContext('list-orders'));
+  expect(response.statusCode).toBe(200);
+  const orders = JSON.parse(response.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[];
+  expect(new Set(orders.map((o) => o.id)).size).toBe(COUNT);
+  expect(orders).toHaveLength(COUNT);
+});
+
+test('a failure after the first byte cuts the stream: invalid JSON, never a silently short array', async () => {
+  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  const failing = {
+    cancel: real.cancel.bind(real),
+    async *scanPages() {
+      let pages = 0;
+      for await (const page of real.scanPages({ pageSize: 50 })) {
+        if (pages++ === 3) throw new Error('DynamoDB went away mid-scan');
+        yield page;
+      }
+    },
+  };
+  const broken = await stackListingFrom(failing, '/broken');
+  try {
+    const { key: brokenKey } = await broken.newKey('pro');
+    const response = await rawGet(broken.baseUrl, '/v1/broken', bearer(brokenKey));
+    expect(response.status).toBe(200);
+    expect(response.headers['x-ratelimit-limit']).toBe('300');
+    expect(response.complete).toBe(false);
+    expect(response.body.startsWith('[')).toBe(true);
+    expect(response.body.length).toBeGreaterThan(1);
+    expect(() => JSON.parse(response.body)).toThrow();
+  } finally {
+    await broken.close();
+  }
+});
+
+test('a client that hangs up before the first byte does not take the local stack down', async () => {
+  let reached!: () => void;
+  const scanStarted = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const slow = {
+    cancel: async () => undefined,
+    async *scanPages() {
+      reached();
+      await gate;
+      yield [{ id: '1', status: 'pending' as const }];
+    },
+  };
+  const local = await stackListingFrom(slow, '/slow');
+  try {
+    const { key: slowKey } = await local.newKey('pro');
+    const req = request(`${local.baseUrl}/v1/slow`, { headers: bearer(slowKey) });
+    req.on('error', () => undefined);
+    req.end();
+    await scanStarted;
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await local.call('GET', '/v1/store/orders', bearer(slowKey));
+    expect(after.status).toBe(200);
+  } finally {
+    await local.close();
+  }
+});

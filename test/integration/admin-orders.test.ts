@@ -1,0 +1,201 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { QUANTITY_MAX } from '../../lib/orders/order';
+import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
+import { createTestTables, type TestTables } from '../support/dynamo';
+
+let tables: TestTables;
+let repo: OrdersRepository;
+let admin: Admin;
+let dir: string;
+let files = 0;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  repo = new OrdersRepository(tables.doc, tables.names.orders);
+  admin = adminRunner(() => testTarget(tables));
+  dir = mkdtempSync(join(tmpdir(), 'admin-orders-'));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await tables.drop();
+});
+
+/** Writes raw JSON text, so numbers reach the command exactly as written here. */
+function file(json: string): string {
+  const path = join(dir, `orders-${files++}.json`);
+  writeFileSync(path, json);
+  return path;
+}
+
+async function orderCount(): Promise<number> {
+  const { Items } = await tables.doc.send(new ScanCommand({ TableName: tables.names.orders }));
+  return Items?.length ?? 0;
+}
+
+describe('orders import', () => {
+  test('keeps every digit of ids beyond 2^53 and normalises shipDate to UTC', async () => {
+    const path = file(`[
+      {"id": 9223372036854775807, "petId": -9223372036854775808, "quantity": ${QUANTITY_MAX},
+       "shipDate": "2026-11-20T12:00:00+02:00", "complete": false, "status": "pending"},
+      {"id": 9007199254740993, "petId": 9007199254740993, "status": "shipped"},
+      {"id": 9007199254740992, "quantity": 0, "complete": true, "shipDate": "2026-11-20T10:00:00.5Z", "status": "cancelled"}
+    ]`);
+    const run = await admin('orders', 'import', path);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('3 created, 0 skipped');
+    expect(await repo.get('9223372036854775807')).toEqual({
+      id: '9223372036854775807',
+      petId: '-9223372036854775808',
+      quantity: QUANTITY_MAX,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    });
+    expect(await repo.get('9007199254740993')).toEqual({ id: '9007199254740993', petId: '9007199254740993', status: 'shipped' });
+    expect(await repo.get('9007199254740992')).toEqual({
+      id: '9007199254740992',
+      quantity: 0,
+      complete: true,
+      shipDate: '2026-11-20T10:00:00.500Z',
+      status: 'cancelled',
+    });
+  });
+
+  test('never overwrites an existing order: it is skipped and listed', async () => {
+    await repo.create({ id: '500', status: 'shipped' });
+    const path = file('[{"id": 500, "status": "pending"}, {"id": 501, "status": "pending"}]');
+    const run = await admin('orders', 'import', path);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 created, 1 skipped');
+    expect(run.stdout).toMatch(/Skipped ids:\n {2}500$/);
+    expect((await repo.get('500'))?.status).toBe('shipped');
+    expect((await repo.get('501'))?.status).toBe('pending');
+  });
+
+  test('imports many orders (bounded concurrency) and an empty array', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => `{"id": ${10_000 + i}, "status": "pending"}`);
+    const run = await admin('orders', 'import', file(`[${many.join(',')}]`));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('120 created, 0 skipped');
+    expect((await admin('orders', 'import', file('[]'))).stdout).toContain('0 created, 0 skipped');
+  });
+
+  test('reports every problem with its index and writes nothing', async () => {
+    const before = await orderCount();
+    const path = file(`[
+      {"id": 600, "status": "pending"},
+      {"id": "601", "status": "pending"},
+      {"id": 1.5, "status": "pending"},
+      {"id": 1e3, "status": "pending"},
+      {"id": 9223372036854775808, "status": "pending"},
+      {"status": "pending"},
+      {"id": 602},
+      {"id": 603, "status": "lost"},
+      {"id": 604, "petId": 7.0, "status": "pending"},
+      {"id": 605, "quantity": -1, "status": "pending"},
+      {"id": 606, "quantity": ${QUANTITY_MAX + 1}, "status": "pending"},
+      {"id": 607, "shipDate": "2026-02-30T00:00:00Z", "status": "pending"},
+      {"id": 608, "shipDate": "2026-11-20T10:00:00", "status": "pending"},
+      {"id": 609, "complete": "yes", "status": "pending"},
+      {"id": 610, "colour": "red", "status": "pending"},
+      {"id": 600, "status": "shipped"},
+      {"id": 611, "petId": null, "status": "pending"},
+      [612],
+      "613"
+    ]`);
+    const run = await admin('orders', 'import', path);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.split('\n');
+    const expected = [
+      'orders[1].id: must be an integer in the int64 range',
+      'orders[2].id: must be an integer in the int64 range',
+      'orders[3].id: must be an integer in the int64 range',
+      'orders[4].id: must be an integer in the int64 range',
+      'orders[5].id: is required',
+      'orders[6].status: is required',
+      'orders[7].status: must be one of pending, shipped, cancelled',
+      'orders[8].petId: must be an integer in the int64 range',
+      `orders[9].quantity: must be an integer from 0 to ${QUANTITY_MAX}`,
+      `orders[10].quantity: must be an integer from 0 to ${QUANTITY_MAX}`,
+      'orders[11].shipDate: must be an ISO 8601 date-time',
+      'orders[12].shipDate: must be an ISO 8601 date-time',
+      'orders[13].complete: must be true or false',
+      'orders[14].colour: unknown field',
+      'orders[15].id: 600 is also the id of orders[0]',
+      'orders[16].petId: must be an integer in the int64 range',
+      'orders[17]: must be an object',
+      'orders[18]: must be an object',
+    ];
+    for (const problem of expected) expect(lines.some((line) => line.startsWith(`${path}: ${problem}`))).toBe(true);
+    expect(lines).toHaveLength(expected.length + 1);
+    expect(lines.at(-1)).toBe(`Error: ${path} has ${expected.length} problems; no order was written.`);
+    expect(await orderCount()).toBe(before);
+    expect(await repo.get('600')).toBeUndefined();
+  });
+
+  test.each([
+    ['{"id": 1, "status": "pending"}', 'must be a JSON array of orders'],
+    ['[{"id": 1, "status": "pending"},]', 'not valid JSON'],
+    ['[{"id": 1, "id": 2, "status": "pending"}]', 'not valid JSON'],
+    ['', 'not valid JSON'],
+  ])('refuses the file %j', async (json, message) => {
+    const run = await admin('orders', 'import', file(json));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(message);
+  });
+
+  test('a missing file is a clear failure', async () => {
+    const run = await admin('orders', 'import', join(dir, 'nope.json'));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no such file');
+  });
+});
+
+describe('orders ship', () => {
+  beforeAll(() =>
+    repo.putMany([
+      { id: '700', status: 'pending' },
+      { id: '701', status: 'cancelled' },
+      { id: '-702', status: 'pending' },
+    ]),
+  );
+
+  test('pending becomes shipped; shipping again is fine', async () => {
+    const run = await admin('orders', 'ship', '700');
+    expect(run).toMatchObject({ code: 0, stdout: 'Order 700 is shipped.' });
+    expect((await repo.get('700'))?.status).toBe('shipped');
+    const again = await admin('orders', 'ship', '700');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already shipped');
+  });
+
+  test('a negative id goes after --', async () => {
+    expect((await admin('orders', 'ship', '--', '-702')).code).toBe(0);
+    expect((await repo.get('-702'))?.status).toBe('shipped');
+  });
+
+  test('a cancelled order is refused and unchanged', async () => {
+    const run = await admin('orders', 'ship', '701');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Order 701 is cancelled; only a pending order can be shipped');
+    expect((await repo.get('701'))?.status).toBe('cancelled');
+  });
+
+  test('a missing order is not found', async () => {
+    const run = await admin('orders', 'ship', '799');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No order with id 799');
+    expect(await repo.get('799')).toBeUndefined();
+  });
+
+  test.each(['abc', '1.5', '1e3', '007', '9223372036854775808', ''])('id %j is a usage error', async (id) => {
+    const run = await admin('orders', 'ship', id);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('not a decimal integer in the int64 range');
+  });
+});

@@ -1,0 +1,203 @@
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { hashApiKey } from '../../lib/keys/format';
+import { authenticate } from '../../lib/keys/service';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { createDynamoClient } from '../../lib/aws/dynamo';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
+import { stageTarget } from '../../infra/admin/stage';
+import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
+import { adminRunner, type Admin } from '../support/admin-harness';
+import { createTestTables, type TestTables } from '../support/dynamo';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const apiGateway = mockClient(APIGatewayClient);
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+let tables: TestTables;
+let keys: ApiKeysRepository;
+let admin: Admin;
+let openedStages: string[];
+
+const planId = (plan: PlanName) => `plan-${plan}`;
+
+/** Stack outputs as the CDK stack declares them, naming the test tables. */
+function stackOutputs(tableNames: TestTables['names']) {
+  return [
+    { OutputKey: TABLE_NAME_OUTPUTS.orders, OutputValue: tableNames.orders },
+    { OutputKey: TABLE_NAME_OUTPUTS.apiKeys, OutputValue: tableNames.apiKeys },
+    { OutputKey: TABLE_NAME_OUTPUTS.rateLimits, OutputValue: tableNames.rateLimits },
+    ...PLAN_NAMES.map((plan) => ({ OutputKey: USAGE_PLAN_ID_OUTPUTS[plan], OutputValue: planId(plan) })),
+  ];
+}
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  admin = adminRunner(
+    () => {
+      throw new Error('--stage must not touch the local stack');
+    },
+    {
+      stage: (name) => {
+        openedStages.push(name);
+        return stageTarget(name, {
+          cloudFormation: new CloudFormationClient({ region: 'eu-west-1', credentials }),
+          apiGateway: new APIGatewayClient({ region: 'eu-west-1', credentials }),
+          dynamo: createDynamoClient({ endpoint: tables.endpoint }),
+        });
+      },
+    },
+  );
+});
+afterAll(() => tables.drop());
+
+let nextGatewayKey = 0;
+beforeEach(() => {
+  openedStages = [];
+  cloudFormation.reset();
+  apiGateway.reset();
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [{ StackName: 'x', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: stackOutputs(tables.names) }],
+  });
+  apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++nextGatewayKey}` }));
+  apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
+  apiGateway.on(UpdateApiKeyCommand).resolves({});
+  apiGateway.on(DeleteApiKeyCommand).resolves({});
+});
+
+const inputs = <T>(calls: { args: [{ input: T }] }[]): T[] => calls.map((call) => call.args[0].input);
+
+async function createOnStage(...options: string[]): Promise<{ key: string; id: string; gatewayKeyId?: string }> {
+  const run = await admin('--stage', 'staging', 'keys', 'create', ...options, '--json');
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(run.stdout) as { key: string; id: string; gatewayKeyId?: string };
+}
+
+test.each(PLAN_NAMES)('keys create --plan %s: stored in the stage table, API key = hash, in the tier usage plan', async (plan) => {
+  const limits = plan === 'enterprise' ? ['--rpm', '100', '--rpd', '1000'] : [];
+  const created = await createOnStage('--plan', plan, '--name', 'partner', ...limits);
+
+  expect(inputs(cloudFormation.commandCalls(DescribeStacksCommand))).toEqual([{ StackName: 'StoreOrders-staging' }]);
+  const [apiKey, ...moreKeys] = inputs(apiGateway.commandCalls(CreateApiKeyCommand));
+  expect(moreKeys).toEqual([]);
+  expect(apiKey).toEqual({
+    name: created.id,
+    value: hashApiKey(created.key),
+    enabled: true,
+    description: `Store Orders API ${plan} key`,
+  });
+  const gatewayKeyId = `gw-${nextGatewayKey}`;
+  expect(inputs(apiGateway.commandCalls(CreateUsagePlanKeyCommand))).toEqual([
+    { usagePlanId: planId(plan), keyId: gatewayKeyId, keyType: 'API_KEY' },
+  ]);
+  expect(created.gatewayKeyId).toBe(gatewayKeyId);
+  expect(await keys.get(created.id)).toMatchObject({ plan, gatewayKeyId, hash: hashApiKey(created.key) });
+  expect(await authenticate(keys, created.key)).toMatchObject({ usageIdentifier: hashApiKey(created.key) });
+});
+
+test('keys revoke --stage disables the key in the table and its API Gateway key', async () => {
+  const created = await createOnStage('--plan', 'pro');
+  apiGateway.resetHistory();
+
+  const run = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(`API Gateway key ${created.gatewayKeyId} is disabled`);
+  expect(inputs(apiGateway.commandCalls(UpdateApiKeyCommand))).toEqual([
+    { apiKey: created.gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
+  ]);
+  expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(0);
+  expect(await authenticate(keys, created.key)).toBeUndefined();
+
+  // Again: still disabled at the gateway too, in case an earlier run stopped halfway.
+  const again = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('already revoked');
+  expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+});
+
+test('a failed usage-plan attach removes the API key, revokes the record and never shows the key', async () => {
+  apiGateway.on(CreateUsagePlanKeyCommand).rejects(Object.assign(new Error('Usage plan not found'), { name: 'NotFoundException' }));
+  const before = (await keys.list()).length;
+
+  const run = await admin('--stage', 'staging', 'keys', 'create', '--plan', 'business', '--json');
+  expect(run).toMatchObject({ code: 1, stdout: '' });
+  expect(run.stderr).toContain('Usage plan not found');
+  expect(run.stderr).toContain('not shown');
+  expect(run.stderr).not.toMatch(/sok_/);
+  const gatewayKeyId = `gw-${nextGatewayKey}`;
+  expect(inputs(apiGateway.commandCalls(DeleteApiKeyCommand))).toEqual([{ apiKey: gatewayKeyId }]);
+  const records = await keys.list();
+  expect(records).toHaveLength(before + 1);
+  expect(records.filter((r) => r.plan === 'business' && !r.revokedAt && !r.gatewayKeyId)).toEqual([]);
+});
+
+test('keys list --stage prod reads the prod stack and shows the gateway key ids', async () => {
+  const created = await createOnStage('--plan', 'free');
+  cloudFormation.resetHistory();
+  const run = await admin('keys', 'list', '--stage', 'prod');
+  expect(run.code).toBe(0);
+  expect(openedStages).toContain('prod');
+  expect(inputs(cloudFormation.commandCalls(DescribeStacksCommand))).toEqual([{ StackName: 'StoreOrders-prod' }]);
+  expect(run.stdout.split('\n')[0]).toContain('GATEWAY KEY');
+  expect(run.stdout).toContain(created.gatewayKeyId);
+  expect(run.stdout).not.toContain(created.key);
+});
+
+test('orders ship --stage works on the stage orders table', async () => {
+  const orders = new OrdersRepository(tables.doc, tables.names.orders);
+  await orders.create({ id: '9007199254740993', status: 'pending' });
+  const run = await admin('--stage', 'staging', 'orders', 'ship', '9007199254740993');
+  expect(run.code).toBe(0);
+  expect((await orders.get('9007199254740993'))?.status).toBe('shipped');
+  expect(apiGateway.calls()).toHaveLength(0);
+});
+
+test('a stage whose stack does not exist is a clear failure, with nothing written', async () => {
+  cloudFormation
+    .on(DescribeStacksCommand)
+    .rejects(Object.assign(new Error('Stack with id StoreOrders-staging does not exist'), { name: 'ValidationError' }));
+  const before = (await keys.list()).length;
+  const run = await admin('--stage', 'staging', 'keys', 'create', '--plan', 'free');
+  expect(run).toMatchObject({ code: 1, stdout: '' });
+  expect(run.stderr).toContain('Stack StoreOrders-staging does not exist in eu-west-1');
+  expect(run.stderr).toContain('npx cdk deploy StoreOrders-staging');
+  expect(apiGateway.calls()).toHaveLength(0);
+  expect(await keys.list()).toHaveLength(before);
+});
+
+test('a stack without the expected outputs is refused before anything is written', async () => {
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: 'x',
+        CreationTime: new Date(),
+        StackStatus: 'UPDATE_COMPLETE',
+        Outputs: stackOutputs(tables.names).filter((o) => o.OutputKey !== USAGE_PLAN_ID_OUTPUTS.pro),
+      },
+    ],
+  });
+  const before = (await keys.list()).length;
+  const run = await admin('--stage', 'staging', 'keys', 'create', '--plan', 'free');
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(`has no output ${USAGE_PLAN_ID_OUTPUTS.pro}`);
+  expect(await keys.list()).toHaveLength(before);
+});
+
+test('missing AWS credentials are a clear failure', async () => {
+  cloudFormation
+    .on(DescribeStacksCommand)
+    .rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+  const run = await admin('--stage', 'prod', 'keys', 'list');
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('No AWS credentials found');
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+});

@@ -1,0 +1,74 @@
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { createApiKey, authenticate } from '../../lib/keys/service';
+import { generateApiKey } from '../../lib/keys/format';
+import { authorizeToken } from '../../lib/keys/authorizer';
+import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
+import { callerFromAuthorizerContext } from '../../lib/keys/context';
+import { createTestTables, type TestTables } from '../support/dynamo';
+
+let tables: TestTables;
+let keys: ApiKeysRepository;
+const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1/GET/store/orders';
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+});
+afterAll(() => tables.drop());
+
+test('a valid key gets an Allow on the whole stage, its hash as usage identifier, and its plan', async () => {
+  const { key, record } = await createApiKey(keys, { plan: 'pro', name: 'shop' });
+  const result = await authorizeToken(keys, { authorizationToken: `Bearer ${key}`, methodArn });
+  expect(result.principalId).toBe(record.id);
+  expect(result.policyDocument.Statement).toEqual([
+    { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1/*' },
+  ]);
+  expect(result.usageIdentifierKey).toBe(record.hash);
+  expect(result.context).toEqual({ keyId: record.id, plan: 'pro', perMinute: 300, perDay: 10_000 });
+  // API Gateway may hand context values over as strings.
+  const asStrings = Object.fromEntries(Object.entries(result.context).map(([k, v]) => [k, String(v)]));
+  expect(callerFromAuthorizerContext(asStrings)).toEqual({ keyId: record.id, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 } });
+});
+
+test('only the hash is stored, never the key', async () => {
+  const { key, record } = await createApiKey(keys, { plan: 'free' });
+  const stored = JSON.stringify(await keys.list());
+  expect(stored).not.toContain(key);
+  expect(stored).not.toContain(key.slice(4, 30));
+  expect(stored).toContain(record.hash);
+});
+
+test('enterprise keys carry their own limits; other plans refuse custom ones', async () => {
+  const { key } = await createApiKey(keys, { plan: 'enterprise', limits: { perMinute: 7, perDay: 70 } });
+  expect((await authenticate(keys, key))?.limits).toEqual({ perMinute: 7, perDay: 70 });
+  await expect(createApiKey(keys, { plan: 'enterprise' })).rejects.toThrow(/enterprise/);
+  await expect(createApiKey(keys, { plan: 'free', limits: { perMinute: 7, perDay: 70 } })).rejects.toThrow(/enterprise/);
+});
+
+test('revoked and unknown keys are refused with Unauthorized', async () => {
+  const { key, record } = await createApiKey(keys, { plan: 'business' });
+  await keys.revoke(record.id, new Date());
+  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow('Unauthorized');
+  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toThrow('Unauthorized');
+});
+
+test('a malformed key is refused without a database read', async () => {
+  // A repository over a table that does not exist: any read would fail with ResourceNotFound.
+  const unreadable = new ApiKeysRepository(tables.doc, 'no-such-table');
+  const malformed = `${generateApiKey().slice(0, -1)}!`;
+  for (const header of [`Bearer ${malformed}`, 'Bearer sok_short', 'Basic abc', '']) {
+    await expect(authorizeToken(unreadable, { authorizationToken: header, methodArn })).rejects.toThrow('Unauthorized');
+  }
+  await expect(authorizeToken(unreadable, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toThrow(
+    /non-existent table|not found|ResourceNotFound/i,
+  );
+});
+
+test('the middy handler refuses with Unauthorized and lets dependency failures through', async () => {
+  const handler = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
+  const context = { awsRequestId: 'r1', functionName: 'authorizer' } as Parameters<typeof handler>[1];
+  await expect(handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, context)).rejects.toThrow('Unauthorized');
+  await expect(
+    handler({ type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey()}`, methodArn }, context),
+  ).rejects.not.toThrow('Unauthorized');
+});

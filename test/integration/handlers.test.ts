@@ -1,0 +1,108 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { invokeStreamedToResponse } from '../../infra/local/invoke';
+import { installLocalLambdaRuntime } from '../../infra/local/lambda-streaming';
+import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { RateLimiter } from '../../lib/limits/limiter';
+import { createTestTables, type TestTables } from '../support/dynamo';
+import { testClock } from '../support/local-stack';
+
+/** The handlers as Lambda invokes them, with a proxy event, against the embedded server. */
+let tables: TestTables;
+let orders: OrdersRepository;
+let limiter: RateLimiter;
+const clock = testClock();
+const context = { awsRequestId: 'req-1', functionName: 'test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+function event(overrides: Partial<APIGatewayProxyEvent> & { keyId?: string } = {}): APIGatewayProxyEvent {
+  const { keyId = 'key_test', ...rest } = overrides;
+  return {
+    httpMethod: 'DELETE',
+    path: '/store/orders/1',
+    resource: '/store/orders/{orderId}',
+    headers: { Authorization: 'Bearer must-never-be-logged' },
+    multiValueHeaders: {},
+    pathParameters: { orderId: '1' },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: 'api-req-1',
+      authorizer: { principalId: keyId, keyId, plan: 'free', perMinute: '60', perDay: '1000' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+    ...rest,
+  };
+}
+
+beforeAll(async () => {
+  installLocalLambdaRuntime();
+  tables = await createTestTables();
+  orders = new OrdersRepository(tables.doc, tables.names.orders);
+  limiter = new RateLimiter(tables.doc, tables.names.rateLimits, clock.now);
+  await orders.putMany([{ id: '1', status: 'pending' }]);
+});
+afterAll(() => tables.drop());
+
+test('a handler without an authorizer context answers 401, not 500', async () => {
+  const handler = makeCancelOrderHandler({ orders, limiter });
+  const result = await handler(event({ requestContext: {} as APIGatewayProxyEvent['requestContext'] }), context);
+  expect(result.statusCode).toBe(401);
+  expect(JSON.parse(result.body)).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String), status: 401 });
+  expect(result.headers?.['WWW-Authenticate']).toBe('Bearer');
+  expect((await orders.get('1'))?.status).toBe('pending');
+});
+
+test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and still has rate-limit headers', async () => {
+  const broken = {
+    scanPages: () => {
+      throw new TypeError('secret internal detail at /var/task/index.mjs');
+    },
+  } as unknown as OrdersRepository;
+  const handler = makeListOrdersHandler({ orders: broken, limiter });
+  const result = await invokeStreamedToResponse(handler, event({ httpMethod: 'GET', keyId: 'key_crash' }), context);
+  expect(result.statusCode).toBe(500);
+  expect(result.headers?.['Content-Type']).toBe('application/json');
+  expect(JSON.parse(result.body)).toEqual({ code: 'INTERNAL_ERROR', message: 'An internal error occurred.', status: 500 });
+  expect(result.body).not.toContain('secret');
+  expect(result.headers?.['X-RateLimit-Limit']).toBe('60');
+  expect(result.headers?.['X-RateLimit-Remaining']).toBe('59');
+});
+
+test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the rate-limit headers', async () => {
+  // Nothing listens on port 9 of loopback: the connection is refused at once.
+  const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
+  const dead = new OrdersRepository(createDocumentClient(deadClient), tables.names.orders);
+  const handler = makeCancelOrderHandler({ orders: dead, limiter });
+  const result = await handler(event({ keyId: 'key_dead' }), context);
+  deadClient.destroy();
+  expect(result.statusCode).toBe(503);
+  expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
+  expect(result.headers?.['Retry-After']).toBe('1');
+  expect(result.headers?.['X-RateLimit-Remaining']).toBe('59');
+});
+
+test('the limiter unreachable is 503 too, with no rate-limit headers since no window was read', async () => {
+  const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
+  const deadLimiter = new RateLimiter(createDocumentClient(deadClient), tables.names.rateLimits, clock.now);
+  const handler = makeCancelOrderHandler({ orders, limiter: deadLimiter });
+  const result = await handler(event({ keyId: 'key_dead2' }), context);
+  deadClient.destroy();
+  expect(result.statusCode).toBe(503);
+  expect(result.headers?.['X-RateLimit-Limit']).toBeUndefined();
+  expect((await orders.get('1'))?.status).toBe('pending');
+});
+
+test('a stack that cannot answer before the function deadline answers 503 just before it', async () => {
+  // Fault injection: a limiter whose DynamoDB never answers.
+  const stuck = { admit: () => new Promise<never>(() => undefined) };
+  const handler = makeCancelOrderHandler({ orders, limiter: stuck });
+  const nearDeadline = { ...context, getRemainingTimeInMillis: () => 700 } as Context;
+  const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);
+  expect(result.statusCode).toBe(503);
+  expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
+  expect(result.headers?.['Retry-After']).toBe('1');
+  expect((await orders.get('1'))?.status).toBe('pending');
+});

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ERROR_CODES } from '../../lib/contract/errors';
+import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
+import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
+import { ORDER_STATUSES } from '../../lib/orders/order';
+import { PLAN_LIMITS } from '../../lib/limits/plans';
+import { API_VERSION, ROUTES } from '../../lib/contract/routes';
+
+const doc = buildOpenApiDocument();
+const at = (value: unknown, ...keys: string[]): JsonObject =>
+  keys.reduce((node, key) => (node as JsonObject)[key] as JsonObject, value as JsonObject);
+const operation = (path: string, method: string) => at(doc, 'paths', path, method);
+const statuses = (path: string, method: string) => Object.keys(at(operation(path, method), 'responses'));
+
+test('the committed openapi.json is the generated document (run `npm run openapi` after a change)', () => {
+  expect(readFileSync(join(process.cwd(), 'openapi.json'), 'utf8')).toBe(openApiJson());
+});
+
+test('servers, security, version and tag', () => {
+  expect(doc.openapi).toBe('3.1.0');
+  expect(at(doc, 'info').version).toBe(API_VERSION);
+  const urls = (doc.servers as JsonObject[]).map((s) => s.url);
+  expect(urls.slice(0, 2)).toEqual(['{base_url}', '{staging_url}']);
+  for (const server of doc.servers as JsonObject[]) {
+    const defaults = Object.values(at(server, 'variables')).map((v) => (v as JsonObject).default as string);
+    expect(String(server.url).replace(/\{(\w+)\}/g, () => defaults.shift() ?? '')).toMatch(/\/v1$/);
+  }
+  expect(doc.security).toEqual([{ bearerAuth: [] }]);
+  expect(at(doc, 'components', 'securitySchemes', 'bearerAuth')).toMatchObject({ type: 'http', scheme: 'bearer' });
+  expect(operation('/store/orders', 'get')).toMatchObject({ operationId: 'listOrders', tags: ['orders'] });
+  expect(operation('/store/orders/{orderId}', 'delete')).toMatchObject({ operationId: 'cancelOrder', tags: ['orders'] });
+  expect(Object.values(doc.paths as JsonObject).flatMap((p) => Object.keys(p as JsonObject))).toHaveLength(ROUTES.length);
+});
+
+test('every status each operation can answer', () => {
+  expect(statuses('/store/orders', 'get')).toEqual(['200', '401', '429', '500', '503']);
+  expect(statuses('/store/orders/{orderId}', 'delete')).toEqual(['204', '400', '401', '404', '409', '429', '500', '503']);
+  expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405']);
+});
+
+test('every error code of the catalogue is documented somewhere', () => {
+  const text = JSON.stringify(doc.paths) + JSON.stringify(doc['x-gateway-responses']);
+  for (const code of ERROR_CODES) expect(text).toContain(`"${code}"`);
+  expect(at(doc, 'components', 'schemas', 'Error', 'properties', 'code').enum).toEqual(ERROR_CODES);
+});
+
+test('Order: int64 ids, int32 quantity, status enum, only status required, nothing else allowed', () => {
+  const order = at(doc, 'components', 'schemas', 'Order');
+  expect(order.required).toEqual(['status']);
+  expect(order.additionalProperties).toBe(false);
+  expect(at(order, 'properties', 'id')).toMatchObject({ type: 'integer', format: 'int64' });
+  expect(at(order, 'properties', 'petId')).toMatchObject({ type: 'integer', format: 'int64' });
+  expect(at(order, 'properties', 'quantity')).toMatchObject({ type: 'integer', format: 'int32', maximum: 2_147_483_647 });
+  expect(at(order, 'properties', 'shipDate')).toMatchObject({ type: 'string', format: 'date-time' });
+  expect(at(order, 'properties', 'status').enum).toEqual([...ORDER_STATUSES]);
+});
+
+test('headers: rate limits on answers to a valid key, Retry-After on 429 and 503, WWW-Authenticate on 401', () => {
+  const responses = at(operation('/store/orders/{orderId}', 'delete'), 'responses');
+  const headers = (status: string) => at(responses, status, 'headers');
+  for (const status of ['204', '400', '404', '409', '429']) {
+    for (const name of Object.values(RATE_LIMIT_HEADERS)) expect(at(headers(status), name).required).toBe(true);
+  }
+  for (const status of ['500', '503']) expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
+  expect(Object.keys(headers('401'))).toEqual(['WWW-Authenticate']);
+  expect(at(headers('429'), 'Retry-After').required).toBe(true);
+  expect(at(headers('503'), 'Retry-After').required).toBe(true);
+});
+
+test('the plan table in the description comes from PLAN_LIMITS', () => {
+  const description = String(at(doc, 'info').description);
+  for (const [plan, limits] of Object.entries(PLAN_LIMITS)) {
+    const row = `| ${plan[0]?.toUpperCase()}${plan.slice(1)} | ${limits.perMinute.toLocaleString('en-US')} | ${limits.perDay.toLocaleString('en-US')} |`;
+    expect(description).toContain(row);
+  }
+});
+
+test('a route without a contract, or with an undeclared path parameter, is refused', () => {
+  const route = { ...ROUTES[0]!, operationId: 'mystery' };
+  expect(() => buildOpenApiDocument([route])).toThrow(/no operation contract/);
+  expect(() => buildOpenApiDocument([{ ...route, path: '/x/{nope}' }], { mystery: { errors: [] } })).toThrow(/not declared/);
+});
