@@ -39,6 +39,7 @@ import { ServiceTables } from './constructs/service-tables';
 import {
   BUFFERED_INTEGRATION_TIMEOUT,
   FUNCTION_SPECS,
+  functionTimeout,
   STREAMING_INTEGRATION_HEADROOM,
 } from './function-specs';
 import { explainNagFindings } from './nag';
@@ -91,8 +92,8 @@ export class StoreOrdersStack extends Stack {
       const spec = FUNCTION_SPECS[entry];
       const fn = new ServiceFunction(this, pascalCase(entry), {
         entry,
-        memorySize: spec.memorySize,
-        timeout: spec.timeout,
+        memorySize: spec.memoryMb,
+        timeout: functionTimeout(entry),
         description: spec.description,
         logRetention: this.config.logRetention,
         logRemovalPolicy: this.removalPolicy(),
@@ -164,7 +165,7 @@ export class StoreOrdersStack extends Stack {
       ...(route.streaming
         ? {
             responseTransferMode: ResponseTransferMode.STREAM,
-            timeout: FUNCTION_SPECS[route.function].timeout.plus(STREAMING_INTEGRATION_HEADROOM),
+            timeout: functionTimeout(route.function).plus(STREAMING_INTEGRATION_HEADROOM),
           }
         : { responseTransferMode: ResponseTransferMode.BUFFERED, timeout: BUFFERED_INTEGRATION_TIMEOUT }),
     });

@@ -4,10 +4,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/aws/tables';
 
-/** The only DynamoDB actions the service's functions use; anything else is not grantable here. */
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
-
-export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
+import type { TableAccess } from '../functions';
 
 export interface ServiceTablesProps {
   /** Delete the tables with the stack and leave them unprotected; staging only. */

@@ -1,0 +1,75 @@
+// The settings of each Lambda function, declared once and free of aws-cdk-lib so that every reader
+// can load it: the CDK stack deploys them, the local gateway gives each handler the same Lambda
+// context and deadline, and the bench bundles and runs the functions with them.
+import type { TableId } from '../lib/aws/tables';
+import type { FunctionName } from '../lib/contract/routes';
+
+/** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
+export type FunctionId = FunctionName | 'authorizer';
+
+/** The only DynamoDB actions the service's functions use; anything else is not grantable. */
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
+export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
+
+export interface FunctionSettings {
+  description: string;
+  /** Lambda memory in MB; CPU scales with it. */
+  memoryMb: number;
+  /** Below the integration timeout, so the handler (not API Gateway) decides what a slow call returns. */
+  timeoutSeconds: number;
+  /** The tables the function reads or writes, with exactly the actions its code sends. */
+  access: TableAccess;
+}
+
+const RATE_LIMIT_COUNTERS = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
+
+export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
+  authorizer: {
+    description: 'Bearer API key authorizer: one key lookup, answer cached by API Gateway',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { apiKeys: ['dynamodb:GetItem'] },
+  },
+  'list-orders': {
+    description: 'GET /store/orders: streams every order',
+    // Serialising pages of a full-table scan is CPU-bound, and Lambda CPU scales with memory.
+    memoryMb: 512,
+    // A streamed answer may outlast the 29 s buffered limit (API Gateway allows up to 15 minutes
+    // when streaming); a minute covers a large store without letting a stuck scan run on.
+    timeoutSeconds: 60,
+    // DescribeTable: the item count sizes the parallel Scan, read at most once an hour.
+    access: { orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'], rateLimits: RATE_LIMIT_COUNTERS },
+  },
+  'cancel-order': {
+    description: 'DELETE /store/orders/{orderId}: cancels a pending order',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { orders: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
+  },
+};
+
+/**
+ * A bundled ESM file cannot `require`, yet some bundled CommonJS dependencies still call it; the
+ * banner gives them one. The alias avoids clashing with a createRequire import in the bundle.
+ */
+const REQUIRE_SHIM =
+  "import { createRequire as __storeOrdersCreateRequire } from 'node:module';" +
+  'const require = __storeOrdersCreateRequire(import.meta.url);';
+
+/**
+ * How every function is bundled (esbuild options as NodejsFunction passes them). The AWS SDK is
+ * bundled rather than taken from the runtime, so the deployed code runs the SDK version the tests ran.
+ */
+export const BUNDLING = {
+  target: 'node22',
+  format: 'esm',
+  platform: 'node',
+  mainFields: ['module', 'main'],
+  banner: REQUIRE_SHIM,
+  minify: true,
+  sourceMap: true,
+  external: [] as string[],
+} as const;
+
+/** The handler each entry file exports. */
+export const HANDLER_EXPORT = 'handler';
