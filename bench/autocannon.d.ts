@@ -1,4 +1,5 @@
-/** The part of autocannon's programmatic API the bench uses (the package ships no types). */
+// The part of autocannon's programmatic API the bench uses (the package ships no types).
+
 declare module 'autocannon' {
   export interface AutocannonRequest {
     method?: string;

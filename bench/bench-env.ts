@@ -1,7 +1,6 @@
-/**
- * Imported first by bench/run.ts: the logger and the SDK read these when their modules load, and
- * the bench measures the service, not log output or the SDK's Node-version notice.
- */
+// Imported first by bench/run.ts: the logger and the SDK read these when their modules load, and
+// the bench measures the service, not log output or the SDK's Node-version notice.
+
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -1,3 +1,6 @@
+// One listing in a fresh process (bundled and run by bench/list-orders.ts with --expose-gc), so
+// its memory peak is its own. Prints one JSON line: bytes, checks, timings, peaks above baseline.
+
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Writable } from 'node:stream';
@@ -9,10 +12,6 @@ import { installLocalLambdaRuntime, LocalResponseStream } from '../infra/local/l
 import { lambdaContext } from '../infra/local/proxy-event';
 import { proxyEvent } from './fixtures';
 
-/**
- * One listing in a fresh process (bundled and run by bench/list-orders.ts with --expose-gc), so
- * its memory peak is its own. Prints one JSON line: bytes, checks, timings, peaks above baseline.
- */
 export type ListVariant = 'handler' | 'plain scan';
 
 export interface ListRun {

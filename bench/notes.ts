@@ -20,7 +20,7 @@ export function buildNotes(r: BenchResults, stackCrash: string | undefined): str
   ];
   for (const g of r.listMemoryGrowth) {
     const how = g.mode === 'capped heap' ? `with V8's old space capped at ${HEAP_CAP_MB} MB` : g.mode === 'live heap' ? 'counting live memory only (gc before each sample)' : "with V8's default heap";
-    notes.push(`Issue 6 claim "peak memory grows by less than ${AIMS.memoryGrowth * 100}% from 20k to 200k orders", ${how} (${g.from} → ${g.to}): ${g.holds ? 'holds' : 'does NOT hold'} (rss ${(g.rss * 100).toFixed(1)}%, heap ${(g.heap * 100).toFixed(1)}%).`);
+    notes.push(`Claim "peak memory grows by less than ${AIMS.memoryGrowth * 100}% from 20k to 200k orders", ${how} (${g.from} → ${g.to}): ${g.holds ? 'holds' : 'does NOT hold'} (rss ${(g.rss * 100).toFixed(1)}%, heap ${(g.heap * 100).toFixed(1)}%).`);
   }
   const live = (variant: string, at: 'first' | 'last') => {
     const rows = r.listOrders.filter((f) => f.mode === 'live heap' && f.variant === variant && !f.failed && f.size >= 20_000);

@@ -9,7 +9,7 @@ import type { RoundTrips } from './round-trips';
 export const AIMS = {
   initRatio: 1.15,
   handlerRatio: 1.1,
-  /** listOrders peak memory growth from 20k to 200k orders (issue 6). */
+  /** listOrders peak memory growth from 20k to 200k orders. */
   memoryGrowth: 0.2,
 } as const;
 

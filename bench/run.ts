@@ -1,3 +1,6 @@
+// `npm run bench [-- --quick]`: every figure in one run, side by side, then one table, the notes,
+// and bench/results.json. --quick shrinks sizes and iterations for a check in about a minute.
+
 import './bench-env';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,10 +19,6 @@ import { memoryGrowth, type BenchResults } from './results';
 import { measureRoundTrips } from './round-trips';
 import { renderTable } from './table';
 
-/**
- * `npm run bench [-- --quick]`: every figure in one run, side by side, then one table, the notes,
- * and bench/results.json. --quick shrinks sizes and iterations for a check in about a minute.
- */
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const quick = values.quick ?? false;
 const PLAN = quick

@@ -1,3 +1,8 @@
+// The local stack for the load runs, in its own process as `npm start` runs it (embedded server,
+// gateway and handlers in one process), so the load generator does not share its event loop.
+// Two gateways on one server: listing reads a small table, cancelling a table of pending orders.
+// Prints one JSON line with the URLs and keys, then serves until killed.
+
 import type { AddressInfo } from 'node:net';
 import { createDocumentClient, createDynamoClient } from '../lib/aws/dynamo';
 import { OrdersRepository } from '../lib/orders/repository';
@@ -5,12 +10,6 @@ import { createLocalApp } from '../infra/local/app';
 import { startEmbeddedDynamo } from '../infra/local/embedded-dynamo';
 import { freshTables, pendingOrders, seedOrders, unlimitedKey } from './fixtures';
 
-/**
- * The local stack for the load runs, in its own process as `npm start` runs it (embedded server,
- * gateway and handlers in one process), so the load generator does not share its event loop.
- * Two gateways on one server: listing reads a small table, cancelling a table of pending orders.
- * Prints one JSON line with the URLs and keys, then serves until killed.
- */
 export interface LoadStack {
   listUrl: string;
   listKey: string;

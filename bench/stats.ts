@@ -1,4 +1,5 @@
-/** Small statistics helpers: every figure in the table is a median or a percentile of raw samples. */
+// Small statistics helpers: every figure in the table is a median or a percentile of raw samples.
+
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);

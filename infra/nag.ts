@@ -10,7 +10,7 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
   for (const fn of Object.values(stack.functions)) {
     suppress(fn.function, {
       'AwsSolutions-L1':
-        'Node.js 22 is the runtime this service is built and tested on (issue 4); moving to a newer runtime is a deliberate, tested change.',
+        'Node.js 22 is the runtime this service is built and tested on; moving to a newer runtime is a deliberate, tested change.',
       'Serverless-LambdaLatestVersion': 'Same as AwsSolutions-L1: Node.js 22 is pinned on purpose.',
       'Serverless-LambdaDLQ':
         'Invoked synchronously by API Gateway only; a dead-letter queue receives failed asynchronous invocations, of which there are none.',

@@ -1,11 +1,10 @@
+// The contract between the CDK stack and whatever reads a deployed stage (the admin command's
+// `--stage`, via CloudFormation DescribeStacks). Kept free of aws-cdk-lib so that readers do not
+// load the CDK.
+
 import type { PlanName } from '../lib/limits/plans';
 import type { TableId } from '../lib/aws/tables';
 
-/**
- * The contract between the CDK stack and whatever reads a deployed stage (the admin command's
- * `--stage`, via CloudFormation DescribeStacks). Kept free of aws-cdk-lib so that readers do not
- * load the CDK.
- */
 export const STAGE_NAMES = ['staging', 'prod'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
 

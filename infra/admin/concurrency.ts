@@ -1,8 +1,3 @@
-/**
- * Runs `task` over `items` with at most `limit` in flight, results in input order. After the first
- * failure no new task starts; the ones in flight finish, then the failure is thrown with how many
- * had succeeded, so a caller can say what was written.
- */
 export class PartialFailure extends Error {
   override readonly name = 'PartialFailure';
   constructor(
@@ -13,6 +8,11 @@ export class PartialFailure extends Error {
   }
 }
 
+/**
+ * Runs `task` over `items` with at most `limit` in flight, results in input order. After the first
+ * failure no new task starts; the ones in flight finish, then the failure is thrown with how many
+ * had succeeded, so a caller can say what was written.
+ */
 export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,

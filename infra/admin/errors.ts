@@ -1,8 +1,7 @@
-/**
- * The two expected ways a command ends badly. Both are shown as a plain message, never with a
- * stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
- * (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
- */
+// The two expected ways a command ends badly. Both are shown as a plain message, never with a
+// stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
+// (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }

@@ -1,11 +1,10 @@
+// Parses and checks an `orders import` file: a JSON array of orders. Numbers are parsed losslessly,
+// so an id beyond 2^53 keeps every digit. Every element is checked and every problem reported, so
+// one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
+
 import { isLosslessNumber, parse } from 'lossless-json';
 import { canonicalInt64, isOrderStatus, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
 
-/**
- * Parses and checks an `orders import` file: a JSON array of orders. Numbers are parsed losslessly,
- * so an id beyond 2^53 keeps every digit. Every element is checked and every problem reported, so
- * one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
- */
 export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
 
 const FIELDS = ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status'] as const;

@@ -1,11 +1,10 @@
+// The parts of the Lambda Node.js runtime's `awslambda` global that streamed handlers use:
+// `streamifyResponse` marks the handler, and `HttpResponseStream.from` attaches the status and
+// headers (the "prelude") that must go out before the first body byte. The real runtime encodes
+// the prelude into the stream; locally it is handed to the gateway directly.
+
 import { Writable } from 'node:stream';
 
-/**
- * The parts of the Lambda Node.js runtime's `awslambda` global that streamed handlers use:
- * `streamifyResponse` marks the handler, and `HttpResponseStream.from` attaches the status and
- * headers (the "prelude") that must go out before the first body byte. The real runtime encodes
- * the prelude into the stream; locally it is handed to the gateway directly.
- */
 export interface ResponsePrelude {
   statusCode?: number;
   headers?: Record<string, string | number | boolean>;

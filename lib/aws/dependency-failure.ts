@@ -1,7 +1,3 @@
-/**
- * True when an error means a dependency (DynamoDB) failed, throttled or could not be reached, as
- * opposed to a bug: such a request gets 503 SERVICE_UNAVAILABLE and may be retried.
- */
 const DEPENDENCY_ERROR_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -35,6 +31,10 @@ const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...NETWORK_ERROR_CODES].join(
  */
 const SDK_WRAPPER_OF = /^AWS SDK error wrapper for (\w+)/;
 
+/**
+ * True when an error means a dependency (DynamoDB) failed, throttled or could not be reached, as
+ * opposed to a bug: such a request gets 503 SERVICE_UNAVAILABLE and may be retried.
+ */
 export function isDependencyFailure(error: unknown, depth = 0): boolean {
   // Structural, not `instanceof Error`: socket errors may come from another realm (a VM context).
   if (typeof error !== 'object' || error === null || depth > 5) return false;

@@ -1,8 +1,7 @@
-/**
- * DynamoDB tables, declared once: their key schemas and the environment variables that carry
- * their names. Read by the repositories, the local stack (which creates them in the embedded
- * server) and the CDK stack (which provisions them).
- */
+// DynamoDB tables, declared once: their key schemas and the environment variables that carry
+// their names. Read by the repositories, the local stack (which creates them in the embedded
+// server) and the CDK stack (which provisions them).
+
 export interface TableSpec {
   /** Environment variable that carries the table's physical name. */
   envVar: string;

@@ -1,8 +1,7 @@
-/**
- * The error catalogue, declared once: handlers, the local gateway, the CDK gateway responses and
- * the OpenAPI document all read it. Statuses live here, at the edge; domain code throws the
- * domain errors of its own module and never sees a status.
- */
+// The error catalogue, declared once: handlers, the local gateway, the CDK gateway responses and
+// the OpenAPI document all read it. Statuses live here, at the edge; domain code throws the
+// domain errors of its own module and never sees a status.
+
 export const ERRORS = {
   UNAUTHORIZED: { status: 401, message: 'The API key is missing or invalid.' },
   INVALID_ORDER_ID: {

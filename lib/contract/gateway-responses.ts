@@ -1,10 +1,9 @@
+// What the gateway itself answers, before or instead of a handler, declared once: the CDK stack
+// turns each entry into an API Gateway gateway response, and the local gateway answers the same
+// way. Keys are API Gateway's gateway response types.
+
 import { errorJson, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE, type ErrorCode } from './errors';
 
-/**
- * What the gateway itself answers, before or instead of a handler, declared once: the CDK stack
- * turns each entry into an API Gateway gateway response, and the local gateway answers the same
- * way. Keys are API Gateway's gateway response types.
- */
 export interface GatewayResponseSpec {
   code: ErrorCode;
   headers: Record<string, string>;

@@ -1,7 +1,6 @@
-/**
- * The route table, declared once: read by the local gateway, the CDK stack and the OpenAPI
- * document. Paths are relative to the `/v1` base path.
- */
+// The route table, declared once: read by the local gateway, the CDK stack and the OpenAPI
+// document. Paths are relative to the `/v1` base path.
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Stability = 'stable' | 'beta' | 'experimental';
 

@@ -1,11 +1,10 @@
+// API key format: `sok_` + 40 random base62 characters + a 6-character base62 CRC32 checksum of
+// what precedes it. The checksum lets a malformed or mistyped key be refused without a database
+// read; the 238 random bits make keys unguessable. Only the SHA-256 hash of a key is stored.
+
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-/**
- * API key format: `sok_` + 40 random base62 characters + a 6-character base62 CRC32 checksum of
- * what precedes it. The checksum lets a malformed or mistyped key be refused without a database
- * read; the 238 random bits make keys unguessable. Only the SHA-256 hash of a key is stored.
- */
 export const KEY_PREFIX = 'sok_';
 const RANDOM_LENGTH = 40;
 const CHECKSUM_LENGTH = 6;

@@ -239,14 +239,14 @@ function pick(names: typeof NAMES, keys: (keyof typeof NAMES)[]): Record<string,
   return Object.fromEntries(keys.map((k) => [k, names[k]]));
 }
 
-/**
- * An item from the document client (numbers wrapped, see lib/aws/dynamo.ts) or from a failed
- * condition, which lib-dynamodb leaves in attribute-value form (`{ N: '5' }`).
- */
 function isBanned(item: CounterItem, now: number): boolean {
   return item.bannedUntil !== undefined && item.bannedUntil > now && (item.bannedFrom ?? 0) <= now;
 }
 
+/**
+ * An item from the document client (numbers wrapped, see lib/aws/dynamo.ts) or from a failed
+ * condition, which lib-dynamodb leaves in attribute-value form (`{ N: '5' }`).
+ */
 function counterItem(item: Record<string, unknown>): CounterItem {
   return { bannedFrom: numberIn(item.bannedFrom), bannedUntil: numberIn(item.bannedUntil) };
 }

@@ -1,7 +1,6 @@
-/**
- * Plans, declared once: read by the limiter, the admin command, the local stack and the CDK
- * usage plans. Limits are per API key.
- */
+// Plans, declared once: read by the limiter, the admin command, the local stack and the CDK
+// usage plans. Limits are per API key.
+
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 

@@ -1,8 +1,7 @@
-/**
- * Window arithmetic for the rate limiter: pure functions of the time, no I/O. Windows are fixed
- * calendar windows in UTC; Unix time has no leap seconds, so every minute is 60 s and every day
- * 86,400 s, and flooring Unix seconds gives the calendar boundaries exactly.
- */
+// Window arithmetic for the rate limiter: pure functions of the time, no I/O. Windows are fixed
+// calendar windows in UTC; Unix time has no leap seconds, so every minute is 60 s and every day
+// 86,400 s, and flooring Unix seconds gives the calendar boundaries exactly.
+
 export const MINUTE_SECONDS = 60;
 export const DAY_SECONDS = 86_400;
 

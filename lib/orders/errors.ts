@@ -1,4 +1,5 @@
-/** Domain errors of the orders module; the HTTP edge maps them to statuses and codes. */
+// Domain errors of the orders module; the HTTP edge maps them to statuses and codes.
+
 export class InvalidOrderIdError extends Error {
   override readonly name = 'InvalidOrderIdError';
   constructor() {

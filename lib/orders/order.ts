@@ -1,7 +1,6 @@
-/**
- * The Order record. Ids are int64 and are kept as canonical decimal strings from the path or the
- * table to the JSON text, so no digit is ever lost to a JS number.
- */
+// The Order record. Ids are int64 and are kept as canonical decimal strings from the path or the
+// table to the JSON text, so no digit is ever lost to a JS number.
+
 export const ORDER_STATUSES = ['pending', 'shipped', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 

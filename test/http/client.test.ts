@@ -1,8 +1,9 @@
+// The typed client against the local stack: exact ids, typed errors, Retry-After, rate-limit state.
+
 import { StoreOrdersApiError, StoreOrdersClient } from '../../client/client';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
-/** The typed client against the local stack: exact ids, typed errors, Retry-After, rate-limit state. */
 let stack: LocalStack;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 30);
 

@@ -1,3 +1,6 @@
+// Deprecation and stability are properties of a route: a fixture route declared deprecated and
+// experimental gets the headers from apiHandler and the markers in the document, end to end.
+
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +12,6 @@ import type { Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 import { lintOpenApi } from '../support/redocly';
 
-/**
- * Deprecation and stability are properties of a route: a fixture route declared deprecated and
- * experimental gets the headers from apiHandler and the markers in the document, end to end.
- */
 const fixture: Route = {
   operationId: 'countOrdersLegacy',
   method: 'GET',

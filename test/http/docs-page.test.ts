@@ -1,3 +1,6 @@
+// The API reference page in a real browser: Debian's Chromium (installed by
+// scripts/ensure-chromium.sh before jest) renders the page of the local stack, offline.
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,10 +9,6 @@ import { openApiJson } from '../../lib/contract/openapi/document';
 import { docsRoutes } from '../../infra/local/docs-routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
-/**
- * The API reference page in a real browser: Debian's Chromium (installed by
- * scripts/ensure-chromium.sh before jest) renders the page of the local stack, offline.
- */
 let stack: LocalStack;
 let browser: BrowserContext;
 let profile: string;

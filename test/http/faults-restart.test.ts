@@ -1,3 +1,6 @@
+// The real fault: the embedded server itself stops and comes back on the same port and the same
+// data folder, while the local stack keeps running. The proxy only passes traffic here.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,10 +9,6 @@ import { responseProblems } from '../support/documented-response';
 import { expectUnavailable } from '../support/fault-expectations';
 import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';
 
-/**
- * The real fault: the embedded server itself stops and comes back on the same port and the same
- * data folder, while the local stack keeps running. The proxy only passes traffic here.
- */
 const ORDERS = '/v1/store/orders';
 
 let dataDir: string;

@@ -1,3 +1,6 @@
+// Faults injected between the local stack and the real embedded server by a loopback proxy: what
+// a client sees over HTTP, how many attempts the SDK makes, and recovery without a restart.
+
 import { MAX_ATTEMPTS } from '../../lib/aws/dynamo';
 import { responseProblems } from '../support/documented-response';
 import { testEndpoint } from '../support/dynamo';
@@ -5,10 +8,6 @@ import { expectBoundedAttempts, expectUnavailable } from '../support/fault-expec
 import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';
 import { headerOf } from '../support/raw-http';
 
-/**
- * Faults injected between the local stack and the real embedded server by a loopback proxy: what
- * a client sees over HTTP, how many attempts the SDK makes, and recovery without a restart.
- */
 const ORDERS = '/v1/store/orders';
 /** API Gateway's integration timeout, which every dependency failure must answer well before. */
 const INTEGRATION_TIMEOUT_MS = 29_000;

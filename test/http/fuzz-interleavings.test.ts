@@ -1,3 +1,7 @@
+// Cancels over HTTP, ships and imports through the admin command and the repository, interleaved
+// by fast-check's scheduler and then run for real against the embedded server: every history is
+// explained by the sequential model of decisions.md, and its invariants hold.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +12,6 @@ import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { linearize, type OrderEvent, type TableState, type TimedEvent } from '../support/order-history';
 import { perform, type OperationTargets, type OrderOperation } from '../support/order-operations';
 
-/**
- * Cancels over HTTP, ships and imports through the admin command and the repository, interleaved
- * by fast-check's scheduler and then run for real against the embedded server: every history is
- * explained by the sequential model of decisions.md, and its invariants hold.
- */
 let stack: LocalStack;
 let targets: OperationTargets;
 let runs = 0;

@@ -1,3 +1,6 @@
+// Arbitrary orderIds and Authorization headers over HTTP: never a 500, always the documented
+// answer, and only the one order an exact canonical id names can change.
+
 import fc from 'fast-check';
 import { generateApiKey } from '../../lib/keys/format';
 import { canonicalInt64, type Order } from '../../lib/orders/order';
@@ -15,10 +18,6 @@ import {
   type IdSegment,
 } from '../support/request-arbitraries';
 
-/**
- * Arbitrary orderIds and Authorization headers over HTTP: never a 500, always the documented
- * answer, and only the one order an exact canonical id names can change.
- */
 const SEEDS: Order[] = [
   { id: '0', status: 'pending' },
   { id: '1', status: 'pending', petId: '11', quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false },

@@ -1,7 +1,8 @@
+// Requests too broken for a route still get the Error body, never node's bare status line.
+
 import { connect } from 'node:net';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
-/** Requests too broken for a route still get the Error body, never node's bare status line. */
 let stack: LocalStack;
 beforeAll(async () => {
   stack = await startLocalStack();

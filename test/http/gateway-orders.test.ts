@@ -1,6 +1,7 @@
+// Black-box: what a client of the local stack sees over HTTP for the two order operations.
+
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
-/** Black-box: what a client of the local stack sees over HTTP for the two order operations. */
 let stack: LocalStack;
 let key: string;
 

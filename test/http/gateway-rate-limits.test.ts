@@ -1,10 +1,11 @@
+// Rate limits as a client sees them over HTTP, with the clock moved by hand.
+
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiHandler } from '../../lib/http/api-handler';
 import { RateLimiter } from '../../lib/limits/limiter';
 import type { Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
-/** Rate limits as a client sees them over HTTP, with the clock moved by hand. */
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 30, 500);
 const NEXT_MINUTE = Date.UTC(2026, 10, 22, 12, 1, 0) / 1000;
 const MIDNIGHT = Date.UTC(2026, 10, 23) / 1000;

@@ -1,3 +1,7 @@
+// A bounded loopback load: 8 clients send 600 requests between them, lists and cancels on keys of
+// four plans and one unknown key. Every answer is documented, limits are counted exactly, and no
+// order is lost or changed other than by a cancel that answered 204.
+
 import { generateApiKey } from '../../lib/keys/format';
 import { PLAN_LIMITS } from '../../lib/limits/plans';
 import type { Order, OrderStatus } from '../../lib/orders/order';
@@ -7,11 +11,6 @@ import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
 import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
 
-/**
- * A bounded loopback load: 8 clients send 600 requests between them, lists and cancels on keys of
- * four plans and one unknown key. Every answer is documented, limits are counted exactly, and no
- * order is lost or changed other than by a cancel that answered 204.
- */
 const CLIENTS = 8;
 const REQUESTS = 600;
 /** The request at which the clock moves on a second, so a ban written by then takes effect. */

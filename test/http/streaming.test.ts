@@ -1,3 +1,5 @@
+// listOrders as a stream: what a client receives while the table is still being read.
+
 import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../../infra/local/invoke';
 import { lambdaContext } from '../../infra/local/proxy-event';
@@ -8,7 +10,6 @@ import { RateLimiter } from '../../lib/limits/limiter';
 import { ROUTES } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 
-/** listOrders as a stream: what a client receives while the table is still being read. */
 let stack: LocalStack;
 let key: string;
 const COUNT = 2_500;

@@ -1,3 +1,5 @@
+// The handlers as Lambda invokes them, with a proxy event, against the embedded server.
+
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { invokeStreamedToResponse } from '../../infra/local/invoke';
@@ -8,7 +10,6 @@ import { RateLimiter } from '../../lib/limits/limiter';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 
-/** The handlers as Lambda invokes them, with a proxy event, against the embedded server. */
 let tables: TestTables;
 let orders: OrdersRepository;
 let limiter: RateLimiter;

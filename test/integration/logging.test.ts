@@ -1,3 +1,7 @@
+// Logs are structured JSON lines with the request ids, and never contain an API key. The logger
+// takes its level from the environment when it is made, so the modules that log are loaded after
+// the level is set for this file.
+
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
@@ -5,11 +9,6 @@ import type { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
-/**
- * Logs are structured JSON lines with the request ids, and never contain an API key. The logger
- * takes its level from the environment when it is made, so the modules that log are loaded after
- * the level is set for this file.
- */
 process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 const { logger } = require('../../lib/aws/logger') as typeof import('../../lib/aws/logger');
 const { makeAuthorizerHandler } = require('../../lib/keys/authorizer-handler') as typeof import('../../lib/keys/authorizer-handler');

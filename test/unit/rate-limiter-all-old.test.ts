@@ -1,8 +1,7 @@
-/**
- * What the embedded server cannot show: real DynamoDB returns the old item with a failed condition
- * (ReturnValuesOnConditionCheckFailure: ALL_OLD), and then the limiter must not read it again.
- * Also the failure path, where one window's call errors after the other took its increment.
- */
+// What the embedded server cannot show: real DynamoDB returns the old item with a failed condition
+// (ReturnValuesOnConditionCheckFailure: ALL_OLD), and then the limiter must not read it again.
+// Also the failure path, where one window's call errors after the other took its increment.
+
 import { ConditionalCheckFailedException, DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
