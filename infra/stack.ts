@@ -28,7 +28,7 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import type { Construct } from 'constructs';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../lib/keys/format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
-import { errorJson } from '../lib/contract/errors';
+import { methodNotAllowed } from '../lib/contract/gateway-responses';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../lib/limits/plans';
 import { BASE_PATH, ROUTES, type Route } from '../lib/contract/routes';
 import { TABLES, type TableId } from '../lib/aws/tables';
@@ -177,16 +177,16 @@ export class StoreOrdersStack extends Stack {
    * It needs no key: it reveals only which methods exist, which the OpenAPI document publishes.
    */
   private addMethodNotAllowed(resource: Resource, routes: Route[]): void {
-    const headers = { 'Content-Type': 'application/json', Allow: routes.map((r) => r.method).join(', ') };
+    const answer = methodNotAllowed(routes.map((r) => r.method));
     const integration = new MockIntegration({
       passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
-      requestTemplates: { 'application/json': '{"statusCode": 405}' },
+      requestTemplates: { 'application/json': `{"statusCode": ${answer.statusCode}}` },
       integrationResponses: [
         {
-          statusCode: '405',
-          responseTemplates: { 'application/json': velocitySafe(errorJson('METHOD_NOT_ALLOWED')) },
+          statusCode: String(answer.statusCode),
+          responseTemplates: { 'application/json': velocitySafe(answer.body) },
           responseParameters: Object.fromEntries(
-            Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
+            Object.entries(answer.headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
           ),
         },
       ],
@@ -197,9 +197,9 @@ export class StoreOrdersStack extends Stack {
       operationName: `methodNotAllowed${pascalCase(resource.path)}`,
       methodResponses: [
         {
-          statusCode: '405',
+          statusCode: String(answer.statusCode),
           responseParameters: Object.fromEntries(
-            Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+            Object.keys(answer.headers).map((name) => [`method.response.header.${name}`, true]),
           ),
         },
       ],

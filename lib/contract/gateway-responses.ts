@@ -53,3 +53,15 @@ export function gatewayResponse(type: GatewayResponseType): PlainResponse {
     body: errorJson(spec.code),
   };
 }
+
+/**
+ * The answer to a method that a routed path does not have, given by the gateway itself (no key
+ * needed, no function invoked): 405 with an Error body and `Allow` naming the path's methods.
+ */
+export function methodNotAllowed(allowed: readonly string[]): PlainResponse {
+  return {
+    statusCode: ERRORS.METHOD_NOT_ALLOWED.status,
+    headers: { 'Content-Type': 'application/json', Allow: allowed.join(', ') },
+    body: errorJson('METHOD_NOT_ALLOWED'),
+  };
+}
