@@ -1,21 +1,15 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors';
-import type { OrderStatus } from '../lib/orders/order';
+import { canonicalInt64, type Order, type OrderStatus } from '../lib/orders/order';
 import { retryDelayMs, type RetryPolicy } from './retry';
 
 /**
- * An order as the API lists it. Ids are int64, so they are exact decimal strings here, never JS
- * numbers. Only `status` is always present (see the OpenAPI document); the other fields are left
- * out when an order does not have them.
+ * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
+ * strings (never JS numbers). The document requires only `status`, so a consumer cannot rely on
+ * the others; a field an order does not have is left out.
  */
-export interface Order {
-  id?: string;
-  petId?: string;
-  quantity?: number;
-  shipDate?: string;
-  complete?: boolean;
-  status: OrderStatus;
-}
+export type ListedOrder = Pick<Order, 'status'> & Partial<Omit<Order, 'status'>>;
+export type { OrderStatus };
 
 /** The rate-limit state of the last response that carried it. */
 export interface RateLimitState {
@@ -25,20 +19,36 @@ export interface RateLimitState {
   reset: number;
 }
 
-/** A code of the API's catalogue, or the client's own when the answer was not an Error body. */
-export type ClientErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE';
+/**
+ * A code of the API's catalogue, or one of the client's own: `UNEXPECTED_RESPONSE` when the answer
+ * was not an Error body, `NETWORK_ERROR` when no answer came (status 0, the failure as `cause`).
+ */
+export type ClientErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR';
 
 export class StoreOrdersApiError extends Error {
   override readonly name = 'StoreOrdersApiError';
   constructor(
     readonly code: ClientErrorCode,
+    /** The HTTP status, or 0 when no response came. */
     readonly status: number,
     message: string,
     /** Seconds the server asked to wait, when it said. */
     readonly retryAfterSeconds?: number,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
+}
+
+/** What `onRetry` is told before each wait. */
+export interface RetryEvent {
+  /** The attempt that failed, counting from 1; the next one is `attempt + 1`. */
+  attempt: number;
+  /** The status of the failed attempt, or 0 when no response came. */
+  status: number;
+  /** How long the client now waits before retrying: the server's Retry-After when it sent one. */
+  waitMs: number;
+  error: StoreOrdersApiError;
 }
 
 export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
@@ -49,6 +59,8 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   /** Uniform in [0, 1); for the jitter. */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Called before every wait between attempts; an exception thrown here stops the retries. */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
@@ -76,14 +88,18 @@ export class StoreOrdersClient {
   }
 
   /** Every order in the store, with exact int64 ids. */
-  async listOrders(): Promise<Order[]> {
+  async listOrders(): Promise<ListedOrder[]> {
     const text = await this.request('GET', '/store/orders');
     return parseOrders(text);
   }
 
-  /** Cancels a pending order; resolves too when it was already cancelled (DELETE is idempotent). */
-  async cancelOrder(id: string | bigint): Promise<void> {
-    await this.request('DELETE', `/store/orders/${encodeURIComponent(String(id))}`);
+  /**
+   * Cancels a pending order; resolves too when it was already cancelled (DELETE is idempotent).
+   * The id is checked before anything is sent: a JS number above 2^53 has already lost digits
+   * and would name another order, so a number is taken only when it is a safe integer.
+   */
+  async cancelOrder(id: string | bigint | number): Promise<void> {
+    await this.request('DELETE', `/store/orders/${orderIdText(id)}`);
   }
 
   /**
@@ -91,28 +107,34 @@ export class StoreOrdersClient {
    * retried, within the policy's bounds. Other 4xx would fail again the same way: never retried.
    */
   private async request(method: string, path: string): Promise<string> {
-    for (let attempt = 0; ; attempt++) {
-      let response: Response;
-      try {
-        response = await this.fetchFn(`${this.baseUrl}${path}`, {
-          method,
-          headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json' },
-        });
-      } catch (error) {
-        const delay = retryDelayMs(this.policy, attempt, undefined, this.random);
-        if (delay === undefined) throw error;
-        await this.sleep(delay);
-        continue;
-      }
-      this.noteRateLimit(response.headers);
-      const text = await response.text();
-      if (response.ok) return text;
-      const error = toApiError(response, text);
-      const retryable = response.status === 429 || response.status >= 500;
-      const delay = retryable ? retryDelayMs(this.policy, attempt, error.retryAfterSeconds, this.random) : undefined;
-      if (delay === undefined) throw error;
-      await this.sleep(delay);
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(method, path);
+      if (typeof outcome === 'string') return outcome;
+      const { status, retryAfterSeconds: retryAfter } = outcome;
+      const retryable = outcome.code === 'NETWORK_ERROR' || status === 429 || status >= 500;
+      const waitMs = retryable ? retryDelayMs(this.policy, attempt - 1, retryAfter, this.random) : undefined;
+      if (waitMs === undefined) throw outcome;
+      this.options.onRetry?.({ attempt, status, waitMs, error: outcome });
+      await this.sleep(waitMs);
     }
+  }
+
+  /** The body of a 2xx answer, or the error of this attempt. */
+  private async attempt(method: string, path: string): Promise<string | StoreOrdersApiError> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchFn(`${this.baseUrl}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json' },
+      });
+      this.noteRateLimit(response.headers);
+      // A connection lost while the body streams is a network failure too.
+      text = await response.text();
+    } catch (cause) {
+      return new StoreOrdersApiError('NETWORK_ERROR', 0, `No response from ${this.baseUrl}: ${failureDetail(cause)}`, undefined, { cause });
+    }
+    return response.ok ? text : toApiError(response, text);
   }
 
   private noteRateLimit(headers: Headers): void {
@@ -123,6 +145,38 @@ export class StoreOrdersClient {
       this.lastRateLimit = { limit: limit as number, remaining: remaining as number, reset: reset as number };
     }
   }
+}
+
+/** The id as canonical int64 digits, or a TypeError before any request is made. */
+function orderIdText(id: unknown): string {
+  const text =
+    typeof id === 'bigint' || (typeof id === 'number' && Number.isSafeInteger(id)) ? String(id) : typeof id === 'string' ? id : undefined;
+  const canonical = text === undefined ? undefined : canonicalInt64(text);
+  if (canonical !== undefined) return canonical;
+  const got =
+    typeof id === 'number'
+      ? `the number ${id}, which is not a safe integer (above 2^53 it has already lost digits)`
+      : typeof id === 'string' || typeof id === 'bigint'
+        ? `${typeof id === 'string' ? JSON.stringify(id.slice(0, 40)) : `${id}n`}, which is not a canonical int64`
+        : `a value of type ${id === null ? 'null' : typeof id}`;
+  throw new TypeError(
+    `cancelOrder needs the order id as a string of decimal digits or a bigint, in the int64 range (a number only when it is a safe integer); got ${got}`,
+  );
+}
+
+/**
+ * What went wrong, from fetch's TypeError and its cause (ECONNREFUSED, ...), without any header.
+ * Duck-typed: the error may come from another realm (a test sandbox, an injected fetch).
+ */
+function failureDetail(failure: unknown): string {
+  const message = fieldOf(failure, 'message');
+  if (typeof message !== 'string') return String(failure);
+  const code = fieldOf(fieldOf(failure, 'cause'), 'code');
+  return typeof code === 'string' ? `${message} (${code})` : message;
+}
+
+function fieldOf(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 function retryAfterSeconds(header: string | null): number | undefined {
@@ -146,13 +200,13 @@ function toApiError(response: Response, text: string): StoreOrdersApiError {
 }
 
 /** Ids go from the JSON digits to decimal strings without passing through a JS number. */
-function parseOrders(text: string): Order[] {
+function parseOrders(text: string): ListedOrder[] {
   const parsed = parse(text) as unknown;
   if (!Array.isArray(parsed)) throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
   return (parsed as unknown[]).map((value) => {
     if (typeof value !== 'object' || value === null) throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
     const item = value as Record<string, unknown>;
-    const order: Order = { status: item.status as OrderStatus };
+    const order: ListedOrder = { status: item.status as OrderStatus };
     if (item.id !== undefined) order.id = int64Text(item.id);
     if (item.petId !== undefined) order.petId = int64Text(item.petId);
     if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
