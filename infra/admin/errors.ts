@@ -2,12 +2,19 @@
 // stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
 // (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
 
+import { KEY_PREFIX } from '../../lib/keys/format';
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
 export class AdminFailure extends Error {
   override readonly name = 'AdminFailure';
+}
+
+/** Arguments are echoed in messages, except anything that may be an API key. */
+export function shownArgument(text: string): string {
+  return text.includes(KEY_PREFIX) ? '(hidden: it looks like an API key)' : text;
 }
 
 export const EXIT_OK = 0;

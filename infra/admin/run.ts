@@ -1,7 +1,5 @@
 import type { StageName } from '../outputs';
-import { parseCommandLine, type Command } from './args';
-import { createKey, listKeys, revokeKey } from './commands/keys';
-import { importOrders, shipOrder } from './commands/orders';
+import { parseCommandLine } from './args';
 import {
   AdminFailure,
   errorMessage,
@@ -28,22 +26,6 @@ export interface AdminDeps {
   now?: () => Date;
 }
 
-async function execute(command: Exclude<Command, { kind: 'help' }>, target: AdminTarget, deps: AdminDeps): Promise<void> {
-  const now = deps.now?.() ?? new Date();
-  switch (command.kind) {
-    case 'keys create':
-      return createKey(target, command, deps.out, now);
-    case 'keys list':
-      return listKeys(target, command.json, deps.out);
-    case 'keys revoke':
-      return revokeKey(target, command.id, deps.out, now);
-    case 'orders import':
-      return importOrders(target, command.file, deps.out);
-    case 'orders ship':
-      return shipOrder(target, command.id, deps.out);
-  }
-}
-
 /** An expected failure's message, with what to do about it; undefined for an unexpected error. */
 function failureMessage(error: unknown, target: AdminTarget | undefined): string | undefined {
   const where = target?.label ?? 'AWS';
@@ -67,12 +49,12 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
   let target: AdminTarget | undefined;
   try {
     const line = parseCommandLine(argv);
-    if (line.command.kind === 'help') {
+    if (line.help) {
       deps.out.out(USAGE);
       return EXIT_OK;
     }
     target = line.stage ? await deps.stage(line.stage) : deps.local();
-    await execute(line.command, target, deps);
+    await line.run({ target, out: deps.out, now: deps.now?.() ?? new Date() });
     return EXIT_OK;
   } catch (error) {
     if (error instanceof UsageError) {

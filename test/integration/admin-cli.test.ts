@@ -6,7 +6,7 @@ import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 const run = promisify(execFile);
-const root = join(__dirname, '..');
+const root = join(__dirname, '../..');
 
 let tables: TestTables;
 beforeAll(async () => {

@@ -1,13 +1,72 @@
 import { createApiKey } from '../../../lib/keys/service';
 import type { ApiKeyRecord } from '../../../lib/keys/repository';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
-import { limitsFor, type Limits } from '../../../lib/limits/plans';
-import type { Command } from '../args';
-import { AdminFailure, errorMessage } from '../errors';
-import { columns, type Output } from '../output';
+import { KEY_PREFIX } from '../../../lib/keys/format';
+import { isPlanName, limitsFor, MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../../lib/limits/plans';
+import { defineCommand, type CommandContext } from '../command';
+import { AdminFailure, errorMessage, UsageError } from '../errors';
+import { columns } from '../output';
 import type { AdminTarget } from '../target';
 
-type CreateCommand = Extract<Command, { kind: 'keys create' }>;
+interface CreateArgs {
+  plan: PlanName;
+  name?: string;
+  limits?: Limits;
+  json: boolean;
+}
+
+const KEY_ID_PATTERN = /^key_[0-9a-f]{20}$/;
+const NAME_MAX_LENGTH = 100;
+
+/** A limit given on the command line: a plain positive integer within the accepted maximum. */
+function limitOption(text: string | undefined, option: string, max: number): number {
+  const value = text !== undefined && /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
+  if (!(value <= max)) throw new UsageError(`--${option} must be a whole number from 1 to ${max}`);
+  return value;
+}
+
+function createArgs(values: { plan?: string; name?: string; rpm?: string; rpd?: string; json?: boolean }): CreateArgs {
+  const { plan, name, rpm, rpd } = values;
+  if (plan === undefined) throw new UsageError(`keys create needs --plan (${PLAN_NAMES.join(', ')})`);
+  if (!isPlanName(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+  const args: CreateArgs = { plan, json: values.json ?? false };
+  if (name !== undefined) {
+    // The name is shown in listings; control characters would garble a terminal.
+    if (name.trim() === '' || name.length > NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
+      throw new UsageError(`--name must be 1 to ${NAME_MAX_LENGTH} printable characters`);
+    }
+    args.name = name;
+  }
+  if (plan !== 'enterprise') {
+    if (rpm !== undefined || rpd !== undefined) {
+      throw new UsageError(`--rpm and --rpd are only for enterprise keys; the ${plan} plan has fixed limits`);
+    }
+    return args;
+  }
+  if (rpm === undefined || rpd === undefined) {
+    throw new UsageError('An enterprise key needs both --rpm (requests per minute) and --rpd (requests per day)');
+  }
+  const limits = {
+    perMinute: limitOption(rpm, 'rpm', MAX_CUSTOM_LIMITS.perMinute),
+    perDay: limitOption(rpd, 'rpd', MAX_CUSTOM_LIMITS.perDay),
+  };
+  // A daily limit under the per-minute one is almost certainly the two swapped.
+  if (limits.perDay < limits.perMinute) throw new UsageError('--rpd (per day) must be at least --rpm (per minute)');
+  args.limits = limits;
+  return args;
+}
+
+/** A key id argument; shared with every command that names a key. */
+export function keyIdArgument(text: string): string {
+  if (text.startsWith(KEY_PREFIX)) {
+    // Never echoed: it may be a real key, and terminals and CI logs keep what is printed.
+    throw new UsageError('That looks like an API key, not a key id: pass the id (key_...) that `keys list` shows');
+  }
+  if (!KEY_ID_PATTERN.test(text)) {
+    throw new UsageError('A key id is key_ followed by 20 hexadecimal digits, as `keys list` shows');
+  }
+  return text;
+}
 
 /** A stored record's limits, or undefined for an enterprise record whose custom limits are unreadable. */
 function limitsOf(record: ApiKeyRecord): Limits | undefined {
@@ -59,7 +118,7 @@ async function attachGatewayKey(target: AdminTarget, record: ApiKeyRecord, now: 
   }
 }
 
-export async function createKey(target: AdminTarget, command: CreateCommand, out: Output, now: Date): Promise<void> {
+async function createKey(command: CreateArgs, { target, out, now }: CommandContext): Promise<void> {
   const { key, record } = await createApiKey(
     target.keys,
     {
@@ -83,7 +142,7 @@ export async function createKey(target: AdminTarget, command: CreateCommand, out
   out.out(`  ${key}`);
 }
 
-export async function listKeys(target: AdminTarget, json: boolean, out: Output): Promise<void> {
+async function listKeys(json: boolean, { target, out }: CommandContext): Promise<void> {
   const records = await target.keys.list();
   if (json) {
     out.out(JSON.stringify(records.map(publicView)));
@@ -107,7 +166,7 @@ export async function listKeys(target: AdminTarget, json: boolean, out: Output):
   for (const line of columns(header, rows)) out.out(line);
 }
 
-export async function revokeKey(target: AdminTarget, id: string, out: Output, now: Date): Promise<void> {
+async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
   const record = await target.keys.revoke(id, now);
   if (!record) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
   const already = record.revokedAt !== undefined && record.revokedAt < now.toISOString();
@@ -124,3 +183,50 @@ export async function revokeKey(target: AdminTarget, id: string, out: Output, no
           `It stops working within the authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
   );
 }
+
+const fixedPlans = Object.entries(PLAN_LIMITS).map(
+  ([plan, { perMinute, perDay }]) => `  ${plan.padEnd(10)} ${perMinute}/min, ${perDay}/day`,
+);
+
+export const keysCreate = defineCommand({
+  name: 'keys create',
+  options: {
+    plan: { type: 'string', value: PLAN_NAMES.join('|'), required: true },
+    name: { type: 'string', value: 'NAME' },
+    rpm: { type: 'string', value: 'N' },
+    rpd: { type: 'string', value: 'N' },
+    json: { type: 'boolean' },
+  },
+  arguments: [],
+  help: [
+    'Creates a key and prints it once; only its hash is stored, so it cannot be shown again.',
+    'The fixed plans:',
+    ...fixedPlans,
+    `enterprise needs its own --rpm (requests per minute, 1-${MAX_CUSTOM_LIMITS.perMinute}) and --rpd`,
+    `(per day, 1-${MAX_CUSTOM_LIMITS.perDay}); the other plans refuse them.`,
+    '--json prints one JSON object: key, id, plan, name (when given), limits, createdAt.',
+  ],
+  parse: ({ values }) => createArgs(values),
+  run: createKey,
+});
+
+export const keysList = defineCommand({
+  name: 'keys list',
+  options: { json: { type: 'boolean' } },
+  arguments: [],
+  help: ['Every key: id, plan, name, limits, created, revoked. Never a key or its hash.'],
+  parse: ({ values }) => values.json ?? false,
+  run: listKeys,
+});
+
+export const keysRevoke = defineCommand({
+  name: 'keys revoke',
+  options: {},
+  arguments: ['<key-id>'],
+  help: [
+    'Revokes a key by its id (key_..., as `keys list` shows). It stops working within the',
+    `authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
+  ],
+  parse: ({ args: [id = ''] }) => keyIdArgument(id),
+  run: revokeKey,
+});

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/orders/errors';
+import { canonicalInt64 } from '../../../lib/orders/order';
+import { defineCommand, type CommandContext } from '../command';
 import { mapBounded, PartialFailure } from '../concurrency';
-import { AdminFailure, errorMessage } from '../errors';
+import { AdminFailure, errorMessage, shownArgument, UsageError } from '../errors';
 import { parseImportFile } from '../import-file';
-import type { Output } from '../output';
-import type { AdminTarget } from '../target';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
@@ -18,7 +18,7 @@ async function readImportFile(file: string): Promise<string> {
   }
 }
 
-export async function importOrders(target: AdminTarget, file: string, out: Output): Promise<void> {
+async function importOrders(file: string, { target, out }: CommandContext): Promise<void> {
   const parsed = parseImportFile(await readImportFile(file));
   if (!parsed.ok) {
     for (const problem of parsed.problems) out.err(`${file}: ${problem}`);
@@ -48,7 +48,7 @@ export async function importOrders(target: AdminTarget, file: string, out: Outpu
   }
 }
 
-export async function shipOrder(target: AdminTarget, id: string, out: Output): Promise<void> {
+async function shipOrder(id: string, { target, out }: CommandContext): Promise<void> {
   // Read first only to tell "shipped now" from "already shipped"; the transition itself is conditional.
   const before = await target.orders.get(id);
   if (before?.status === 'shipped') {
@@ -66,3 +66,36 @@ export async function shipOrder(target: AdminTarget, id: string, out: Output): P
   }
   out.out(`Order ${id} is shipped.`);
 }
+
+function orderIdArgument(text: string): string {
+  const id = canonicalInt64(text);
+  if (id === undefined) throw new UsageError(`Order id "${shownArgument(text)}" is not a decimal integer in the int64 range`);
+  return id;
+}
+
+export const ordersImport = defineCommand({
+  name: 'orders import',
+  options: {},
+  arguments: ['<file.json>'],
+  help: [
+    'Creates the orders of a JSON array, e.g. [{"id": 1, "petId": 7, "quantity": 2,',
+    '"shipDate": "2026-11-20T10:00:00Z", "complete": false, "status": "pending"}].',
+    'id (int64) and status (pending|shipped|cancelled) are required. Every element is checked',
+    'first; if any is invalid, every problem is listed and nothing is written. Orders whose id',
+    'exists already are skipped, never overwritten.',
+  ],
+  parse: ({ args: [file = ''] }) => file,
+  run: importOrders,
+});
+
+export const ordersShip = defineCommand({
+  name: 'orders ship',
+  options: {},
+  arguments: ['<order-id>'],
+  help: [
+    'Moves a pending order to shipped. A cancelled order cannot ship. (A negative id goes',
+    'after `--`: orders ship -- -5.)',
+  ],
+  parse: ({ args: [id = ''] }) => orderIdArgument(id),
+  run: shipOrder,
+});

@@ -1,0 +1,30 @@
+import { parseCommandLine, synopsis } from '../../infra/admin/args';
+import { COMMANDS } from '../../infra/admin/commands';
+import { UsageError } from '../../infra/admin/errors';
+import { USAGE } from '../../infra/admin/usage';
+
+test('the usage text lists every command of the registry with its synopsis and help', () => {
+  expect(COMMANDS.length).toBeGreaterThan(0);
+  for (const command of COMMANDS) {
+    expect(USAGE).toContain(`  ${synopsis(command)}\n`);
+    for (const line of command.help) expect(USAGE).toContain(line);
+  }
+});
+
+test('each command is found by its name and takes exactly the options its record declares', () => {
+  const optionNames = new Set(COMMANDS.flatMap((command) => Object.keys(command.options)));
+  for (const command of COMMANDS) {
+    for (const option of optionNames) {
+      if (Object.hasOwn(command.options, option)) continue;
+      const takesValue = COMMANDS.some((other) => other.options[option]?.type === 'string');
+      const argv = [...command.name.split(' '), `--${option}`, ...(takesValue ? ['x'] : [])];
+      expect(() => parseCommandLine(argv)).toThrow(new UsageError(`${command.name} does not take --${option}`));
+    }
+  }
+});
+
+test('synopsis marks optional options with brackets and shows a string option value', () => {
+  expect(
+    synopsis({ name: 'a b', arguments: ['<x>'], options: { must: { type: 'string', value: 'N', required: true }, flag: { type: 'boolean' } } }),
+  ).toBe('a b <x> --must N [--flag]');
+});
