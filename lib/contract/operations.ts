@@ -60,5 +60,12 @@ export const COMMON_ERROR_CODES: readonly ErrorCode[] = [
   'SERVICE_UNAVAILABLE',
 ];
 
-/** Answered by the gateway before any operation is chosen; described once, not per operation. */
+/** Answered by the gateway itself, before any operation is chosen. */
 export const GATEWAY_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST'];
+
+/**
+ * Of the gateway's own answers, those that can come to a request for any operation (a request it
+ * cannot pass on): documented under every operation too, since generators and tools ignore
+ * `x-gateway-responses`. They come before the authorizer and the limiter: no rate-limit headers.
+ */
+export const GATEWAY_ANY_REQUEST_CODES: readonly ErrorCode[] = ['BAD_REQUEST'];

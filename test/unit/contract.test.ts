@@ -36,7 +36,8 @@ test.each<[string, ObservedResponse, RegExp]>([
   ['a body on 204', observed('DELETE', '/v1/store/orders/5', 204, { ...limits, ...json }, '{}'), /no.*documented/],
   ['another content type', observed('GET', '/v1/store/orders', 200, { ...limits, 'Content-Type': 'text/plain' }, '[]'), /content type/],
   ['rate-limit headers on a 401', observed('GET', '/v1/store/orders', 401, { ...limits, ...json, 'WWW-Authenticate': 'Bearer' }, errorJson('UNAUTHORIZED')), /x-ratelimit-limit is not documented/],
-  ['INVALID_ORDER_ID without rate-limit headers', observed('DELETE', '/v1/store/orders/x', 400, json, errorJson('INVALID_ORDER_ID')), /required header x-ratelimit-limit/],
+  ['ORDER_NOT_FOUND without rate-limit headers', observed('DELETE', '/v1/store/orders/5', 404, json, errorJson('ORDER_NOT_FOUND')), /required header x-ratelimit-limit/],
+  ['rate-limit headers on the gateway 400 of listOrders', observed('GET', '/v1/store/orders', 400, { ...limits, ...json }, errorJson('BAD_REQUEST')), /x-ratelimit-limit is not documented/],
   ['a 405 without Allow', observed('POST', '/v1/store/orders', 405, json, errorJson('METHOD_NOT_ALLOWED')), /required header allow/],
 ])('rejects %s', (_, response, problem) => {
   const problems = validate(response);

@@ -34,9 +34,22 @@ test('servers, security, version and tag', () => {
 });
 
 test('every status each operation can answer', () => {
-  expect(statuses('/store/orders', 'get')).toEqual(['200', '401', '429', '500', '503']);
+  expect(statuses('/store/orders', 'get')).toEqual(['200', '400', '401', '429', '500', '503']);
   expect(statuses('/store/orders/{orderId}', 'delete')).toEqual(['204', '400', '401', '404', '409', '429', '500', '503']);
   expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405']);
+});
+
+test("the gateway's 400 BAD_REQUEST is documented on every operation, with no rate-limit header required", () => {
+  for (const route of ROUTES) {
+    const response = at(operation(route.path, route.method.toLowerCase()), 'responses', '400');
+    const codes = at(response, 'content', 'application/json', 'schema', 'allOf', '1', 'properties', 'code').enum as string[];
+    expect(codes).toContain('BAD_REQUEST');
+    expect(response.description).toContain('`BAD_REQUEST`');
+    const headers = Object.values((response.headers ?? {}) as JsonObject) as JsonObject[];
+    expect(headers.filter((header) => header.required === true)).toEqual([]);
+  }
+  // listOrders has no 400 of its own: the gateway's answer carries no header at all.
+  expect(at(operation('/store/orders', 'get'), 'responses', '400').headers).toBeUndefined();
 });
 
 test('every error code of the catalogue is documented somewhere', () => {
@@ -59,10 +72,11 @@ test('Order: int64 ids, int32 quantity, status enum, only status required, nothi
 test('headers: rate limits on answers to a valid key, Retry-After on 429 and 503, WWW-Authenticate on 401', () => {
   const responses = at(operation('/store/orders/{orderId}', 'delete'), 'responses');
   const headers = (status: string) => at(responses, status, 'headers');
-  for (const status of ['204', '400', '404', '409', '429']) {
+  for (const status of ['204', '404', '409', '429']) {
     for (const name of Object.values(RATE_LIMIT_HEADERS)) expect(at(headers(status), name).required).toBe(true);
   }
-  for (const status of ['500', '503']) expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
+  // 400 is INVALID_ORDER_ID (the limiter ran) or the gateway's BAD_REQUEST (it did not).
+  for (const status of ['400', '500', '503']) expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
   expect(Object.keys(headers('401'))).toEqual(['WWW-Authenticate']);
   expect(at(headers('429'), 'Retry-After').required).toBe(true);
   expect(at(headers('503'), 'Retry-After').required).toBe(true);

@@ -45,7 +45,7 @@ function errorsSection(): string {
 function gatewaySection(): string {
   return [
     '## Answers of the gateway itself',
-    'These come before any operation is chosen, so they are listed here and in `x-gateway-responses` rather than under each operation. They need no API key and carry no rate-limit headers.',
+    'These come before any operation runs. They need no API key and carry no rate-limit headers. All are listed in `x-gateway-responses`; the 400, which can answer a request for any operation, is listed under each operation too.',
     `- A path that is not listed below (inside or outside \`${BASE_PATH}\`): 404 \`NOT_FOUND\`.`,
     '- A listed path with a method it does not have: 405 `METHOD_NOT_ALLOWED`, with `Allow` naming the methods it has.',
     '- A request the gateway cannot pass on (for example, too large): 400 `BAD_REQUEST`.',

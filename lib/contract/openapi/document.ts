@@ -2,6 +2,7 @@ import { ERRORS, type ErrorCode } from '../errors';
 import { apiDescription } from './description';
 import {
   COMMON_ERROR_CODES,
+  GATEWAY_ANY_REQUEST_CODES,
   GATEWAY_ERROR_CODES,
   OPERATION_CONTRACTS,
   PATH_PARAMETERS,
@@ -65,7 +66,7 @@ function operation(route: Route, contract: OperationContract): JsonObject {
     ...(description ? { description } : {}),
     tags: [route.tag],
     ...(params.length ? { parameters: params } : {}),
-    responses: operationResponses(route, contract, COMMON_ERROR_CODES),
+    responses: operationResponses(route, contract, COMMON_ERROR_CODES, GATEWAY_ANY_REQUEST_CODES),
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(route.stability !== 'stable' ? { 'x-stability': route.stability } : {}),
   };
@@ -75,7 +76,6 @@ function operation(route: Route, contract: OperationContract): JsonObject {
 const GATEWAY_WHEN: Partial<Record<ErrorCode, string>> = {
   NOT_FOUND: 'unknown-path',
   METHOD_NOT_ALLOWED: 'unknown-method',
-  BAD_REQUEST: 'any-request',
 };
 
 function gatewayResponses(): JsonObject {
@@ -86,7 +86,7 @@ function gatewayResponses(): JsonObject {
       code === 'METHOD_NOT_ALLOWED'
         ? { Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } } }
         : {};
-    responses[String(status)] = { ...errorResponse([code], status, headers), 'x-when': GATEWAY_WHEN[code] ?? 'any-request' };
+    responses[String(status)] = { ...errorResponse([code], status, headers), 'x-when': GATEWAY_ANY_REQUEST_CODES.includes(code) ? 'any-request' : (GATEWAY_WHEN[code] ?? 'any-request') };
   }
   return responses;
 }

@@ -14,8 +14,7 @@ function integerHeader(description: string, required: boolean, minimum: number):
  * The limiter describes the window that runs out first. A 5xx raised before the limiter answered
  * (the authorizer failed, the integration timed out) has no window to describe.
  */
-function rateLimitHeaders(required: boolean): JsonObject {
-  const when = required ? '' : ' Present when the rate limiter ran before the failure.';
+function rateLimitHeaders(required: boolean, when = required ? '' : ' Present when the rate limiter ran before the failure.'): JsonObject {
   return {
     [RATE_LIMIT_HEADERS.limit]: integerHeader(`Requests allowed in the window that runs out first.${when}`, required, 1),
     [RATE_LIMIT_HEADERS.remaining]: integerHeader(`Requests left in that window.${when}`, required, 0),
@@ -56,10 +55,20 @@ const STATUS_NOTES: Record<number, string> = {
   503: `A dependency failed or throttled. Retry after \`Retry-After\` seconds (usually ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
 };
 
-function headersForStatus(status: number, route: Route): JsonObject {
+/**
+ * The headers of a status. `gatewayCodes` are the codes of that status the gateway answers before
+ * the service runs: alone they carry no headers; mixed with the service's, what the service adds
+ * is optional.
+ */
+function headersForStatus(status: number, route: Route, gatewayCodes: readonly ErrorCode[] = [], serviceCodes = true): JsonObject {
+  if (!serviceCodes) return {};
   if (status === 401) return { 'WWW-Authenticate': { description: 'RFC 6750: the scheme to use.', required: true, schema: { type: 'string', const: WWW_AUTHENTICATE } } };
   const failure = status >= 500;
-  const headers: JsonObject = { ...rateLimitHeaders(!failure), ...routeHeaders(route, !failure) };
+  const required = !failure && gatewayCodes.length === 0;
+  const limits = gatewayCodes.length
+    ? rateLimitHeaders(false, ` Absent with ${quoted(gatewayCodes)}, which the gateway answers before the limiter runs.`)
+    : rateLimitHeaders(required);
+  const headers: JsonObject = { ...limits, ...routeHeaders(route, required) };
   if (status === 429) Object.assign(headers, retryAfter('Seconds until the window (or the ban) that refused the request resets.'));
   if (status === 503) Object.assign(headers, retryAfter('Seconds to wait before retrying.'));
   return headers;
@@ -84,17 +93,36 @@ function successResponse(route: Route, success: NonNullable<OperationContract['s
   return response;
 }
 
-/** Every status an operation can answer, each with its body and headers. */
-export function operationResponses(route: Route, contract: OperationContract, commonCodes: readonly ErrorCode[]): JsonObject {
+const quoted = (codes: readonly ErrorCode[]) => codes.map((code) => `\`${code}\``).join(' and ');
+
+function gatewayNote(gatewayCodes: readonly ErrorCode[], mixed: boolean): string {
+  const what = mixed ? quoted(gatewayCodes) : 'this';
+  return `The gateway answers ${what} itself, before the request reaches the operation (for example, headers too large): no API key is checked and no rate-limit headers are sent.`;
+}
+
+/**
+ * Every status an operation can answer, each with its body and headers: its own errors, those of
+ * every route, and the gateway's answers that can come to any request.
+ */
+export function operationResponses(
+  route: Route,
+  contract: OperationContract,
+  commonCodes: readonly ErrorCode[],
+  gatewayCodes: readonly ErrorCode[],
+): JsonObject {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...contract.errors, ...commonCodes]) {
+  for (const code of [...contract.errors, ...commonCodes, ...gatewayCodes]) {
     const status: number = ERRORS[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: JsonObject = {};
   if (contract.success) responses[String(contract.success.status)] = successResponse(route, contract.success);
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    responses[String(status)] = errorResponse(byStatus.get(status) ?? [], status, headersForStatus(status, route), STATUS_NOTES[status]);
+    const codes = byStatus.get(status) ?? [];
+    const fromGateway = codes.filter((code) => gatewayCodes.includes(code));
+    const fromService = fromGateway.length < codes.length;
+    const note = [STATUS_NOTES[status], fromGateway.length ? gatewayNote(fromGateway, fromService) : undefined].filter(Boolean).join(' ');
+    responses[String(status)] = errorResponse(codes, status, headersForStatus(status, route, fromGateway, fromService), note || undefined);
   }
   return responses;
 }
