@@ -10,6 +10,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  type Method,
   MockIntegration,
   PassthroughBehavior,
   Period,
@@ -67,6 +68,8 @@ export class StoreOrdersStack extends Stack {
   readonly api: RestApi;
   readonly usagePlans: Record<PlanName, UsagePlan>;
   readonly methodNotAllowed: Resource[] = [];
+  /** The method of each route, by operation id. */
+  readonly routeMethods: Record<string, Method> = {};
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
@@ -151,7 +154,9 @@ export class StoreOrdersStack extends Stack {
     for (const [path, routes] of byPath) {
       const resource = this.api.root.resourceForPath(path);
       for (const route of routes) {
-        resource.addMethod(route.method, this.integrationFor(route), { operationName: route.operationId });
+        this.routeMethods[route.operationId] = resource.addMethod(route.method, this.integrationFor(route), {
+          operationName: route.operationId,
+        });
       }
       this.addMethodNotAllowed(resource, routes);
     }
@@ -254,6 +259,9 @@ export class StoreOrdersStack extends Stack {
   private createAlarms(): ServiceAlarms {
     return new ServiceAlarms(this, 'Alarms', {
       stage: this.api.deploymentStage,
+      bufferedRoutes: Object.fromEntries(
+        ROUTES.filter((r) => !r.streaming).map((r) => [r.operationId, this.routeMethods[r.operationId] as Method]),
+      ),
       authorizer: this.functions.authorizer.function,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
       config: this.config.alarms,

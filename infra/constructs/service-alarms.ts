@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import type { Method, Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
   ComparisonOperator,
@@ -16,6 +16,12 @@ import type { StageConfig } from '../stages';
 
 export interface ServiceAlarmsProps {
   stage: Stage;
+  /**
+   * The methods whose whole answer is one buffered response, by operation id. A streamed route is
+   * left out: API Gateway's Latency for it spans the whole stream, so a large but healthy listing
+   * would look slow.
+   */
+  bufferedRoutes: Record<string, Method>;
   authorizer: IFunction;
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
@@ -46,14 +52,16 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
-    this.add('LatencyP99', {
-      alarmDescription: `p99 latency above ${config.p99LatencyMs} ms.`,
-      metric: stage.metricLatency({ statistic: 'p99', period: PERIOD }),
-      threshold: config.p99LatencyMs,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
+    for (const [operationId, method] of Object.entries(props.bufferedRoutes)) {
+      this.add(`LatencyP99${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}`, {
+        alarmDescription: `p99 latency of ${operationId} above ${config.p99LatencyMs} ms.`,
+        metric: method.metricLatency(stage, { statistic: 'p99', period: PERIOD }),
+        threshold: config.p99LatencyMs,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      });
+    }
 
     this.add('AuthorizerErrors', {
       alarmDescription: 'The authorizer failed; affected requests were answered 503.',

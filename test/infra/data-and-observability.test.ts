@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { PLAN_NAMES } from '../../lib/limits/plans';
+import { ROUTES } from '../../lib/contract/routes';
 import { TABLES, type TableId } from '../../lib/aws/tables';
 import {
   API_URL_OUTPUT,
@@ -104,11 +105,11 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
-    const apiDimensions = (s: SynthesisedStage) =>
-      Match.arrayWith([
-        { Name: 'ApiName', Value: `store-orders-${stageName}` },
-        { Name: 'Stage', Value: ref(s.stack.api.deploymentStage) },
-      ]);
+    const stageDimensions = (s: SynthesisedStage) => [
+      { Name: 'ApiName', Value: `store-orders-${stageName}` },
+      { Name: 'Stage', Value: ref(s.stack.api.deploymentStage) },
+    ];
+    const apiDimensions = (s: SynthesisedStage) => Match.arrayWith(stageDimensions(s));
 
     test('alarm on the 5XX rate of the stage', () => {
       const s = stage();
@@ -123,15 +124,39 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
-    test('alarm on p99 latency', () => {
+    const latencyAlarms = (s: SynthesisedStage) =>
+      Object.values(s.template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Latency' } }));
+
+    test.each(ROUTES.filter((r) => !r.streaming).map((r) => [r.operationId, r] as const))(
+      'alarm on the p99 latency of the buffered route %s alone',
+      (_, route) => {
+        const s = stage();
+        s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/ApiGateway',
+          MetricName: 'Latency',
+          ExtendedStatistic: 'p99',
+          Dimensions: Match.arrayWith(
+            [...stageDimensions(s), { Name: 'Method', Value: route.method }, { Name: 'Resource', Value: route.path }].sort(
+              (a, b) => a.Name.localeCompare(b.Name),
+            ),
+          ),
+          Threshold: config.alarms.p99LatencyMs,
+        });
+      },
+    );
+
+    test('no latency alarm counts a streamed answer, whose latency spans the whole stream', () => {
       const s = stage();
-      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/ApiGateway',
-        MetricName: 'Latency',
-        ExtendedStatistic: 'p99',
-        Dimensions: apiDimensions(s),
-        Threshold: config.alarms.p99LatencyMs,
-      });
+      const alarms = latencyAlarms(s);
+      expect(alarms).toHaveLength(ROUTES.filter((r) => !r.streaming).length);
+      const streamedPaths = ROUTES.filter((r) => r.streaming).map((r) => `${r.method} ${r.path}`);
+      for (const alarm of alarms) {
+        const dimensions = alarm.Properties?.Dimensions as { Name: string; Value: unknown }[];
+        const value = (name: string) => dimensions.find((d) => d.Name === name)?.Value;
+        // A stage-wide alarm (no Method/Resource dimension) would include the streamed route.
+        expect(value('Method')).toEqual(expect.any(String));
+        expect(streamedPaths).not.toContain(`${String(value('Method'))} ${String(value('Resource'))}`);
+      }
     });
 
     test('alarm on authorizer errors', () => {
@@ -168,7 +193,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarms notify the configured topic, or nobody', () => {
       const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(4);
+      expect(alarms).toHaveLength(3 + ROUTES.filter((r) => !r.streaming).length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);
