@@ -10,6 +10,7 @@ import { errorJson } from '../../lib/contract/errors';
 import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 import { policyAllows } from './policy';
+import { inInvocation } from './invoke-store';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
@@ -110,7 +111,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     if (cached && cached.expiresAt > now()) return cached.result;
     let result: APIGatewayAuthorizerResult;
     try {
-      result = await options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, lambdaContext('authorizer'));
+      const context = lambdaContext('authorizer');
+      result = await inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
     } catch (error) {
       if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
       throw answer('AUTHORIZER_FAILURE');

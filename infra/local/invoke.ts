@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
 import type { PlainResponse } from '../../lib/contract/gateway-responses';
+import { inInvocation } from './invoke-store';
 import { LocalResponseStream, type ResponsePrelude } from './lambda-streaming';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -20,7 +21,7 @@ export function responseHeaders(headers: HeaderValues, multi: MultiHeaderValues,
 
 /** A buffered proxy invocation; undefined when the handler returned something that is no response. */
 export async function invokeBuffered(handler: ProxyHandler, event: APIGatewayProxyEvent, context: Context): Promise<PlainResponse | undefined> {
-  const result = await handler(event, context);
+  const result = await inInvocation(context, () => handler(event, context));
   if (typeof result?.statusCode !== 'number') return undefined;
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
   return { statusCode: result.statusCode, headers: responseHeaders(result.headers, result.multiValueHeaders, body !== ''), body };
@@ -47,7 +48,7 @@ export function invokeStreamed(handler: StreamingLambdaHandler, event: APIGatewa
     },
     end: () => target.end(),
   });
-  return { stream, done: handler(event, stream, context) };
+  return { stream, done: inInvocation(context, () => handler(event, stream, context)) };
 }
 
 /** A StreamTarget over an HTTP response, with backpressure. */

@@ -41,6 +41,20 @@ function logHandledError(error: unknown): void {
 }
 
 /**
+ * Sets this invocation's log keys when it starts, replacing the previous invocation's. They are
+ * not cleared when the handler returns: a streamed body is still being written after middy's
+ * `after` has run, and what is logged meanwhile belongs to this request.
+ */
+function requestLogKeys(request: { event: ApiEvent }): void {
+  logger.resetKeys();
+  const { requestContext } = request.event;
+  logger.appendKeys({
+    apiRequestId: requestContext?.requestId,
+    keyId: callerFromAuthorizerContext(requestContext?.authorizer)?.keyId,
+  });
+}
+
+/**
  * The middleware stack of every order route, middleware first and handler last. Error mapping
  * runs first on the way out (domain error to HTTP error), then http-error-handler writes the
  * Error body, then the rate-limit headers and route headers are added to whatever response
@@ -59,7 +73,8 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     if (request.response) request.response.headers = { ...request.response.headers, ...routeHeaders };
   };
   return handler
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger))
+    .use({ before: requestLogKeys })
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
     .use(rateLimit<R>(deps.limiter, callerOf))
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
@@ -69,11 +84,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
         if (mapped) request.error = mapped;
       },
     })
-    .handler((event, context) => {
-      const caller = callerOf({ event });
-      logger.appendKeys({ apiRequestId: event.requestContext?.requestId, keyId: caller.keyId });
-      return handle(event, caller, context);
-    });
+    .handler((event, context) => handle(event, callerOf({ event }), context));
 }
 
 /** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */

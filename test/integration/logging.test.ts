@@ -1,22 +1,17 @@
-// Logs are structured JSON lines with the request ids, and never contain an API key. The logger
-// takes its level from the environment when it is made, so the modules that log are loaded after
-// the level is set for this file.
-
+// Logs are structured JSON lines with the request ids, and never contain an API key. The first
+// import puts Powertools in dev mode at DEBUG, so every line goes through the global console.
+import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
 import type { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
+import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
+import { makeCancelOrderHandler } from '../../lib/orders/handlers';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
-process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
-const { logger } = require('../../lib/aws/logger') as typeof import('../../lib/aws/logger');
-const { makeAuthorizerHandler } = require('../../lib/keys/authorizer-handler') as typeof import('../../lib/keys/authorizer-handler');
-const { makeCancelOrderHandler } = require('../../lib/orders/handlers') as typeof import('../../lib/orders/handlers');
-
 let tables: TestTables;
-let lines: string[];
-let restore: () => void;
+let output: ConsoleCapture;
 
 function context(awsRequestId: string): Context {
   return { awsRequestId, functionName: 'fn', functionVersion: '1', invokedFunctionArn: 'arn', memoryLimitInMB: '256' } as Context;
@@ -28,18 +23,9 @@ beforeAll(async () => {
 afterAll(() => tables.drop());
 
 beforeEach(() => {
-  lines = [];
-  // Powertools writes through its own Console on the real stdout/stderr; its methods are where
-  // every line passes.
-  const sink = (logger as unknown as { console: Record<'debug' | 'info' | 'warn' | 'error', (line: string) => void> }).console;
-  const spies = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
-    jest.spyOn(sink, level).mockImplementation((line: string) => {
-      lines.push(line);
-    }),
-  );
-  restore = () => spies.forEach((spy) => spy.mockRestore());
+  output = captureConsole();
 });
-afterEach(() => restore());
+afterEach(() => output.restore());
 
 test('authorizer and handler logs are JSON with request ids, and never carry the key', async () => {
   const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
@@ -66,9 +52,9 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
   const result = await handler(event, context('fn-req-3'));
   expect(result.statusCode).toBe(500);
 
-  expect(lines.length).toBeGreaterThanOrEqual(3);
-  const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  for (const line of lines) {
+  const entries = output.entries();
+  expect(entries.length).toBeGreaterThanOrEqual(3);
+  for (const line of output.lines) {
     expect(line).not.toContain(key);
     expect(line).not.toContain(key.slice(4, 24));
   }
