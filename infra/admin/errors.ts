@@ -3,6 +3,7 @@
 // (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
 
 import { KEY_PREFIX } from '../../lib/keys/format';
+import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/aws/network-errors';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -21,17 +22,6 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-/** Node and SDK error codes that mean the endpoint could not be reached at all. */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-]);
-
 function field(error: unknown, name: string): unknown {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;
 }
@@ -42,11 +32,10 @@ export function errorMessage(error: unknown): string {
 
 export function isUnreachable(error: unknown): boolean {
   const code = field(error, 'code');
-  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
   if (field(error, 'name') === 'TimeoutError') return true;
   // The SDK re-wraps a network error from another realm (as under jest) keeping only its message.
-  const words = errorMessage(error).split(/[^A-Z_]+/);
-  return words.some((word) => UNREACHABLE_CODES.has(word));
+  return networkCodeInMessage(errorMessage(error)) !== undefined;
 }
 
 export function isMissingTable(error: unknown): boolean {

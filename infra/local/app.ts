@@ -14,6 +14,8 @@ import { installLocalLambdaRuntime } from './lambda-streaming';
 export interface LocalAppOptions {
   endpoint: string;
   tables: TableNames;
+  /** Per-attempt DynamoDB timeout; the local stack's patient default when absent. */
+  requestTimeoutMs?: number;
   /** Injected clock for the limiter and the authorizer cache (tests). */
   now?: () => number;
   /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
@@ -28,7 +30,7 @@ export interface LocalAppOptions {
  * with clients pointed at the embedded server instead of the environment.
  */
 export function createLocalApp(options: LocalAppOptions): { server: Server; orders: OrdersRepository; keys: ApiKeysRepository } {
-  const doc = createDocumentClient(createDynamoClient({ endpoint: options.endpoint }));
+  const doc = createDocumentClient(createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs }));
   const orders = new OrdersRepository(doc, options.tables.orders);
   const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
   const limiter = new RateLimiter(doc, options.tables.rateLimits, options.now);

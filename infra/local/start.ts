@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
+import { isConditionFailure } from '../../lib/aws/conditional';
 import { createTables } from './create-tables';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { OrdersRepository } from '../../lib/orders/repository';
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     const limits = plan === 'enterprise' ? DEMO_ENTERPRISE_LIMITS : undefined;
     await createApiKey(keys, { plan, name: `demo ${plan}`, ...(limits ? { limits } : {}) }, { key }).catch((error: unknown) => {
       // Kept from an earlier start with --data-dir (or revoked there on purpose).
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      if (!isConditionFailure(error)) throw error;
     });
     const { perMinute, perDay } = limitsFor(plan, limits);
     demoKeys.push(`  ${plan.padEnd(10)} ${key}   (${perMinute}/min, ${perDay}/day)`);

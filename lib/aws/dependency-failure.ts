@@ -1,3 +1,6 @@
+import { NETWORK_ERROR_CODES, networkCodeInMessage } from './network-errors';
+
+/** Error names of a dependency that failed, throttled or timed out. */
 const DEPENDENCY_ERROR_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -10,19 +13,6 @@ const DEPENDENCY_ERROR_NAMES = new Set([
   'RequestTimeoutException',
   'TransactionConflictException',
 ]);
-
-const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
-const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...NETWORK_ERROR_CODES].join('|')})\\b`);
 
 /**
  * What the SDK's retry layer makes of an error that is not an `Error` of its own realm: the
@@ -50,7 +40,7 @@ export function isDependencyFailure(error: unknown, depth = 0): boolean {
   if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
   // The SDK wraps a socket error it does not recognise as an Error into a new Error whose only
   // trace of the code is its message.
-  if (typeof message === 'string' && NETWORK_CODE_IN_MESSAGE.test(message)) return true;
+  if (typeof message === 'string' && networkCodeInMessage(message) !== undefined) return true;
   const wrapped = typeof message === 'string' ? SDK_WRAPPER_OF.exec(message)?.[1] : undefined;
   if (wrapped !== undefined && DEPENDENCY_ERROR_NAMES.has(wrapped)) return true;
   // Any 5xx answered by the AWS service itself is the dependency's failure, not ours.

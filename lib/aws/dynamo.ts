@@ -20,25 +20,34 @@ const CONNECTION_TIMEOUT_MS = 1_000;
 export interface DynamoOptions {
   /** A DynamoDB-compatible endpoint (the embedded local server); the AWS default when absent. */
   endpoint?: string;
+  /** Per-attempt timeout; by default the deployed one, or the local one with an endpoint. */
+  requestTimeoutMs?: number;
+  /** Attempts per call, first included; 1 sends a write that must never be applied twice. */
+  maxAttempts?: number;
 }
 
-/** DYNAMODB_REQUEST_TIMEOUT_MS overrides the per-attempt timeout (fault tests use the deployed one locally). */
-function requestTimeoutMs(local: boolean): number {
+/**
+ * DYNAMODB_REQUEST_TIMEOUT_MS overrides the local stack's per-attempt timeout from outside (e.g.
+ * `npm start` against a slower machine); code passes `requestTimeoutMs` instead.
+ */
+function requestTimeoutFromEnv(): number | undefined {
   const text = optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS');
-  if (text === undefined) return local ? LOCAL_REQUEST_TIMEOUT_MS : REQUEST_TIMEOUT_MS;
+  if (text === undefined) return undefined;
   const ms = Number(text);
   if (!Number.isInteger(ms) || ms <= 0) throw new Error(`DYNAMODB_REQUEST_TIMEOUT_MS must be a positive integer, got "${text}"`);
   return ms;
 }
 
 export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient {
+  const local = Boolean(options.endpoint);
   const timeouts = {
-    requestTimeout: requestTimeoutMs(Boolean(options.endpoint)),
+    requestTimeout:
+      options.requestTimeoutMs ?? (local ? (requestTimeoutFromEnv() ?? LOCAL_REQUEST_TIMEOUT_MS) : REQUEST_TIMEOUT_MS),
     // Without it the SDK only logs a warning when the timeout passes, and goes on waiting.
     throwOnRequestTimeout: true,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
   };
-  const config: DynamoDBClientConfig = { maxAttempts: MAX_ATTEMPTS, requestHandler: timeouts };
+  const config: DynamoDBClientConfig = { maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS, requestHandler: timeouts };
   if (options.endpoint) {
     // The embedded server accepts any credentials; fixed ones keep the local stack account-free.
     config.endpoint = options.endpoint;
@@ -63,7 +72,7 @@ export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentCl
 }
 
 /** The client a Lambda function or the local stack uses, configured from the environment. */
-export function documentClientFromEnv(): DynamoDBDocumentClient {
+export function documentClientFromEnv(options: Omit<DynamoOptions, 'endpoint'> = {}): DynamoDBDocumentClient {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
-  return createDocumentClient(createDynamoClient(endpoint ? { endpoint } : {}));
+  return createDocumentClient(createDynamoClient({ ...options, ...(endpoint ? { endpoint } : {}) }));
 }

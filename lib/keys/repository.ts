@@ -1,6 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, type Limits, type PlanName } from '../limits/plans';
+import { conditionalWrite } from '../aws/conditional';
+import { numberOf } from '../aws/numbers';
 
 /** A stored API key: never the key itself, only its SHA-256 hash. */
 export interface ApiKeyRecord {
@@ -53,8 +54,8 @@ export class ApiKeysRepository {
 
   /** Marks the key revoked; returns the record, or undefined when no key has that id. */
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { id },
@@ -63,12 +64,9 @@ export class ApiKeysRepository {
           ExpressionAttributeValues: { ':at': at.toISOString() },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return Attributes ? recordFromItem(Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return outcome.applied && outcome.output.Attributes ? recordFromItem(outcome.output.Attributes) : undefined;
   }
 
   async setGatewayKeyId(id: string, gatewayKeyId: string): Promise<void> {
@@ -82,15 +80,6 @@ export class ApiKeysRepository {
       }),
     );
   }
-}
-
-function numberOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'object' && value !== null && 'value' in value) {
-    const n = Number((value as { value: unknown }).value);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  return undefined;
 }
 
 function recordFromItem(item: Item): ApiKeyRecord {

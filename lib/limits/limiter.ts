@@ -1,7 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BAN, type Limits } from './plans';
 import { TABLES } from '../aws/tables';
+import { conditionalWrite } from '../aws/conditional';
+import { numberOf } from '../aws/numbers';
 import {
   counterKey,
   daysCovering,
@@ -117,8 +118,8 @@ export class RateLimiter {
   }
 
   private async take(c: Counter, now: number, checkBan: boolean): Promise<Take> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: c.key },
@@ -137,14 +138,12 @@ export class RateLimiter {
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-      );
-      const count = numberIn(Attributes?.count);
-      if (count === undefined) throw new Error(`Rate limit counter ${c.key} returned no count`);
-      return { taken: true, count };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { taken: false, found: error.Item ? counterItem(error.Item) : undefined };
-    }
+      ),
+    );
+    if (!outcome.applied) return { taken: false, found: outcome.found ? counterItem(outcome.found) : undefined };
+    const count = numberOf(outcome.output.Attributes?.count);
+    if (count === undefined) throw new Error(`Rate limit counter ${c.key} returned no count`);
+    return { taken: true, count };
   }
 
   /** Unconditional: the increment being taken back was made by this request. */
@@ -178,7 +177,7 @@ export class RateLimiter {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return numberIn(Attributes?.rejected) ?? 1;
+    return numberOf(Attributes?.rejected) ?? 1;
   }
 
   /**
@@ -189,8 +188,8 @@ export class RateLimiter {
   private async ban(keyId: string, now: number, until: number): Promise<void> {
     await Promise.all(
       daysCovering(now, until).map(async (window) => {
-        try {
-          await this.doc.send(
+        await conditionalWrite(() =>
+          this.doc.send(
             new UpdateCommand({
               TableName: this.table,
               Key: { pk: counterKey(keyId, window) },
@@ -204,10 +203,8 @@ export class RateLimiter {
                 ':expiresAt': expiresAt(Math.max(window.resetAt, until)),
               },
             }),
-          );
-        } catch (error) {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        }
+          ),
+        );
       }),
     );
   }
@@ -248,12 +245,5 @@ function isBanned(item: CounterItem, now: number): boolean {
  * condition, which lib-dynamodb leaves in attribute-value form (`{ N: '5' }`).
  */
 function counterItem(item: Record<string, unknown>): CounterItem {
-  return { bannedFrom: numberIn(item.bannedFrom), bannedUntil: numberIn(item.bannedUntil) };
-}
-
-function numberIn(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'object' || value === null) return undefined;
-  const digits = 'N' in value ? value.N : 'value' in value ? value.value : undefined;
-  return typeof digits === 'string' ? Number(digits) : undefined;
+  return { bannedFrom: numberOf(item.bannedFrom), bannedUntil: numberOf(item.bannedUntil) };
 }

@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   GetCommand,
@@ -10,6 +10,8 @@ import {
 import { isOrderStatus, type Order, type OrderStatus } from './order';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from './errors';
 import { mergeAsyncIterables } from './async-merge';
+import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../aws/conditional';
+import { numberText } from '../aws/numbers';
 
 type Item = Record<string, unknown>;
 
@@ -41,6 +43,7 @@ export class OrdersRepository {
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly clock: () => number = Date.now,
+    private readonly conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
   ) {}
 
   /**
@@ -88,10 +91,15 @@ export class OrdersRepository {
   }
 
   async get(id: string): Promise<Order | undefined> {
+    const item = await this.getItem(id);
+    return item ? orderFromItem(item) : undefined;
+  }
+
+  private async getItem(id: string): Promise<Item | undefined> {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { id: BigInt(id) }, ConsistentRead: true }),
     );
-    return Item ? orderFromItem(Item) : undefined;
+    return Item;
   }
 
   /**
@@ -115,14 +123,15 @@ export class OrdersRepository {
 
   /**
    * The condition and the change are one atomic UpdateItem, so no interleaving of writers can
-   * move an order out of a state other than pending. On a failed condition real DynamoDB returns
-   * the current item; emulators may not, so then the item is read (consistently). The read can
-   * find the order pending again only if it was re-created in between: the update is then retried.
+   * move an order out of a state other than pending. On a failed condition DynamoDB returns the
+   * current item, or none when there is no such order; the embedded server returns none either
+   * way, so there the item is read (consistently). The read can find the order pending again only
+   * if it was re-created in between: the update is then retried.
    */
   private async transitionFromPending(id: string, to: OrderStatus): Promise<TransitionOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await this.doc.send(
+      const outcome = await conditionalWrite(() =>
+        this.doc.send(
           new UpdateCommand({
             TableName: this.table,
             Key: { id: BigInt(id) },
@@ -132,33 +141,30 @@ export class OrdersRepository {
             ExpressionAttributeValues: { ':to': to, ':pending': 'pending' },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
-        );
-        return { kind: 'done' };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const current = error.Item ? statusOfRawItem(error.Item) : (await this.get(id))?.status;
-        if (current === undefined) return { kind: 'missing' };
-        if (current !== 'pending') return { kind: 'current', status: current };
-      }
+        ),
+      );
+      if (outcome.applied) return { kind: 'done' };
+      const found = outcome.found ?? (this.conditionFailures.returnedByServer ? undefined : await this.getItem(id));
+      if (found === undefined) return { kind: 'missing' };
+      const current = found.status;
+      if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
+      if (current !== 'pending') return { kind: 'current', status: current };
     }
     throw new Error(`Order ${id} kept changing while being moved to ${to}`);
   }
 
   /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
   async create(order: Order): Promise<boolean> {
-    try {
-      await this.doc.send(
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: orderToItem(order),
           ConditionExpression: 'attribute_not_exists(id)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
+    return outcome.applied;
   }
 
   /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
@@ -191,15 +197,6 @@ export function orderToItem(order: Order): Item {
   };
 }
 
-/** Numbers arrive wrapped (see lib/aws/dynamo.ts); their `value` holds the exact digits. */
-function numberText(value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && 'value' in value) {
-    const text = (value as { value: unknown }).value;
-    return typeof text === 'string' ? text : undefined;
-  }
-  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : undefined;
-}
-
 export function orderFromItem(item: Item): Order {
   const id = numberText(item.id);
   const status = item.status;
@@ -214,10 +211,4 @@ export function orderFromItem(item: Item): Order {
   if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
   if (typeof item.complete === 'boolean') order.complete = item.complete;
   return order;
-}
-
-/** The status in an item returned by a failed condition, in DynamoDB's attribute-value form. */
-function statusOfRawItem(item: Record<string, { S?: string } | undefined>): OrderStatus | undefined {
-  const status = item.status?.S;
-  return isOrderStatus(status) ? status : undefined;
 }

@@ -23,21 +23,6 @@ export interface ProxiedStack {
 }
 
 /**
- * The client is made with the deployed per-attempt timeout rather than the local stack's patient
- * one: the timeouts under test are the deployed ones, and a slow fault then costs seconds, not tens.
- */
-function withDeployedTimeout<T>(make: () => T): T {
-  const saved = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
-  process.env.DYNAMODB_REQUEST_TIMEOUT_MS = String(REQUEST_TIMEOUT_MS);
-  try {
-    return make();
-  } finally {
-    if (saved === undefined) delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
-    else process.env.DYNAMODB_REQUEST_TIMEOUT_MS = saved;
-  }
-}
-
-/**
  * A local stack whose DynamoDB client goes through a fault proxy to the embedded server. Setup and
  * checks use their own client straight to the server, so they work while the proxy misbehaves.
  */
@@ -45,7 +30,9 @@ export async function startProxiedStack(upstreamEndpoint: string): Promise<Proxi
   const tables = await createTestTables(upstreamEndpoint);
   const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));
   const clock = testClock();
-  const app = withDeployedTimeout(() => createLocalApp({ endpoint: proxy.endpoint, tables: tables.names, now: clock.now }));
+  // The deployed per-attempt timeout rather than the local stack's patient one: the timeouts under
+  // test are the deployed ones, and a slow fault then costs seconds, not tens.
+  const app = createLocalApp({ endpoint: proxy.endpoint, tables: tables.names, now: clock.now, requestTimeoutMs: REQUEST_TIMEOUT_MS });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
