@@ -1,88 +1,71 @@
-// `npm run bench [-- --quick]`: every figure in one run, side by side, then one table, the notes,
-// and bench/results.json. --quick shrinks sizes and iterations for a check in about a minute.
+// `npm run bench [-- --quick]`: runs each suite below in turn, prints one Markdown table and
+// writes bench/results.json. README.md (Benchmarks) says what the figures mean.
 
-import './bench-env';
+import './support/env';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedDynamo } from '../infra/local/embedded-dynamo';
-import { buildBundles } from './bundles';
-import { measureHandlerOverhead } from './handler-overhead';
-import { measureListOrders } from './list-orders';
-import { measureLoad } from './load';
-import { describeMachine } from './machine';
-import { measureModuleInit } from './module-init';
-import { buildNotes } from './notes';
-import { memoryGrowth, type BenchResults } from './results';
-import { measureRoundTrips } from './round-trips';
-import { renderTable } from './table';
+import { handlerOverhead } from './suites/handler-overhead';
+import { listMemory } from './suites/list-memory';
+import { load } from './suites/load';
+import { moduleInit } from './suites/module-init';
+import type { Row, Suite } from './support/suite';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-const quick = values.quick ?? false;
-const PLAN = quick
-  ? { initRuns: 8, overheadIterations: 300, sizes: [1_000, 5_000, 20_000, 50_000], repeats: () => 1, loadSeconds: 3, cancelOrders: 5_000 }
-  : {
-      initRuns: 40,
-      overheadIterations: 1_500,
-      sizes: [1_000, 10_000, 20_000, 100_000, 200_000],
-      repeats: (size: number) => (size <= 20_000 ? 3 : 2),
-      loadSeconds: 10,
-      cancelOrders: 20_000,
-    };
-const LOAD_CONNECTIONS = 10;
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** Adding a suite: one file in bench/suites/ that exports a `Suite`, and one entry here. */
+const SUITES: readonly Suite[] = [moduleInit, handlerOverhead, listMemory, load];
 
-const step = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
+
+const machine = () => ({
+  cpus: os.availableParallelism(),
+  cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+  memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+  node: process.version,
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+});
+
+function markdown(rows: readonly Row[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(['Figure', 'Subject', 'Measured', 'Against']), line(['---', '---', '---', '---']), ...rows.map(line)].join('\n');
+}
 
 async function main(): Promise<void> {
+  const quick = parseArgs({ options: { quick: { type: 'boolean', default: false } } }).values.quick ?? false;
   const started = Date.now();
-  const machine = describeMachine();
-  const outDir = mkdtempSync(path.join(tmpdir(), 'store-orders-bench-'));
+  const loadAtStart = os.loadavg()[0];
+  const log = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+  const outDir = mkdtempSync(path.join(os.tmpdir(), 'store-orders-bench-'));
+  const dynamo = await startEmbeddedDynamo({ port: 0 });
+  const rows: Row[] = [];
+  const suites: Record<string, unknown> = {};
   try {
-    step('bundling the functions as the CDK construct does');
-    const bundles = await buildBundles(outDir);
-    step(`module init: ${PLAN.initRuns} fresh processes per bundle`);
-    // Also as deployed: the construct sets NODE_OPTIONS=--enable-source-maps on every function.
-    const moduleInit = [...measureModuleInit(bundles, PLAN.initRuns), ...measureModuleInit(bundles, PLAN.initRuns, ['--enable-source-maps'])];
-
-    const dynamo = await startEmbeddedDynamo({ port: 0 });
-    step('DynamoDB round trips per route');
-    const roundTrips = await measureRoundTrips(dynamo.endpoint);
-    step(`handler overhead: ${PLAN.overheadIterations} calls per variant`);
-    const handlerOverhead = await measureHandlerOverhead(dynamo.endpoint, PLAN.overheadIterations);
-    step(`listOrders at ${PLAN.sizes.join(', ')} orders`);
-    const listOrders = await measureListOrders(dynamo.endpoint, PLAN.sizes, PLAN.repeats, outDir);
-    await dynamo.close();
-
-    step(`local stack under autocannon: ${LOAD_CONNECTIONS} connections, ${PLAN.loadSeconds} s per route`);
-    const load = await measureLoad(LOAD_CONNECTIONS, PLAN.loadSeconds, PLAN.cancelOrders);
-
-    const results: BenchResults = {
-      mode: quick ? 'quick' : 'full',
-      startedAt: new Date(started).toISOString(),
-      durationS: Math.round((Date.now() - started) / 1000),
-      machine,
-      loadAverageAtEnd: loadavg()[0] ?? Number.NaN,
-      bundles: bundles.map(({ file: _file, ...figures }) => figures),
-      moduleInit,
-      handlerOverhead,
-      roundTrips,
-      listOrders,
-      listMemoryGrowth: memoryGrowth(listOrders),
-      load: load.routes,
-      notes: [],
-    };
-    results.notes = buildNotes(results, load.stackCrash);
-    writeFileSync(path.join(HERE, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    console.log(renderTable(results));
-    console.log('');
-    for (const note of results.notes) console.log(`- ${note}`);
-    console.log(`\n${results.mode} run in ${results.durationS} s; written to bench/results.json`);
+    for (const suite of SUITES) {
+      log(suite.name);
+      const result = await suite.run({ quick, endpoint: dynamo.endpoint, outDir, log });
+      rows.push(...result.rows);
+      suites[suite.name] = result.figures;
+    }
   } finally {
+    await dynamo.close();
     rmSync(outDir, { recursive: true, force: true });
   }
+  const durationS = Math.round((Date.now() - started) / 1000);
+  const results = {
+    mode: quick ? 'quick' : 'full',
+    startedAt: new Date(started).toISOString(),
+    durationS,
+    machine: machine(),
+    // Other work on a shared machine moves every timing.
+    loadAverage: { start: loadAtStart, end: os.loadavg()[0] },
+    suites,
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  const m = results.machine;
+  console.log(markdown(rows));
+  console.log(`\n${results.mode} run in ${durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadAtStart?.toFixed(2)} → ${results.loadAverage.end?.toFixed(2)}. Written to bench/results.json.`);
 }
 
 main().catch((error: unknown) => {

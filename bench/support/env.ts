@@ -1,11 +1,11 @@
-// Imported first by bench/run.ts: the logger and the SDK read these when their modules load, and
-// the bench measures the service, not log output or the SDK's Node-version notice.
+// Imported first by bench/run.ts and the load stack: the logger and the SDK read these when their
+// modules load, and the bench measures the service, not log output or the SDK's Node-version notice.
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-import { SERVICE_NAME } from '../lib/aws/service';
-import { TABLES, type TableNames } from '../lib/aws/tables';
+import { SERVICE_NAME } from '../../lib/aws/service';
+import { TABLES, type TableNames } from '../../lib/aws/tables';
 
 /** What a Lambda entry in functions/ needs in its environment, pointed at the given tables. */
 export function lambdaEnv(tables: TableNames, endpoint?: string): Record<string, string> {

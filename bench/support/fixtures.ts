@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { createApiKey } from '../../lib/keys/service';
+import type { AuthorizerContext } from '../../lib/keys/context';
+import { MAX_CUSTOM_LIMITS } from '../../lib/limits/plans';
+import type { Order } from '../../lib/orders/order';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { createTestTables, type TestTables } from '../../test/support/dynamo';
+
+/** Far above any id a test or demo uses, and int64-sized like real ones. */
+const ID_BASE = 7_000_000_000_000_000n;
+
+export const orderIdAt = (index: number): string => String(ID_BASE + BigInt(index));
+
+/** Pending orders with every field set, so each item is as large as a real one. */
+export function pendingOrders(count: number, firstIndex = 0): Order[] {
+  return Array.from({ length: count }, (_, i) => {
+    const k = firstIndex + i;
+    return { id: orderIdAt(k), petId: String(100_000 + (k % 5_000)), quantity: 1 + (k % 9), shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' };
+  });
+}
+
+export interface BenchTables extends TestTables {
+  orders: OrdersRepository;
+  /** An enterprise key with the highest custom limits, so the limiter admits everything it is asked. */
+  key: string;
+  caller: AuthorizerContext;
+}
+
+/**
+ * Fresh tables (as the tests make them) holding `count` pending orders, written in parallel
+ * batches: the embedded server serves writes faster with a few requests in flight.
+ */
+export async function seededTables(endpoint: string, count: number, log: (text: string) => void = () => undefined): Promise<BenchTables> {
+  const tables = await createTestTables(endpoint);
+  const orders = new OrdersRepository(tables.doc, tables.names.orders);
+  const chunk = 5_000;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      const start = next;
+      next += chunk;
+      await orders.putMany(pendingOrders(Math.min(chunk, count - start), start));
+      if (count >= 50_000 && start % 50_000 === 0) log(`  seeding: ${start}/${count}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, lane));
+  const { key, record } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), { plan: 'enterprise', name: 'bench', limits: MAX_CUSTOM_LIMITS });
+  return { ...tables, orders, key, caller: { keyId: record.id, plan: 'enterprise', ...MAX_CUSTOM_LIMITS } };
+}
+
+/**
+ * A proxy event as the gateway passes it after the authorizer; only the fields the handlers read
+ * are set, the rest of API Gateway's request context does not reach them.
+ */
+export function proxyEvent(method: string, path: string, caller: AuthorizerContext, orderId?: string): APIGatewayProxyEvent {
+  return {
+    resource: orderId === undefined ? '/store/orders' : '/store/orders/{orderId}',
+    path,
+    httpMethod: method,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: orderId === undefined ? null : { orderId },
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: randomUUID(),
+      authorizer: { principalId: caller.keyId, ...caller },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
