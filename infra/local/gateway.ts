@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/keys/format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/keys/format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
 import { errorJson } from '../../lib/contract/errors';
@@ -28,6 +28,7 @@ export interface PublicRoute {
 export interface AccessLogEntry {
   requestId: string;
   method: string;
+  /** The request target as sent, with anything shaped like an API key redacted. */
   path: string;
   status: number;
   durationMs: number;
@@ -235,7 +236,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
         options.onAccessLog?.({
           requestId,
           method: req.method ?? '',
-          path: req.url ?? '',
+          path: redactApiKeys(req.url ?? ''),
           status: response.statusCode,
           durationMs: Date.now() - started,
         });

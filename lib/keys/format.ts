@@ -74,3 +74,25 @@ export function bearerToken(header: string | undefined): string | undefined {
   const match = /^bearer +(\S+)\s*$/i.exec(header.trim());
   return match?.[1];
 }
+
+/** What a redacted key is logged as. */
+export const REDACTED_KEY = '[REDACTED-KEY]';
+const KEY_START = new RegExp(`${KEY_PREFIX}[0-9A-Za-z]`);
+/** A run of characters a key can be written with in a URL: base62, `_` and percent-escapes. */
+const URL_WORD = /(?:[0-9A-Za-z_]|%[0-9A-Fa-f]{2})+/g;
+
+function decodeAsciiEscapes(text: string): string {
+  return text.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const code = parseInt(hex, 16);
+    return code < 0x80 ? String.fromCharCode(code) : escape;
+  });
+}
+
+/**
+ * Text for a log line (a request path and query) with anything that may be an API key replaced:
+ * every run of URL characters that, percent-escapes decoded, holds the key prefix followed by a
+ * key character. It errs on the side of hiding: truncated or mistyped keys are hidden too.
+ */
+export function redactApiKeys(text: string): string {
+  return text.replace(URL_WORD, (word) => (KEY_START.test(decodeAsciiEscapes(word)) ? REDACTED_KEY : word));
+}
