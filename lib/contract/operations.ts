@@ -45,7 +45,12 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
     description:
       'The order to cancel: a decimal integer in the int64 range, written without sign (other than ' +
       '`-`), leading zeros, fraction or exponent, e.g. `9223372036854775807`. Anything else is 400 ' +
-      '`INVALID_ORDER_ID`.',
+      '`INVALID_ORDER_ID`.\n\n' +
+      '**Generated clients:** ids above 2^53 (9007199254740992) do not fit a JavaScript number. ' +
+      'A client generated from this document as is (openapi-typescript, for example) types `orderId` ' +
+      'as `number`, and `9007199254740993` then becomes `9007199254740992`: another order. Generate ' +
+      'int64 as `string` (openapi-typescript: a `transform` mapping `format: int64` to `string`) ' +
+      'and pass the id\'s digits as a string.',
     schema: { type: 'integer', format: 'int64' },
   },
 };

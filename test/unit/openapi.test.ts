@@ -52,6 +52,14 @@ test("the gateway's 400 BAD_REQUEST is documented on every operation, with no ra
   expect(at(operation('/store/orders', 'get'), 'responses', '400').headers).toBeUndefined();
 });
 
+test('the orderId parameter warns generated clients that a JS number loses digits, and says what to do', () => {
+  const [orderId] = operation('/store/orders/{orderId}', 'delete').parameters as JsonObject[];
+  expect(orderId?.schema).toEqual({ type: 'integer', format: 'int64' });
+  expect(orderId?.description).toMatch(/9007199254740993.*9007199254740992/s);
+  expect(orderId?.description).toMatch(/int64 as `string`/);
+  expect(at(doc, 'info').description).toMatch(/parseAs: 'text'/);
+});
+
 test('every error code of the catalogue is documented somewhere', () => {
   const text = JSON.stringify(doc.paths) + JSON.stringify(doc['x-gateway-responses']);
   for (const code of ERROR_CODES) expect(text).toContain(`"${code}"`);

@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import createClient from 'openapi-fetch';
+import ts from 'typescript';
+import { BASE_PATH } from '../../lib/contract/routes';
+import { startLocalStack, type LocalStack } from '../support/local-stack';
+
+/**
+ * A client generated from openapi.json, as a consumer would build it: openapi-typescript's types
+ * and openapi-fetch. Out of the box it loses digits of int64 ids; the recipe in client/examples
+ * (types generated with ids as strings, parseAs: 'text' and a lossless parser) type-checks against
+ * the generated types and keeps every digit against the local stack. openapi-typescript runs in a
+ * child process, as a consumer's build step would (it is ESM at heart, which jest does not load).
+ */
+type Recipe = typeof import('../../client/examples/openapi-fetch');
+
+const INT64_MAX = '9223372036854775807';
+const ROOT = process.cwd();
+const OPENAPI = join(ROOT, 'openapi.json');
+const EXAMPLES = join(ROOT, 'client/examples');
+let stack: LocalStack;
+let workDir: string;
+let key: string;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  await stack.app.orders.putMany([
+    { id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' },
+    { id: '9007199254740992', status: 'pending' },
+    { id: '9007199254740993', status: 'pending' },
+  ]);
+  ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 100_000 }));
+  workDir = mkdtempSync(join(tmpdir(), 'generated-client-'));
+});
+afterAll(async () => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  await stack?.close();
+});
+
+const node = (...args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'pipe' });
+
+const projects = new Map<string, { types: string; recipe: string }>();
+
+/** A directory with the generated types and the recipe beside them, as a consumer's project has. */
+function consumerProject(name: string, generate: (typesFile: string) => void): { types: string; recipe: string } {
+  const made = projects.get(name);
+  if (made) return made;
+  const dir = join(workDir, name);
+  mkdirSync(dir);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const typesFile = join(dir, 'store-orders-api.d.ts');
+  generate(typesFile);
+  copyFileSync(join(EXAMPLES, 'openapi-fetch.ts'), join(dir, 'openapi-fetch.ts'));
+  const project = { types: readFileSync(typesFile, 'utf8'), recipe: join(dir, 'openapi-fetch.ts') };
+  projects.set(name, project);
+  return project;
+}
+
+/** openapi-typescript's own command line, without options. */
+const asIs = () => consumerProject('as-is', (out) => node(join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), OPENAPI, '-o', out));
+/** The README's generation step: int64 (`id`, `petId`, `orderId`) typed as string. */
+const idsAsStrings = () => consumerProject('ids-as-strings', (out) => node(join(EXAMPLES, 'generate-types.mjs'), OPENAPI, out));
+
+test('generated as is, the types say number for id, petId and orderId, and JSON parsing loses digits', async () => {
+  const { types } = asIs();
+  expect(types).toMatch(/\bid\?: number;/);
+  expect(types).toMatch(/\bpetId\?: number;/);
+  expect(types).toMatch(/\borderId: number;/);
+  // What such a client gets at run time: the double nearest to int64 max, not int64 max.
+  const api = createClient({ baseUrl: `${stack.baseUrl}${BASE_PATH}`, headers: { Authorization: `Bearer ${key}` } });
+  // Untyped here (the as-is types exist only in the consumer's directory); the parsing is the point.
+  const { data } = await api.GET('/store/orders' as never);
+  const ids = (data as { id: number }[]).map((order) => order.id);
+  expect(ids).toContain(9223372036854775807);
+  expect(ids.map(String)).not.toContain(INT64_MAX);
+  expect(ids.map(String)).toContain('9223372036854776000');
+  // ...and 2^53 + 1 has become 2^53: two orders, one id.
+  expect(ids.filter((id) => id === 9007199254740992)).toHaveLength(2);
+});
+
+test('generated with ids as strings, the recipe type-checks and keeps every digit against the local stack', async () => {
+  const { types, recipe: recipePath } = idsAsStrings();
+  expect(types).toMatch(/\bid\?: string;/);
+  expect(types).toMatch(/\bpetId\?: string;/);
+  expect(types).toMatch(/\borderId: string;/);
+  expect(types).toMatch(/\bquantity\?: number;/);
+  expect(typeErrors(recipePath)).toEqual([]);
+
+  // The same file that was type-checked, run: listOrders and cancelOrder by string id.
+  const recipe = require(recipePath) as Recipe;
+  const api = recipe.storeOrdersClient(`${stack.baseUrl}${BASE_PATH}`, key);
+  const orders = await recipe.listOrders(api);
+  expect(orders).toContainEqual({ id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' });
+  expect(orders.map((order) => order.id).sort()).toEqual(['9007199254740992', '9007199254740993', INT64_MAX]);
+
+  await recipe.cancelOrder(api, '9007199254740993');
+  await recipe.cancelOrder(api, INT64_MAX);
+  const status = async (id: string) => (await stack.app.orders.get(id))?.status;
+  expect([await status('9007199254740992'), await status('9007199254740993'), await status(INT64_MAX)]).toEqual(['pending', 'cancelled', 'cancelled']);
+  await expect(recipe.cancelOrder(api, '424242')).rejects.toThrow('HTTP 404 ORDER_NOT_FOUND');
+}, 60_000);
+
+test('the recipe does not type-check against the types generated as is (ids are numbers there)', () => {
+  const { recipe } = asIs();
+  expect(typeErrors(recipe).join('\n')).toMatch(/'string' is not assignable to type 'number'/);
+}, 60_000);
+
+/**
+ * Both recipes in one program (the standard library is loaded once), with the project's
+ * strictness; the errors of each file, by file.
+ */
+let checked: Map<string, string[]> | undefined;
+function typeErrors(file: string): string[] {
+  if (!checked) {
+    const files = [idsAsStrings().recipe, asIs().recipe];
+    const program = ts.createProgram(files, {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: [],
+      skipLibCheck: true,
+      noEmit: true,
+    });
+    checked = new Map(files.map((f) => [f, []]));
+    for (const d of ts.getPreEmitDiagnostics(program)) {
+      const name = d.file?.fileName ?? '';
+      const bucket = [...checked.keys()].find((f) => name.startsWith(join(f, '..'))) ?? files[0]!;
+      checked.get(bucket)?.push(`${name}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    }
+  }
+  return checked.get(file) ?? [`${file} was not checked`];
+}
