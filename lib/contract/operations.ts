@@ -1,5 +1,6 @@
 import type { ErrorCode } from './errors';
 import { ORDER_SCHEMA_REF, type JsonObject } from './openapi/schemas';
+import { ACCEPT_ENCODING, CONTENT_CODINGS, CONTENT_ENCODING, VARY } from './headers';
 
 /**
  * What a route answers beyond what every route answers (401, 429, 500, 503): its success and the
@@ -8,7 +9,14 @@ import { ORDER_SCHEMA_REF, type JsonObject } from './openapi/schemas';
  */
 export interface OperationContract {
   description?: string;
-  success?: { status: number; description: string; schema?: JsonObject; example?: JsonObject | JsonObject[] };
+  success?: {
+    status: number;
+    description: string;
+    schema?: JsonObject;
+    example?: JsonObject | JsonObject[];
+    /** Headers of the success beyond those every answer of the route carries. */
+    headers?: JsonObject;
+  };
   errors: readonly ErrorCode[];
 }
 
@@ -17,10 +25,25 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
     description:
       'Returns every order in the store, cancelled ones included, as one JSON array. There is no ' +
       'filtering and no pagination (planned for v2), and the order of the items is not specified. ' +
-      'The array is streamed as the table is read.',
+      'The array is streamed as the table is read. Send `Accept-Encoding: gzip` (or `br`) to receive ' +
+      'it compressed, several times smaller; without the header it comes uncompressed. A failure ' +
+      'after the first byte cuts the connection, so the (decompressed) body is then invalid JSON, ' +
+      'never a shorter array.',
     success: {
       status: 200,
       description: 'Every order.',
+      headers: {
+        [CONTENT_ENCODING]: {
+          description: `The coding chosen from the request's \`${ACCEPT_ENCODING}\`; absent when the body is not compressed.`,
+          required: false,
+          schema: { type: 'string', enum: [...CONTENT_CODINGS] },
+        },
+        [VARY]: {
+          description: `The body depends on the request's \`${ACCEPT_ENCODING}\`.`,
+          required: true,
+          schema: { type: 'string', const: ACCEPT_ENCODING },
+        },
+      },
       schema: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
       example: [
         { id: 1, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },

@@ -6,6 +6,9 @@ import { parseOrderId } from './order-id';
 import { ordersJsonChunks } from './json';
 import type { OrdersRepository, ScanOptions } from './repository';
 import { routeByOperation } from '../contract/routes';
+import { ACCEPT_ENCODING, CONTENT_ENCODING, VARY } from '../contract/headers';
+import { chooseContentCoding, requestHeader } from '../http/content-coding';
+import { encodeChunks } from '../http/encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
   orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> & Partial<Pick<OrdersRepository, 'suggestedSegments'>>;
@@ -52,14 +55,22 @@ async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIt
   })();
 }
 
-/** listOrders: every order, written as Scan pages arrive, so memory does not grow with the table. */
+/**
+ * listOrders: every order, written as Scan pages arrive, so memory does not grow with the table.
+ * The body is compressed when Accept-Encoding allows it, each page flushed as it is written.
+ */
 export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
-  return streamingApiHandler(routeByOperation('listOrders'), deps, async () => {
+  return streamingApiHandler(routeByOperation('listOrders'), deps, async (event) => {
+    const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
     const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
     return {
       statusCode: 200,
-      headers: { 'Content-Type': 'application/json' },
-      body: Readable.from(failLoudly(ordersJsonChunks(pages)), { objectMode: false }),
+      headers: {
+        'Content-Type': 'application/json',
+        [VARY]: ACCEPT_ENCODING,
+        ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
+      },
+      body: Readable.from(encodeChunks(failLoudly(ordersJsonChunks(pages)), coding), { objectMode: false }),
     };
   });
 }

@@ -4,11 +4,12 @@ import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../../infra/local/invoke';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import type { Order } from '../../lib/orders/order';
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
+import { makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { ROUTES } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
@@ -26,27 +27,6 @@ beforeAll(async () => {
   await stack.app.orders.putMany(orders);
 });
 afterAll(() => stack.close());
-
-function listRoute() {
-  const route = ROUTES.find((r) => r.operationId === 'listOrders');
-  if (!route) throw new Error('listOrders is not declared');
-  return route;
-}
-
-/** A second local stack with one more list route, reading orders from `orders`. */
-function stackListingFrom(orders: OrdersHandlerDeps['orders'], path: string): Promise<LocalStack> {
-  return startLocalStack({
-    extraRoutes: [
-      {
-        route: { ...listRoute(), operationId: `list${path.replace(/\W/g, '')}`, path },
-        handler: makeListOrdersHandler({
-          orders,
-          limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
-        }),
-      },
-    ],
-  });
-}
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string>) {
@@ -107,17 +87,7 @@ test('parallel scan segments give the same orders', async () => {
 
 test('a failure after the first byte cuts the stream: invalid JSON, never a silently short array', async () => {
   const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
-  const failing = {
-    cancel: real.cancel.bind(real),
-    async *scanPages() {
-      let pages = 0;
-      for await (const page of real.scanPages({ pageSize: 50 })) {
-        if (pages++ === 3) throw new Error('DynamoDB went away mid-scan');
-        yield page;
-      }
-    },
-  };
-  const broken = await stackListingFrom(failing, '/broken');
+  const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
   try {
     const { key: brokenKey } = await broken.newKey('pro');
     const response = await rawGet(broken.baseUrl, '/v1/broken', bearer(brokenKey));
@@ -145,7 +115,7 @@ test('a client that hangs up before the first byte does not take the local stack
       yield [{ id: '1', status: 'pending' as const }];
     },
   };
-  const local = await stackListingFrom(slow, '/slow');
+  const local = await stackListingFrom(stack, slow, '/slow');
   try {
     const { key: slowKey } = await local.newKey('pro');
     const req = request(`${local.baseUrl}/v1/slow`, { headers: bearer(slowKey) });

@@ -4,6 +4,8 @@ export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body as received, for bodies that are not text (a compressed stream). */
+  bytes: Buffer;
   /** False when the connection was cut after the head: a stream that failed part way. */
   complete: boolean;
 }
@@ -26,8 +28,10 @@ export function rawRequest(baseUrl: string, method: string, path: string, option
       { host: hostname, port, method, path, headers: options.headers ?? {}, agent: options.agent ?? false },
       (res) => {
         const chunks: Buffer[] = [];
-        const settle = (complete: boolean) =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), complete });
+        const settle = (complete: boolean) => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes, complete });
+        };
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', () => settle(false));
         res.on('end', () => settle(res.complete));

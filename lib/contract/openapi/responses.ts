@@ -84,7 +84,10 @@ export function errorResponse(codes: readonly ErrorCode[], status: number, heade
 }
 
 function successResponse(route: Route, success: NonNullable<OperationContract['success']>): JsonObject {
-  const response: JsonObject = { description: success.description, headers: headersForStatus(success.status, route) };
+  const response: JsonObject = {
+    description: success.description,
+    headers: { ...headersForStatus(success.status, route), ...success.headers },
+  };
   if (success.schema) {
     response.content = {
       [JSON_MEDIA_TYPE]: { schema: success.schema, ...(success.example ? { example: success.example } : {}) },

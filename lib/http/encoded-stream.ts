@@ -1,0 +1,54 @@
+import { constants, createBrotliCompress, createGzip, type BrotliCompress, type Gzip } from 'node:zlib';
+import type { ContentCoding } from '../contract/headers';
+import type { ChosenCoding } from './content-coding';
+
+/**
+ * The fastest setting of each coding: a listing is bound by CPU and by Lambda's streaming
+ * bandwidth, and on order JSON the fastest levels keep most of the ratio (see README, budget).
+ */
+const ENCODERS: Record<ContentCoding, { make: () => Gzip | BrotliCompress; flush: number }> = {
+  gzip: { make: () => createGzip({ level: 1 }), flush: constants.Z_SYNC_FLUSH },
+  br: {
+    make: () =>
+      createBrotliCompress({
+        params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+      }),
+    flush: constants.BROTLI_OPERATION_FLUSH,
+  },
+};
+
+/**
+ * The chunks in the chosen coding. Each input chunk (a Scan page) is flushed before the next is
+ * read, so whatever has been read is decodable at once: the first page is not held back to fill
+ * a compression window. A failure of the input destroys the encoder and is rethrown, so the
+ * encoded stream ends without its trailer and decodes to a cut text, never to a finished one.
+ */
+export async function* encodeChunks(chunks: AsyncIterable<string>, coding: ChosenCoding): AsyncGenerator<Buffer> {
+  if (coding === 'identity') {
+    for await (const chunk of chunks) yield Buffer.from(chunk);
+    return;
+  }
+  const { make, flush } = ENCODERS[coding];
+  const encoder = make();
+  const out: Buffer[] = [];
+  encoder.on('data', (data: Buffer) => out.push(data));
+  const failed = new Promise<never>((_, reject) => encoder.once('error', reject));
+  failed.catch(() => undefined);
+  const drained = () => (out.length ? Buffer.concat(out.splice(0)) : undefined);
+  try {
+    for await (const chunk of chunks) {
+      encoder.write(chunk);
+      await Promise.race([new Promise<void>((resolve) => encoder.flush(flush, () => resolve())), failed]);
+      const encoded = drained();
+      if (encoded) yield encoded;
+    }
+    // The trailer is all emitted once the readable side ends ('finish' can come before it).
+    const ended = new Promise<void>((resolve) => encoder.once('end', () => resolve()));
+    encoder.end();
+    await Promise.race([ended, failed]);
+    const rest = drained();
+    if (rest) yield rest;
+  } finally {
+    encoder.destroy();
+  }
+}

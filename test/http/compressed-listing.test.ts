@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
+import { parse, isInteger, type LosslessNumber } from 'lossless-json';
+import type { Order } from '../../lib/orders/order';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
+import { failingAfterPages, stackListingFrom } from '../support/list-route';
+
+/** listOrders with and without Accept-Encoding, through the local gateway. */
+let stack: LocalStack;
+let key: string;
+const EXTREME_IDS = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '0'];
+const COUNT = 3_000;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 10_000 }));
+  const orders: Order[] = [
+    ...EXTREME_IDS.map((id, i) => ({ id, petId: '9223372036854775806', quantity: i, shipDate: '2026-11-20T10:00:00.000Z', complete: true, status: 'shipped' as const })),
+    ...Array.from({ length: COUNT - EXTREME_IDS.length }, (_, i) => ({
+      id: String(4_611_686_018_427_387_904n + BigInt(i) * 7919n),
+      petId: String(i),
+      quantity: i % 7,
+      status: (['pending', 'shipped', 'cancelled'] as const)[i % 3] ?? 'pending',
+    })),
+  ];
+  await stack.app.orders.putMany(orders);
+});
+afterAll(() => stack.close());
+
+const list = (headers: Record<string, string> = {}) => rawRequest(stack.baseUrl, 'GET', '/v1/store/orders', { headers: { ...bearer(key), ...headers } });
+
+function decoded(response: RawResponse, partial = false): string {
+  const coding = headerOf(response, 'content-encoding');
+  if (coding === undefined) return response.bytes.toString('utf8');
+  if (coding === 'gzip') return gunzipSync(response.bytes, partial ? { finishFlush: constants.Z_SYNC_FLUSH } : {}).toString('utf8');
+  if (coding === 'br') return brotliDecompressSync(response.bytes, partial ? { finishFlush: constants.BROTLI_OPERATION_FLUSH } : {}).toString('utf8');
+  throw new Error(`unexpected coding ${coding}`);
+}
+
+/** Each order as its exact JSON digits and fields, sorted, so two bodies compare digit for digit. */
+function canonicalOrders(text: string): string[] {
+  const parsed = parse(text) as Record<string, unknown>[];
+  return parsed
+    .map((order) =>
+      Object.entries(order)
+        .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null && isInteger((v as LosslessNumber).value) ? (v as LosslessNumber).value : String(v)}`)
+        .join(' '),
+    )
+    .sort();
+}
+
+test('without Accept-Encoding the body is identity-encoded JSON, as before', async () => {
+  const plain = await list();
+  expect(plain.status).toBe(200);
+  expect(plain.complete).toBe(true);
+  expect(headerOf(plain, 'content-encoding')).toBeUndefined();
+  expect(headerOf(plain, 'vary')).toBe('Accept-Encoding');
+  expect(plain.body.startsWith('[{"id":')).toBe(true);
+  expect(canonicalOrders(plain.body)).toHaveLength(COUNT);
+});
+
+test.each([
+  ['gzip', 'gzip'],
+  ['br', 'br'],
+  ['deflate, gzip, br, zstd', 'br'],
+  ['gzip, br;q=0', 'gzip'],
+])('Accept-Encoding %p: %p, the same orders digit for digit, int64 ids included', async (accept, coding) => {
+  const [plain, compressed] = await Promise.all([list(), list({ 'Accept-Encoding': accept })]);
+  expect(compressed.status).toBe(200);
+  expect(compressed.complete).toBe(true);
+  expect(headerOf(compressed, 'content-encoding')).toBe(coding);
+  expect(headerOf(compressed, 'vary')).toBe('Accept-Encoding');
+  expect(headerOf(compressed, 'content-type')).toBe('application/json');
+  expect(headerOf(compressed, 'x-ratelimit-limit')).toBe('1000');
+  expect(compressed.bytes.length).toBeLessThan(plain.bytes.length / 3);
+  const orders = canonicalOrders(decoded(compressed));
+  expect(orders).toEqual(canonicalOrders(plain.body));
+  for (const id of EXTREME_IDS) expect(orders).toContain(`id=${id} petId=9223372036854775806 quantity=${EXTREME_IDS.indexOf(id)} shipDate=2026-11-20T10:00:00.000Z complete=true status=shipped`);
+});
+
+test('gzip;q=0 and identity-only requests stay uncompressed', async () => {
+  for (const accept of ['gzip;q=0', 'identity', '*;q=0']) {
+    const response = await list({ 'Accept-Encoding': accept });
+    expect(headerOf(response, 'content-encoding')).toBeUndefined();
+    expect(canonicalOrders(response.body)).toHaveLength(COUNT);
+  }
+});
+
+test('curl --compressed and a plain curl return the same orders', async () => {
+  const run = promisify(execFile);
+  const args = (extra: string[]) => [...extra, '-sS', '--fail', '-H', `Authorization: Bearer ${key}`, `${stack.baseUrl}/v1/store/orders`];
+  const [compressed, plain, headers] = await Promise.all([
+    run('curl', args(['--compressed']), { maxBuffer: 64 * 1024 * 1024 }),
+    run('curl', args([]), { maxBuffer: 64 * 1024 * 1024 }),
+    run('curl', args(['--compressed', '-o', '/dev/null', '-D', '-']), { maxBuffer: 1024 * 1024 }),
+  ]);
+  expect(headers.stdout).toMatch(/^content-encoding: (gzip|br)\r?$/im);
+  expect(compressed.stdout).toBe(plain.stdout);
+  expect(canonicalOrders(compressed.stdout)).toHaveLength(COUNT);
+});
+
+test('an error before the first byte is an ordinary, uncompressed Error response', async () => {
+  const broken = await stackListingFrom(stack, failingAfterPages(stack.app.orders, 0), '/unreadable');
+  try {
+    const { key: brokenKey } = await broken.newKey('pro');
+    const response = await rawRequest(broken.baseUrl, 'GET', '/v1/unreadable', { headers: { ...bearer(brokenKey), 'Accept-Encoding': 'gzip, br' } });
+    expect(response.status).toBe(500);
+    expect(response.complete).toBe(true);
+    expect(headerOf(response, 'content-encoding')).toBeUndefined();
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
+  } finally {
+    await broken.close();
+  }
+});
+
+test.each(['gzip', 'br'])('a %s stream failing mid-way is cut: its text is invalid JSON, never a short array', async (coding) => {
+  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
+  try {
+    const { key: brokenKey } = await broken.newKey('pro');
+    const response = await rawRequest(broken.baseUrl, 'GET', '/v1/broken', { headers: { ...bearer(brokenKey), 'Accept-Encoding': coding } });
+    expect(response.status).toBe(200);
+    expect(headerOf(response, 'content-encoding')).toBe(coding);
+    expect(response.complete).toBe(false);
+    // The pages read before the failure arrived, flushed, but the coding's trailer never did.
+    const text = decoded(response, true);
+    expect(text.startsWith('[{"id":')).toBe(true);
+    expect(text.split('"id":').length - 1).toBe(150);
+    expect(() => decoded(response)).toThrow();
+    expect(() => JSON.parse(text)).toThrow();
+  } finally {
+    await broken.close();
+  }
+});

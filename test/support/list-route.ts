@@ -1,0 +1,42 @@
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
+import { RateLimiter } from '../../lib/limits/limiter';
+import { ROUTES } from '../../lib/contract/routes';
+import { startLocalStack, type LocalStack } from './local-stack';
+
+function listRoute() {
+  const route = ROUTES.find((r) => r.operationId === 'listOrders');
+  if (!route) throw new Error('listOrders is not declared');
+  return route;
+}
+
+/**
+ * A second local stack with one more list route at `path`, reading orders from `orders` (a
+ * failing or slow stand-in), its limiter on the tables of `base`.
+ */
+export function stackListingFrom(base: LocalStack, orders: OrdersHandlerDeps['orders'], path: string): Promise<LocalStack> {
+  return startLocalStack({
+    extraRoutes: [
+      {
+        route: { ...listRoute(), operationId: `list${path.replace(/\W/g, '')}`, path },
+        handler: makeListOrdersHandler({
+          orders,
+          limiter: new RateLimiter(base.tables.doc, base.tables.names.rateLimits, base.clock.now),
+        }),
+      },
+    ],
+  });
+}
+
+/** Orders from the real table, then a failure after `pages` pages, as when DynamoDB goes away mid-scan. */
+export function failingAfterPages(real: Pick<OrdersHandlerDeps['orders'], 'scanPages' | 'cancel'>, pages: number, pageSize = 50): OrdersHandlerDeps['orders'] {
+  return {
+    cancel: real.cancel.bind(real),
+    async *scanPages() {
+      let read = 0;
+      for await (const page of real.scanPages({ pageSize })) {
+        if (read++ === pages) throw new Error('DynamoDB went away mid-scan');
+        yield page;
+      }
+    },
+  };
+}
