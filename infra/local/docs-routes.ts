@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
@@ -10,18 +11,25 @@ export const DOCS_PATH = '/docs';
 export const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
 
 /**
+ * Redoc's sidebar credit loads Redocly's logo from their CDN, which this page's policy refuses (a
+ * console error) and which would tell a third party the page was opened. The bundle is served with
+ * that address emptied: the image then fails without a request, Redoc drops it (its onError), and
+ * the credit stays as a text link.
+ */
+const REDOCLY_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+/**
  * Redoc's standalone bundle from the project's own node_modules, so the page works offline. It is
  * resolved from the working directory (npm scripts and tests run from the repository root).
  */
 function redocBundle(): string {
   const resolve = createRequire(join(process.cwd(), 'package.json')).resolve;
-  return readFileSync(resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+  return readFileSync(resolve('redoc/bundles/redoc.standalone.js'), 'utf8').split(REDOCLY_CDN_LOGO).join('');
 }
 
 /**
- * Redoc's sidebar credit loads a logo from Redocly's CDN; the policy keeps the page on this
- * origin, so it works (and looks the same) offline. Redoc's styles are injected inline and its
- * search index runs in a blob: worker.
+ * The page stays on this origin, so it works (and looks the same) offline. Redoc's styles are
+ * injected inline and its search index runs in a blob: worker.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -32,6 +40,17 @@ const CONTENT_SECURITY_POLICY = [
   "font-src 'self' data:",
 ].join('; ');
 
+/**
+ * Redoc lets inline code break anywhere (`word-break: break-word`), which splits error codes
+ * mid-word in narrow table cells (ORDER_NOT_FOU|ND); in tables, a code is kept on one line.
+ * The empty icon spares the browser a request for /favicon.ico (a 404, logged as an error).
+ */
+const PAGE_HEAD = `<style>
+body { margin: 0; padding: 0; }
+td code, th code { white-space: nowrap !important; word-break: normal !important; overflow-wrap: normal !important; }
+</style>
+<link rel="icon" href="data:,">`;
+
 function page(title: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -39,7 +58,7 @@ function page(title: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>body { margin: 0; padding: 0; }</style>
+${PAGE_HEAD}
 </head>
 <body>
 <redoc spec-url="${BASE_PATH}${OPENAPI_PATH}"></redoc>
@@ -50,18 +69,54 @@ function page(title: string): string {
 }
 
 /**
+ * The document as this stack serves it: the local server's `port` variable names the port the
+ * stack listens on, so "try it" addresses and copied URLs are right whatever PORT was chosen.
+ */
+function servedDocument(document: JsonObject, port: number | undefined): JsonObject {
+  if (port === undefined) return document;
+  const servers = (document.servers as JsonObject[] | undefined)?.map((server) => {
+    const variables = server.variables as JsonObject | undefined;
+    const variable = variables?.port as JsonObject | undefined;
+    if (!variables || !variable) return server;
+    return { ...server, variables: { ...variables, port: { ...variable, default: String(port) } } };
+  });
+  return servers ? { ...document, servers } : document;
+}
+
+function listeningPort(server: Server | undefined): number | undefined {
+  const address = server?.address();
+  return typeof address === 'object' && address ? address.port : undefined;
+}
+
+export interface DocsRoutesOptions {
+  document?: JsonObject;
+  /** The stack's server, read when a request comes, so the served document gives its real port. */
+  server?: () => Server | undefined;
+}
+
+/**
  * The routes the local gateway answers itself, without an API key: the OpenAPI document and a
  * Redoc reference page that renders it. They are not part of the API's contract.
  */
-export function docsRoutes(document: JsonObject = buildOpenApiDocument()): PublicRoute[] {
-  const json = openApiJson(document);
+export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
+  const document = options.document ?? buildOpenApiDocument();
+  const served = new Map<number | undefined, string>();
+  const json = () => {
+    const port = listeningPort(options.server?.());
+    let text = served.get(port);
+    if (text === undefined) {
+      text = openApiJson(servedDocument(document, port));
+      served.set(port, text);
+    }
+    return text;
+  };
   let bundle: string | undefined;
   const title = String((document.info as JsonObject | undefined)?.title ?? 'API reference');
   return [
     {
       method: 'GET',
       path: OPENAPI_PATH,
-      respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: json }),
+      respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: json() }),
     },
     {
       method: 'GET',

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const { server } = createLocalApp({
     endpoint: dynamo.endpoint,
     tables: LOCAL_TABLES,
-    publicRoutes: docsRoutes(),
+    publicRoutes: docsRoutes({ server: () => server }),
     onAccessLog: values.quiet ? undefined : (entry) => console.log(JSON.stringify({ type: 'access', ...entry })),
   });
   const port = portOf(values.port, 'PORT');
