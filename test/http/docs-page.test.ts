@@ -105,9 +105,9 @@ test('/v1/docs renders both operations with Redoc from node_modules: no request 
 
 test.each([800, 1280])('at %i px, no code in the Errors table breaks across lines', async (width) => {
   const { page } = await openReference(width);
-  const codes = await page.evaluate(() =>
-    Array.from(document.querySelectorAll('td code')).map((code) => ({ text: code.textContent ?? '', lines: code.getClientRects().length })),
-  );
+  const codes = await page
+    .locator('td code')
+    .evaluateAll((elements) => elements.map((code) => ({ text: code.textContent ?? '', lines: code.getClientRects().length })));
   // The Errors table holds the whole catalogue, ORDER_NOT_FOUND and KEY_TEMPORARILY_BANNED included.
   expect(codes.map((code) => code.text)).toEqual(expect.arrayContaining(['ORDER_NOT_FOUND', 'KEY_TEMPORARILY_BANNED', 'SERVICE_UNAVAILABLE']));
   expect(codes.filter((code) => code.lines !== 1)).toEqual([]);
