@@ -2,6 +2,7 @@ import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/orders/order';
 import { retryDelayMs, type RetryPolicy } from './retry';
+import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError } from './stream';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
@@ -21,9 +22,11 @@ export interface RateLimitState {
 
 /**
  * A code of the API's catalogue, or one of the client's own: `UNEXPECTED_RESPONSE` when the answer
- * was not an Error body, `NETWORK_ERROR` when no answer came (status 0, the failure as `cause`).
+ * was not an Error body, `NETWORK_ERROR` when no answer came (status 0, the failure as `cause`),
+ * `TRUNCATED_RESPONSE` when a streamed list stopped before its end (the server failed mid-way or
+ * the connection was lost): the orders already yielded are then not the whole store.
  */
-export type ClientErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR';
+export type ClientErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR' | 'TRUNCATED_RESPONSE';
 
 export class StoreOrdersApiError extends Error {
   override readonly name = 'StoreOrdersApiError';
@@ -94,6 +97,21 @@ export class StoreOrdersClient {
   }
 
   /**
+   * Every order in the store, parsed as the (gzip-compressed) body arrives, with exact int64 ids:
+   * memory stays flat however large the store. Failures before the first order are retried as in
+   * listOrders(); a list that stops part way throws TRUNCATED_RESPONSE after the orders already
+   * yielded, never ends as if it were complete. Leaving the loop early closes the connection.
+   */
+  async *listOrdersStream(): AsyncGenerator<ListedOrder> {
+    const response = await this.withRetries(() => this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, false));
+    try {
+      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body)))) yield* parseOrders(`[${batch.join(',')}]`);
+    } catch (error) {
+      throw streamFailure(error, response.status);
+    }
+  }
+
+  /**
    * Cancels a pending order; resolves too when it was already cancelled (DELETE is idempotent).
    * The id is checked before anything is sent: a JS number above 2^53 has already lost digits
    * and would name another order, so a number is taken only when it is a safe integer.
@@ -107,9 +125,13 @@ export class StoreOrdersClient {
    * retried, within the policy's bounds. Other 4xx would fail again the same way: never retried.
    */
   private async request(method: string, path: string): Promise<string> {
+    return this.withRetries(() => this.attempt(method, path, {}, true));
+  }
+
+  private async withRetries<T>(attemptOnce: () => Promise<T | StoreOrdersApiError>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(method, path);
-      if (typeof outcome === 'string') return outcome;
+      const outcome = await attemptOnce();
+      if (!(outcome instanceof StoreOrdersApiError)) return outcome;
       const { status, retryAfterSeconds: retryAfter } = outcome;
       const retryable = outcome.code === 'NETWORK_ERROR' || status === 429 || status >= 500;
       const waitMs = retryable ? retryDelayMs(this.policy, attempt - 1, retryAfter, this.random) : undefined;
@@ -119,16 +141,22 @@ export class StoreOrdersClient {
     }
   }
 
-  /** The body of a 2xx answer, or the error of this attempt. */
-  private async attempt(method: string, path: string): Promise<string | StoreOrdersApiError> {
+  /**
+   * The body of a 2xx answer (or, with `readBody` false, the answer with its body still to be
+   * read), or the error of this attempt.
+   */
+  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: true): Promise<string | StoreOrdersApiError>;
+  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: false): Promise<Response | StoreOrdersApiError>;
+  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: boolean): Promise<string | Response | StoreOrdersApiError> {
     let response: Response;
     let text: string;
     try {
       response = await this.fetchFn(`${this.baseUrl}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json' },
+        headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json', ...headers },
       });
       this.noteRateLimit(response.headers);
+      if (response.ok && !readBody) return response;
       // A connection lost while the body streams is a network failure too.
       text = await response.text();
     } catch (cause) {
@@ -177,6 +205,14 @@ function failureDetail(failure: unknown): string {
 
 function fieldOf(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+/** A streamed list that failed while being read: cut short, or not the list the API sends. */
+function streamFailure(error: unknown, status: number): StoreOrdersApiError {
+  if (error instanceof StoreOrdersApiError) return error;
+  if (error instanceof JsonStreamError && error.kind === 'malformed') return new StoreOrdersApiError('UNEXPECTED_RESPONSE', status, error.message);
+  const detail = error instanceof JsonStreamError ? error.message : `the connection or its decompression failed: ${failureDetail(error)}`;
+  return new StoreOrdersApiError('TRUNCATED_RESPONSE', status, `The order list was cut short: ${detail}`, undefined, { cause: error });
 }
 
 function retryAfterSeconds(header: string | null): number | undefined {
