@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { buildProxyEvent } from '../../infra/local/proxy-event';
+import { routeByOperation } from '../../lib/contract/routes';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
@@ -50,26 +51,14 @@ export async function seededTables(endpoint: string, count: number, log: (text: 
   return { ...tables, orders, key, caller: { keyId: record.id, plan: 'enterprise', ...MAX_CUSTOM_LIMITS } };
 }
 
-/**
- * A proxy event as the gateway passes it after the authorizer; only the fields the handlers read
- * are set, the rest of API Gateway's request context does not reach them.
- */
+/** A proxy event as the gateway passes it after the authorizer, from the local gateway's own builder. */
 export function proxyEvent(method: string, path: string, caller: AuthorizerContext, orderId?: string): APIGatewayProxyEvent {
-  return {
-    resource: orderId === undefined ? '/store/orders' : '/store/orders/{orderId}',
+  const route = routeByOperation(orderId === undefined ? 'listOrders' : 'cancelOrder');
+  if (route.method !== method) throw new Error(`${method} is not the method of ${route.operationId}`);
+  return buildProxyEvent({
+    route,
     path,
-    httpMethod: method,
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
     pathParameters: orderId === undefined ? null : { orderId },
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: randomUUID(),
-      authorizer: { principalId: caller.keyId, ...caller },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+    authorizer: { principalId: caller.keyId, context: { ...caller } },
+  });
 }

@@ -3,7 +3,6 @@
 
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { FUNCTIONS } from '../../infra/functions';
 import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
@@ -88,7 +87,7 @@ async function main(): Promise<void> {
   if (variant === 'handler') {
     const stream = new LocalResponseStream({ head: (p) => (status = p.statusCode ?? 200), write: (chunk, done) => { take(chunk); done(); }, end: () => undefined });
     const finished = new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
-    await handler(proxyEvent('GET', '/store/orders', caller), stream, lambdaContext('list-orders', FUNCTIONS['list-orders'].timeoutSeconds * 1000));
+    await handler(proxyEvent('GET', '/store/orders', caller), stream, lambdaContext('list-orders'));
     await finished;
   } else {
     status = await plainScan();

@@ -23,6 +23,8 @@ export interface LocalAppOptions {
   publicRoutes?: PublicRoute[];
   onAccessLog?: LocalGatewayOptions['onAccessLog'];
   authorizerCacheTtlSeconds?: number;
+  /** Function settings other than the deployed ones: only tests that need a short deadline. */
+  functions?: LocalGatewayOptions['functions'];
 }
 
 /**
@@ -53,6 +55,7 @@ export function createLocalApp(options: LocalAppOptions): { server: Server; orde
     publicRoutes: options.publicRoutes ?? [],
     ...(options.now ? { now: options.now } : {}),
     ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
+    ...(options.functions ? { functions: options.functions } : {}),
     ...(options.authorizerCacheTtlSeconds !== undefined ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds } : {}),
   });
   return { server, orders, keys };

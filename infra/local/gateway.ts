@@ -7,13 +7,14 @@ import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/ke
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
 import { errorJson } from '../../lib/contract/errors';
-import { gatewayResponse, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
+import { gatewayResponse, methodNotAllowed, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../functions';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
-import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
+import { buildProxyEvent, lambdaContext, methodArn, type AuthorizerOutcome } from './proxy-event';
 
 export type { ProxyHandler };
 export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
@@ -41,11 +42,19 @@ export interface LocalGatewayOptions {
   authorizer: TokenAuthorizer;
   publicRoutes?: readonly PublicRoute[];
   authorizerCacheTtlSeconds?: number;
-  /** API Gateway's integration timeout. */
-  integrationTimeoutMs?: number;
+  /**
+   * Each function's memory and timeout; infra/functions.ts, as deployed, unless a test needs a
+   * short deadline.
+   */
+  functions?: Record<FunctionId, FunctionSettings>;
   now?: () => number;
   onAccessLog?: (entry: AccessLogEntry) => void;
 }
+
+/** API Gateway REST's largest request payload; a larger one is refused before any integration. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+/** How much of an oversized body is read and dropped so the client sees the 400 before the close. */
+const MAX_DISCARDED_BYTES = 4 * MAX_PAYLOAD_BYTES;
 
 interface CompiledRoute {
   pattern: RegExp;
@@ -56,10 +65,11 @@ interface CompiledRoute {
 const HEADER_PATTERN = new RegExp(AUTHORIZATION_HEADER_PATTERN_SOURCE);
 const MAX_CACHED_TOKENS = 10_000;
 
+/** A path parameter is one non-empty segment, matched on the path as sent (never normalised). */
 function compile(routes: readonly Route[]): CompiledRoute[] {
   const byTemplate = new Map<string, CompiledRoute>();
   for (const route of routes) {
-    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]*)');
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
     const compiled = byTemplate.get(route.path) ?? { pattern: new RegExp(`^${source}$`), template: route.path, methods: new Map() };
     compiled.methods.set(route.method, route);
     byTemplate.set(route.path, compiled);
@@ -73,6 +83,13 @@ function decode(value: string): string {
   } catch {
     return value;
   }
+}
+
+/** The header pairs of a request, in arrival order, as API Gateway passes them on. */
+function headerPairs(req: IncomingMessage): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
+  return pairs;
 }
 
 /** A response already written to the client by a streamed handler. */
@@ -91,68 +108,108 @@ function answer(type: GatewayResponseType): GatewayAnswer {
   return new GatewayAnswer(gatewayResponse(type));
 }
 
+function badRequest(message?: string): PlainResponse {
+  return { statusCode: 400, headers: { 'Content-Type': 'application/json' }, body: errorJson('BAD_REQUEST', message) };
+}
+
+/** The function was stopped at its deadline, as Lambda stops it. */
+class DeadlinePassed extends Error {
+  constructor() {
+    super('function deadline passed');
+  }
+}
+
+/** Rejects with DeadlinePassed when the context's remaining time runs out first. */
+async function beforeDeadline<T>(work: Promise<T>, context: Context, onDeadline: () => void = () => undefined): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onDeadline();
+      reject(new DeadlinePassed());
+    }, context.getRemainingTimeInMillis());
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Body = { ok: true; text: string } | { ok: false };
+
+/** Reads the body up to the payload limit; beyond it, drops the rest (within bounds) and refuses. */
+function readBody(req: IncomingMessage): Promise<Body> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+      else if (size > MAX_DISCARDED_BYTES) req.socket.destroy();
+    });
+    req.on('end', () => resolve(size > MAX_PAYLOAD_BYTES ? { ok: false } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => resolve({ ok: false }));
+  });
+}
+
 /**
  * A stand-in for API Gateway REST on this machine: the `/v1` base path, routing with 404 and
- * 405, the TOKEN authorizer with its validation pattern and result cache, the proxy event, and
- * the gateway responses. It makes no decision about orders, keys or limits: those are the
- * handlers', unchanged from the deployed ones.
+ * 405, the TOKEN authorizer with its validation pattern and result cache, the payload limit, the
+ * proxy event, each function's deadline, and the gateway responses. It makes no decision about
+ * orders, keys or limits: those are the handlers', unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   installLocalLambdaRuntime();
   const compiled = compile(options.routes);
   const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${r.path}`, r]));
   const ttlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
-  const timeoutMs = options.integrationTimeoutMs ?? 29_000;
+  const functions = options.functions ?? FUNCTIONS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id] });
 
-  async function authorize(header: string | undefined, arn: string): Promise<APIGatewayAuthorizerResult> {
+  async function authorize(header: string | undefined, arn: string): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
     if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
     const cached = cache.get(header);
-    if (cached && cached.expiresAt > now()) return cached.result;
+    if (cached && cached.expiresAt > now()) return { ...outcomeOf(cached.result), latencyMs: 0, result: cached.result };
     let result: APIGatewayAuthorizerResult;
+    const started = Date.now();
     try {
-      const context = lambdaContext('authorizer');
-      result = await inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
+      const context = contextOf('authorizer');
+      const call = inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
+      result = await beforeDeadline(call, context);
     } catch (error) {
       if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
       throw answer('AUTHORIZER_FAILURE');
     }
     if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
     cache.set(header, { result, expiresAt: now() + ttlMs });
-    return result;
+    return { ...outcomeOf(result), latencyMs: Date.now() - started, result };
   }
 
-  function withTimeout<T>(work: Promise<T>, stillTimely: () => boolean = () => true): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        if (stillTimely()) reject(answer('INTEGRATION_TIMEOUT'));
-      }, timeoutMs);
-    });
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-  }
-
-  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, name: string): Promise<PlainResponse> {
+  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, id: FunctionId): Promise<PlainResponse> {
     try {
-      const response = await withTimeout(invokeBuffered(handler, event, lambdaContext(name)));
+      const context = contextOf(id);
+      const response = await beforeDeadline(invokeBuffered(handler, event, context), context);
       if (!response) throw answer('DEFAULT_5XX');
       return response;
     } catch (error) {
       if (error instanceof GatewayAnswer) throw error;
-      // A handler that crashes is API Gateway's 502 "Internal server error".
+      // A handler that crashes or times out is API Gateway's 502 "Internal server error".
       throw answer('DEFAULT_5XX');
     }
   }
 
   /**
    * Streams the handler's output into the HTTP response. Before the first byte a failure is
-   * still a gateway response; after it, the connection is cut so the client sees a truncated body.
+   * still a gateway response; after it, the connection is cut so the client sees a truncated
+   * body. At the function's deadline the response stream is destroyed, as Lambda stops the
+   * function.
    */
   async function invokeStreaming(
     handler: StreamingLambdaHandler,
     event: APIGatewayProxyEvent,
-    name: string,
+    id: FunctionId,
     res: ServerResponse,
     requestId: string,
   ): Promise<Streamed | PlainResponse> {
@@ -160,12 +217,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const target = httpStreamTarget(res, { 'X-Amzn-RequestId': requestId }, (s) => {
       statusCode = s;
     });
-    const { stream, done } = invokeStreamed(handler, event, lambdaContext(name), target);
+    const context = contextOf(id);
+    const { stream, done } = invokeStreamed(handler, event, context, target);
     res.once('close', () => {
       if (!res.writableFinished) stream.destroy(new Error('client went away'));
     });
     try {
-      await withTimeout(done, () => !stream.headSent);
+      await beforeDeadline(done, context, () => stream.destroy(new DeadlinePassed()));
       return { streamed: true, statusCode };
     } catch (error) {
       if (stream.headSent) {
@@ -178,54 +236,59 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<PlainResponse | Streamed> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`)) throw answer('MISSING_AUTHENTICATION_TOKEN');
-    const path = url.pathname.slice(BASE_PATH.length) || '/';
+    const body = await readBody(req);
+    if (!body.ok) return badRequest('The request payload is larger than 10 MB.');
+    if (req.headers.host === undefined) return badRequest('The request has no Host header.');
+
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
+    const query = queryAt < 0 ? '' : target.slice(queryAt + 1);
+    if (rawPath !== BASE_PATH && !rawPath.startsWith(`${BASE_PATH}/`)) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    const path = rawPath.slice(BASE_PATH.length) || '/';
+    // One trailing slash names the same resource, as API Gateway REST matches it.
+    const resourcePath = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const method = req.method ?? 'GET';
 
-    const publicRoute = publicRoutes.get(`${method} ${path}`);
+    const publicRoute = publicRoutes.get(`${method} ${resourcePath}`);
     if (publicRoute) return publicRoute.respond();
 
-    const resource = compiled.find((c) => c.pattern.test(path));
+    const resource = compiled.find((c) => c.pattern.test(resourcePath));
     if (!resource) throw answer('MISSING_AUTHENTICATION_TOKEN');
-    const target = resource.methods.get(method);
-    if (!target) {
-      return {
-        statusCode: 405,
-        headers: { 'Content-Type': 'application/json', Allow: [...resource.methods.keys()].join(', ') },
-        body: errorJson('METHOD_NOT_ALLOWED'),
-      };
-    }
-    const handler = options.handlers[target.operationId];
+    const matched = resource.methods.get(method);
+    if (!matched) return methodNotAllowed([...resource.methods.keys()]);
+    const handler = options.handlers[matched.operationId];
     if (!handler) throw answer('DEFAULT_5XX');
 
-    const arn = methodArn(method, path);
-    const policy = await authorize(req.headers.authorization, arn);
-    if (!policyAllows(policy.policyDocument, arn)) throw answer('ACCESS_DENIED');
+    const arn = methodArn(method, resourcePath);
+    const authorized = await authorize(req.headers.authorization, arn);
+    if (!policyAllows(authorized.result.policyDocument, arn)) throw answer('ACCESS_DENIED');
 
-    const values = resource.pattern.exec(path)?.slice(1) ?? [];
-    const names = pathParameterNames(target.path);
-    const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decode(values[i] ?? '')])) : null;
+    const values = resource.pattern.exec(resourcePath)?.slice(1) ?? [];
+    const names = pathParameterNames(matched.path);
     const event = buildProxyEvent({
-      req,
-      url,
-      route: target,
+      route: matched,
       path,
-      pathParameters,
-      authorizer: { principalId: policy.principalId, ...policy.context },
+      pathParameters: names.length ? Object.fromEntries(names.map((n, i) => [n, decode(values[i] ?? '')])) : null,
+      headers: headerPairs(req),
+      query,
+      body: body.text,
+      authorizer: authorized,
       requestId,
       now: now(),
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      protocol: `HTTP/${req.httpVersion}`,
     });
-    return target.streaming
-      ? invokeStreaming(handler as StreamingLambdaHandler, event, target.function, res, requestId)
-      : invoke(handler as ProxyHandler, event, target.function);
+    return matched.streaming
+      ? invokeStreaming(handler as StreamingLambdaHandler, event, matched.function, res, requestId)
+      : invoke(handler as ProxyHandler, event, matched.function);
   }
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const refusals = new ClientErrorAnswers();
+  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
     const requestId = randomUUID();
-    // No route takes a body: it is read and dropped so the connection stays usable.
-    req.resume();
+    refusals.track(req, res);
     route(req, res, requestId)
       .catch((error: unknown) => (error instanceof GatewayAnswer ? error.response : gatewayResponse('DEFAULT_5XX')))
       .then((response) => {
@@ -243,23 +306,59 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       })
       .catch(() => res.destroy());
   });
-  server.on('clientError', answerMalformedRequest);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => refusals.answer(error, socket));
+  // An Expect header node cannot meet (anything but 100-continue) would get node's bare 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const response = badRequest(`The Expect header "${String(req.headers.expect).slice(0, 64)}" is not supported.`);
+    res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': randomUUID(), Connection: 'close' });
+    res.end(response.body);
+  });
   return server;
+}
+
+function outcomeOf(result: APIGatewayAuthorizerResult): AuthorizerOutcome {
+  return {
+    principalId: result.principalId,
+    context: (result.context ?? null) as AuthorizerOutcome['context'],
+    usageIdentifierKey: result.usageIdentifierKey ?? null,
+  };
 }
 
 /**
  * Requests node cannot even parse (oversized headers, broken framing) still get the Error body,
- * as API Gateway's own 4xx would, instead of node's bare status line.
+ * as API Gateway's own 4xx would, instead of node's bare status line. On a pipelined connection
+ * the refusal waits for the responses already in flight, so an earlier request's answer is never
+ * lost to a later malformed one.
  */
-function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
+class ClientErrorAnswers {
+  private readonly inFlight = new WeakMap<Duplex, number>();
+  private readonly deferred = new WeakMap<Duplex, () => void>();
+
+  track(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    this.inFlight.set(socket, (this.inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (this.inFlight.get(socket) ?? 1) - 1;
+      this.inFlight.set(socket, left);
+      if (left === 0) this.deferred.get(socket)?.();
+    });
   }
-  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : undefined;
-  const body = errorJson('BAD_REQUEST', message);
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+
+  answer(error: NodeJS.ErrnoException, socket: Duplex): void {
+    const send = () => {
+      this.deferred.delete(socket);
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : undefined;
+      const body = errorJson('BAD_REQUEST', message);
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    };
+    if ((this.inFlight.get(socket) ?? 0) > 0) this.deferred.set(socket, send);
+    else send();
+  }
 }

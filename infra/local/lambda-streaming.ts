@@ -1,8 +1,8 @@
-// The parts of the Lambda Node.js runtime's `awslambda` global that streamed handlers use:
-// `streamifyResponse` marks the handler, and `HttpResponseStream.from` attaches the status and
-// headers (the "prelude") that must go out before the first body byte. The real runtime encodes
-// the prelude into the stream; locally it is handed to the gateway directly.
-
+// The parts of the Lambda Node.js runtime's `awslambda` global that streamed handlers use, framed
+// as the real runtime frames them: `HttpResponseStream.from` marks the stream with the HTTP
+// integration content type and, before the first body byte, writes the prelude (status and
+// headers) as JSON followed by 8 NUL bytes. The local gateway parses that back, as API Gateway
+// does, so a prelude the runtime could not frame fails here too.
 import { Writable } from 'node:stream';
 
 export interface ResponsePrelude {
@@ -12,12 +12,23 @@ export interface ResponsePrelude {
   cookies?: string[];
 }
 
-interface PreludeSink {
-  setPrelude(prelude: ResponsePrelude): void;
+/** The content type the runtime gives a stream that starts with a prelude. */
+export const PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
+const DELIMITER = Buffer.alloc(8);
+
+/** What the runtime writes ahead of the body: the prelude's JSON, then the 8-byte NUL delimiter. */
+export function framePrelude(prelude: ResponsePrelude): Buffer[] {
+  return [Buffer.from(JSON.stringify(prelude)), DELIMITER];
 }
 
-function hasPreludeSink(stream: unknown): stream is PreludeSink {
-  return typeof stream === 'object' && stream !== null && typeof (stream as PreludeSink).setPrelude === 'function';
+/** The hooks the real runtime's response stream has and `HttpResponseStream.from` uses. */
+interface RuntimeStream {
+  setContentType(type: string): void;
+  _onBeforeFirstWrite?: (write: (chunk: Uint8Array | string) => void) => void;
+}
+
+function isRuntimeStream(stream: unknown): stream is RuntimeStream {
+  return typeof stream === 'object' && stream !== null && typeof (stream as RuntimeStream).setContentType === 'function';
 }
 
 interface AwsLambdaGlobal {
@@ -36,20 +47,51 @@ export function installLocalLambdaRuntime(): void {
   runtime.streamifyResponse ??= (handler) => handler;
   runtime.HttpResponseStream ??= {
     from: (stream, prelude) => {
-      if (hasPreludeSink(stream)) stream.setPrelude(prelude);
+      if (!isRuntimeStream(stream)) throw new TypeError('HttpResponseStream.from needs a Lambda response stream');
+      stream.setContentType(PRELUDE_CONTENT_TYPE);
+      stream._onBeforeFirstWrite = (write) => framePrelude(prelude).forEach(write);
       return stream;
     },
   };
 }
 
+/** Splits a framed stream back into its prelude and body, as API Gateway reads it. */
+export class PreludeDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+  private prelude: ResponsePrelude | undefined;
+
+  /** Body bytes in `chunk`, once the prelude is complete; `onPrelude` is called once, first. */
+  push(chunk: Buffer, onPrelude: (prelude: ResponsePrelude) => void): Buffer {
+    if (this.prelude) return chunk;
+    this.pending = Buffer.concat([this.pending, chunk]);
+    const end = this.pending.indexOf(DELIMITER);
+    if (end < 0) return Buffer.alloc(0);
+    const parsed: unknown = JSON.parse(this.pending.subarray(0, end).toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('The response prelude is not a JSON object');
+    this.prelude = parsed as ResponsePrelude;
+    onPrelude(this.prelude);
+    const body = this.pending.subarray(end + DELIMITER.length);
+    this.pending = Buffer.alloc(0);
+    return body;
+  }
+
+  get complete(): boolean {
+    return this.prelude !== undefined;
+  }
+}
+
 /**
- * The response stream a streamed handler writes into locally. The first write (middy writes an
- * empty one right after the prelude) releases the status and headers; body bytes follow with
- * backpressure from the destination.
+ * The response stream a streamed handler writes into locally, with the real runtime's hooks.
+ * Framed bytes are decoded: the prelude releases the status and headers, body bytes follow with
+ * backpressure from the destination. A stream never framed (no `HttpResponseStream.from`) is all
+ * body under a default prelude.
  */
-export class LocalResponseStream extends Writable implements PreludeSink {
-  private prelude: ResponsePrelude = {};
+export class LocalResponseStream extends Writable implements RuntimeStream {
+  _onBeforeFirstWrite?: (write: (chunk: Uint8Array | string) => void) => void;
+  private contentType = 'application/octet-stream';
+  private readonly decoder = new PreludeDecoder();
   private started = false;
+  private firstWrite = true;
 
   constructor(
     private readonly sink: {
@@ -59,9 +101,9 @@ export class LocalResponseStream extends Writable implements PreludeSink {
     },
   ) {
     super();
-    // The gateway destroys this stream when the client goes away, possibly before the handler has
-    // piped into it. The failure reaches the handler through its own writes; an 'error' event
-    // with no listener yet must not take the whole local stack down.
+    // The gateway destroys this stream when the client goes away or the deadline passes, possibly
+    // before the handler has piped into it. The failure reaches the handler through its own
+    // writes; an 'error' event with no listener yet must not take the whole local stack down.
     this.on('error', () => undefined);
   }
 
@@ -69,24 +111,59 @@ export class LocalResponseStream extends Writable implements PreludeSink {
     return this.started;
   }
 
-  setPrelude(prelude: ResponsePrelude): void {
-    this.prelude = prelude;
+  setContentType(type: string): void {
+    this.contentType = type;
   }
 
-  private start(): void {
-    if (this.started) return;
+  private head(prelude: ResponsePrelude): void {
     this.started = true;
-    this.sink.head(this.prelude);
+    this.sink.head(prelude);
+  }
+
+  /** Raw bytes as the runtime would send them, the framing included. */
+  private body(raw: Buffer): Buffer {
+    if (this.contentType !== PRELUDE_CONTENT_TYPE) {
+      if (!this.started) this.head({});
+      return raw;
+    }
+    return this.decoder.push(raw, (prelude) => this.head(prelude));
+  }
+
+  private framing(): Buffer {
+    if (!this.firstWrite) return Buffer.alloc(0);
+    this.firstWrite = false;
+    const parts: Buffer[] = [];
+    this._onBeforeFirstWrite?.((chunk) => parts.push(Buffer.from(chunk)));
+    return Buffer.concat(parts);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.start();
-    if (chunk.length === 0) done();
-    else this.sink.write(chunk, done);
+    let body: Buffer;
+    try {
+      body = this.body(Buffer.concat([this.framing(), chunk]));
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (body.length === 0) done();
+    else this.sink.write(body, done);
   }
 
   override _final(done: (error?: Error | null) => void): void {
-    this.start();
+    try {
+      const rest = this.body(this.framing());
+      if (!this.started) throw new TypeError('The response stream ended inside its prelude');
+      if (rest.length > 0) {
+        this.sink.write(rest, (error) => {
+          this.sink.end();
+          done(error);
+        });
+        return;
+      }
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
     this.sink.end();
     done();
   }

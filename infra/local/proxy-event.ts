@@ -1,7 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+// The one builder of what API Gateway REST and Lambda hand a handler: the proxy event and the
+// Lambda context. The local gateway builds every invocation with it, and the tests and the bench
+// build theirs with it too, so a field API Gateway sets differently is fixed in one place.
+import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { BASE_PATH, type Route } from '../../lib/contract/routes';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../functions';
+import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_API_ID = 'local';
@@ -12,68 +15,130 @@ export function methodArn(method: string, resourcePath: string): string {
   return `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${STAGE}/${method}${resourcePath}`;
 }
 
-function headerMaps(req: IncomingMessage) {
+/** What a TOKEN authorizer returned for the request, as API Gateway passes it on. */
+export interface AuthorizerOutcome {
+  principalId: string;
+  context?: Record<string, string | number | boolean> | null;
+  usageIdentifierKey?: string | null;
+  /** How long the authorizer call took (0 when answered from the cache). */
+  latencyMs?: number;
+}
+
+export interface ProxyRequest {
+  route: Pick<Route, 'method' | 'path' | 'operationId'>;
+  /** The path below the stage as the client sent it; by default the route's, parameters filled in. */
+  path?: string;
+  pathParameters?: Record<string, string> | null;
+  /** Header name/value pairs in arrival order (node's `rawHeaders` paired), or a plain record. */
+  headers?: readonly (readonly [string, string])[] | Record<string, string>;
+  /** The raw query string, without `?`. */
+  query?: string;
+  body?: string | null;
+  authorizer?: AuthorizerOutcome;
+  requestId?: string;
+  /** Epoch milliseconds the request arrived. */
+  now?: number;
+  sourceIp?: string;
+  protocol?: string;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `$context.requestTime`: CLF format in UTC, e.g. `09/Apr/2015:12:34:56 +0000`. */
+export function requestTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  return (
+    `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`
+  );
+}
+
+/**
+ * `requestContext.authorizer` as API Gateway builds it from a Lambda authorizer's answer: the
+ * principal, the call's latency, and every context value turned into a string.
+ */
+export function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
+  const values = Object.entries(outcome.context ?? {}).map(([k, v]) => [k, String(v)]);
+  return { ...Object.fromEntries(values), principalId: outcome.principalId, integrationLatency: outcome.latencyMs ?? 0 };
+}
+
+/**
+ * API Gateway's id of the key a usage identifier names. The real one is assigned when the admin
+ * command creates the key; locally a stable stand-in of the same shape (10 characters) is derived.
+ */
+export function localApiKeyId(usageIdentifierKey: string): string {
+  return createHash('sha256').update(usageIdentifierKey).digest('hex').slice(0, 10);
+}
+
+function headerPairs(headers: ProxyRequest['headers']): (readonly [string, string])[] {
+  if (!headers) return [];
+  return Array.isArray(headers) ? [...headers] : Object.entries(headers);
+}
+
+function headerMaps(pairs: readonly (readonly [string, string])[]) {
+  if (pairs.length === 0) return { headers: {}, multiValueHeaders: {} };
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    const value = req.rawHeaders[i + 1] as string;
+  for (const [name, value] of pairs) {
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
   return { headers, multiValueHeaders };
 }
 
-function queryMaps(url: URL) {
-  if ([...url.searchParams.keys()].length === 0) {
-    return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  }
+function queryMaps(query: string | undefined) {
+  const params = new URLSearchParams(query ?? '');
+  if ([...params.keys()].length === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
+  for (const [name, value] of params) {
     single[name] = value;
     (multi[name] ??= []).push(value);
   }
   return { queryStringParameters: single, multiValueQueryStringParameters: multi };
 }
 
+function filledPath(template: string, parameters: Record<string, string> | null | undefined): string {
+  return pathParameterNames(template).reduce((path, name) => path.replace(`{${name}}`, encodeURIComponent(parameters?.[name] ?? '')), template);
+}
+
+function headerValue(pairs: readonly (readonly [string, string])[], name: string): string | undefined {
+  return pairs.find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
 /** The REST API (v1) Lambda proxy event, shaped as API Gateway passes it to the handlers. */
-export function buildProxyEvent(options: {
-  req: IncomingMessage;
-  url: URL;
-  route: Route;
-  /** Path below the stage, e.g. `/store/orders/5`. */
-  path: string;
-  pathParameters: Record<string, string> | null;
-  authorizer: Record<string, unknown>;
-  requestId: string;
-  now: number;
-}): APIGatewayProxyEvent {
-  const { req, url, route, path } = options;
-  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
+  const { route } = request;
+  const pairs = headerPairs(request.headers);
+  const path = request.path ?? filledPath(route.path, request.pathParameters);
+  const now = request.now ?? Date.now();
+  const requestId = request.requestId ?? randomUUID();
+  const host = headerValue(pairs, 'host') ?? `${LOCAL_API_ID}.localhost`;
+  const usageKey = request.authorizer?.usageIdentifierKey ?? null;
   return {
     resource: route.path,
     path,
     httpMethod: route.method,
-    ...headerMaps(req),
-    ...queryMaps(url),
-    pathParameters: options.pathParameters,
+    ...headerMaps(pairs),
+    ...queryMaps(request.query),
+    pathParameters: request.pathParameters ?? null,
     stageVariables: null,
-    body: null,
+    body: request.body === undefined || request.body === '' ? null : request.body,
     isBase64Encoded: false,
     requestContext: {
       accountId: LOCAL_ACCOUNT,
       apiId: LOCAL_API_ID,
-      authorizer: options.authorizer,
-      domainName: req.headers.host ?? 'localhost',
-      domainPrefix: 'localhost',
-      extendedRequestId: options.requestId,
+      authorizer: request.authorizer ? authorizerContext(request.authorizer) : undefined,
+      domainName: host,
+      domainPrefix: host.split('.')[0] ?? host,
+      extendedRequestId: requestId,
       httpMethod: route.method,
       identity: {
         accessKey: null,
         accountId: null,
-        apiKey: null,
-        apiKeyId: null,
+        apiKey: usageKey,
+        apiKeyId: usageKey === null ? null : localApiKeyId(usageKey),
         caller: null,
         clientCert: null,
         cognitoAuthenticationProvider: null,
@@ -81,16 +146,16 @@ export function buildProxyEvent(options: {
         cognitoIdentityId: null,
         cognitoIdentityPoolId: null,
         principalOrgId: null,
-        sourceIp,
+        sourceIp: request.sourceIp ?? '127.0.0.1',
         user: null,
-        userAgent: req.headers['user-agent'] ?? null,
+        userAgent: headerValue(pairs, 'user-agent') ?? null,
         userArn: null,
       },
       path: `${BASE_PATH}${path}`,
-      protocol: `HTTP/${req.httpVersion}`,
-      requestId: options.requestId,
-      requestTime: new Date(options.now).toUTCString(),
-      requestTimeEpoch: options.now,
+      protocol: request.protocol ?? 'HTTP/1.1',
+      requestId,
+      requestTime: requestTime(now),
+      requestTimeEpoch: now,
       resourceId: route.operationId,
       resourcePath: route.path,
       stage: STAGE,
@@ -98,17 +163,21 @@ export function buildProxyEvent(options: {
   };
 }
 
-/** A Lambda context for one local invocation. */
-export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  const awsRequestId = randomUUID();
+/**
+ * The Lambda context of one invocation of a function, with the memory and the deadline it has
+ * deployed (infra/functions.ts). `settings` replaces them only in tests that need a short deadline.
+ */
+export function lambdaContext(id: FunctionId, options: { settings?: FunctionSettings; awsRequestId?: string } = {}): Context {
+  const settings = options.settings ?? FUNCTIONS[id];
+  const deadline = Date.now() + settings.timeoutSeconds * 1000;
+  const functionName = id;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId,
+    memoryLimitInMB: String(settings.memoryMb),
+    awsRequestId: options.awsRequestId ?? randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

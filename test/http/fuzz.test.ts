@@ -53,6 +53,8 @@ interface Expected {
 function expected(method: string, id: IdSegment, authorized: boolean, model: Map<string, Order>): Expected {
   // `.`/`..` make the path another resource: a route the gateway refuses one way or another.
   if (isDotSegment(pathSegmentOf(id))) return { statuses: [400, 401, 404, 405] };
+  // An empty id leaves a trailing slash, which names the list resource, as API Gateway matches it.
+  if (pathSegmentOf(id) === '') return { statuses: method !== 'GET' ? [405] : authorized ? [200] : [401] };
   if (method !== 'DELETE') return { statuses: [405] };
   if (!authorized) return { statuses: [401] };
   const canonical = canonicalInt64(decodedId(id));

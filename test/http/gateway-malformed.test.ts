@@ -1,6 +1,6 @@
 // Requests too broken for a route still get the Error body, never node's bare status line.
 
-import { connect } from 'node:net';
+import { rawExchange } from '../support/raw-http';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -9,17 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-function raw(request: string): Promise<string> {
-  const { port } = new URL(stack.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
-    let data = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (data += chunk));
-    socket.on('end', () => resolve(data));
-    socket.on('error', reject);
-  });
-}
+const raw = (request: string) => rawExchange(stack.baseUrl, request);
 
 function parse(response: string) {
   const [head = '', body = ''] = response.split('\r\n\r\n');

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
 
 export interface RawResponse {
@@ -47,4 +48,20 @@ export function rawRequest(baseUrl: string, method: string, path: string, option
 export function headerOf(response: RawResponse, name: string): string | undefined {
   const value = response.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Writes the bytes exactly as given on a new connection and reads until the server closes it: for
+ * requests no HTTP client would send (broken framing, no Host, pipelining).
+ */
+export function rawExchange(baseUrl: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
 }
