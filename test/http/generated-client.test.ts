@@ -30,6 +30,11 @@ let workDir: string;
 let key: string;
 
 beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'generated-client-'));
+  // Generating and type-checking are synchronous and take seconds: done before any connection is
+  // open, since a blocked event loop lets the server's keep-alive timer close a pooled socket
+  // just as the client reuses it.
+  typeErrors(idsAsStrings().recipe);
   stack = await startLocalStack();
   await stack.app.orders.putMany([
     { id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' },
@@ -37,8 +42,7 @@ beforeAll(async () => {
     { id: '9007199254740993', status: 'pending' },
   ]);
   ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 100_000 }));
-  workDir = mkdtempSync(join(tmpdir(), 'generated-client-'));
-});
+}, 60_000);
 afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   await stack?.close();
@@ -105,12 +109,12 @@ test('generated with ids as strings, the recipe type-checks and keeps every digi
   const status = async (id: string) => (await stack.app.orders.get(id))?.status;
   expect([await status('9007199254740992'), await status('9007199254740993'), await status(INT64_MAX)]).toEqual(['pending', 'cancelled', 'cancelled']);
   await expect(recipe.cancelOrder(api, '424242')).rejects.toThrow('HTTP 404 ORDER_NOT_FOUND');
-}, 60_000);
+});
 
 test('the recipe does not type-check against the types generated as is (ids are numbers there)', () => {
   const { recipe } = asIs();
   expect(typeErrors(recipe).join('\n')).toMatch(/'string' is not assignable to type 'number'/);
-}, 60_000);
+});
 
 /**
  * Both recipes in one program (the standard library is loaded once), with the project's
