@@ -4,6 +4,7 @@ import type { CallerIdentity } from '../keys/context';
 import type { RateLimiter, WindowState } from '../limits/limiter';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { RateLimitRejectedError } from './errors';
+import { businessMetrics } from '../aws/metrics';
 
 
 export function rateLimitHeaders(state: WindowState): Record<string, string> {
@@ -32,10 +33,14 @@ export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers']
   };
   return {
     before: async (request) => {
-      const { keyId, limits } = caller(request);
+      const { keyId, plan, limits } = caller(request);
       const admission = await limiter.admit(keyId, limits);
       states.set(request, admission.headers);
-      if (!admission.admitted) throw new RateLimitRejectedError(admission.reason, admission.retryAfterSeconds);
+      if (!admission.admitted) {
+        businessMetrics.refusal(admission.reason, plan);
+        if (admission.banStarted) businessMetrics.ban(plan);
+        throw new RateLimitRejectedError(admission.reason, admission.retryAfterSeconds);
+      }
     },
     after: addHeaders,
     onError: addHeaders,

@@ -2,8 +2,9 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { ApiKeysRepository } from './repository';
-import { authorizeToken, UNAUTHORIZED_MESSAGE } from './authorizer';
+import { authorizeToken, KeyRefusedError } from './authorizer';
 import { logger } from '../aws/logger';
+import { businessMetrics } from '../aws/metrics';
 
 /**
  * The TOKEN authorizer. A refused key throws `Unauthorized` (API Gateway's 401); any other
@@ -19,8 +20,12 @@ export function makeAuthorizerHandler(deps: { keys: ApiKeysRepository }) {
         logger.info('key accepted', { keyId: result.principalId });
         return result;
       } catch (error) {
-        if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) logger.info('key refused');
-        else logger.error('authorizer failed', error as Error);
+        if (error instanceof KeyRefusedError) {
+          logger.info('key refused', { cause: error.refusal });
+          businessMetrics.authorizerRefusal(error.refusal);
+        } else {
+          logger.error('authorizer failed', error as Error);
+        }
         throw error;
       }
     });

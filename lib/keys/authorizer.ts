@@ -1,11 +1,19 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { bearerToken } from './format';
-import { authenticate } from './service';
+import { authenticateKey, type Authentication, type KeyRefusalCause } from './service';
 import type { ApiKeysRepository } from './repository';
 import type { AuthorizerContext } from './context';
 
 /** API Gateway turns exactly this error message into its 401 UNAUTHORIZED gateway response. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized';
+
+/** A refused key: API Gateway answers 401 for the message; the cause is for metrics and logs. */
+export class KeyRefusedError extends Error {
+  override readonly name = 'KeyRefusedError';
+  constructor(readonly refusal: KeyRefusalCause) {
+    super(UNAUTHORIZED_MESSAGE);
+  }
+}
 
 /**
  * The Allow policy covers every method and path of the stage, because API Gateway caches the
@@ -21,8 +29,10 @@ export async function authorizeToken(
   event: Pick<APIGatewayTokenAuthorizerEvent, 'authorizationToken' | 'methodArn'>,
 ): Promise<APIGatewayAuthorizerResult & { context: AuthorizerContext & Record<string, string | number> }> {
   const token = bearerToken(event.authorizationToken);
-  const principal = token === undefined ? undefined : await authenticate(keys, token);
-  if (!principal) throw new Error(UNAUTHORIZED_MESSAGE);
+  const outcome: Authentication | { refused: 'missing' } =
+    token === undefined ? { refused: 'missing' } : await authenticateKey(keys, token);
+  if ('refused' in outcome) throw new KeyRefusedError(outcome.refused);
+  const { principal } = outcome;
   return {
     principalId: principal.keyId,
     policyDocument: {

@@ -50,20 +50,32 @@ export interface Principal {
   usageIdentifier: string;
 }
 
-/**
- * The principal of a bearer key, or undefined when the key is malformed (refused without a read),
- * unknown or revoked.
- */
-export async function authenticate(repo: ApiKeysRepository, key: string): Promise<Principal | undefined> {
-  if (!isWellFormedApiKey(key)) return undefined;
+/** Why a key is refused: no bearer token, a malformed key, a key nobody holds, a revoked key. */
+export const KEY_REFUSAL_CAUSES = ['missing', 'malformed', 'unknown', 'revoked'] as const;
+export type KeyRefusalCause = (typeof KEY_REFUSAL_CAUSES)[number];
+
+export type Authentication = { principal: Principal } | { refused: Exclude<KeyRefusalCause, 'missing'> };
+
+/** The principal of a bearer key, or why it is refused. A malformed key is refused without a read. */
+export async function authenticateKey(repo: ApiKeysRepository, key: string): Promise<Authentication> {
+  if (!isWellFormedApiKey(key)) return { refused: 'malformed' };
   const hash = hashApiKey(key);
   const record = await repo.get(keyIdFromHash(hash));
-  if (!record || record.revokedAt) return undefined;
-  if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+  if (!record) return { refused: 'unknown' };
+  if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return { refused: 'unknown' };
+  if (record.revokedAt) return { refused: 'revoked' };
   return {
-    keyId: record.id,
-    plan: record.plan,
-    limits: limitsFor(record.plan, record.limits),
-    usageIdentifier: hash,
+    principal: {
+      keyId: record.id,
+      plan: record.plan,
+      limits: limitsFor(record.plan, record.limits),
+      usageIdentifier: hash,
+    },
   };
+}
+
+/** The principal of a bearer key, or undefined when the key is malformed, unknown or revoked. */
+export async function authenticate(repo: ApiKeysRepository, key: string): Promise<Principal | undefined> {
+  const outcome = await authenticateKey(repo, key);
+  return 'principal' in outcome ? outcome.principal : undefined;
 }

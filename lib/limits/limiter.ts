@@ -22,7 +22,14 @@ export type RejectionReason = 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'KEY_TEMPORARI
 
 export type Admission =
   | { admitted: true; headers: WindowState }
-  | { admitted: false; reason: RejectionReason; retryAfterSeconds: number; headers: WindowState };
+  | {
+      admitted: false;
+      reason: RejectionReason;
+      retryAfterSeconds: number;
+      headers: WindowState;
+      /** This refusal imposed the ban it reports (the ones after it find the ban in force). */
+      banStarted?: true;
+    };
 
 /** One window's counter for one request: its item and the bound its condition holds. */
 interface Counter {
@@ -93,8 +100,7 @@ export class RateLimiter {
     const rejected = await this.countRejection(minute);
     if (rejected > limits.perMinute * BAN.rejectedPerMinuteFactor) {
       const until = now + BAN.durationSeconds;
-      await this.ban(keyId, now, until);
-      return banned(until, limits, nowMs);
+      return banned(until, limits, nowMs, await this.ban(keyId, now, until));
     }
     const refusing = d.taken ? minute : day;
     return {
@@ -183,12 +189,12 @@ export class RateLimiter {
   /**
    * Written on every day counter the ban overlaps, so a ban that crosses midnight still holds on
    * the next day's counter. A ban in force is never extended: concurrent refusals that all cross
-   * the threshold leave the first one's end.
+   * the threshold leave the first one's end. True when this call wrote the ban.
    */
-  private async ban(keyId: string, now: number, until: number): Promise<void> {
-    await Promise.all(
-      daysCovering(now, until).map(async (window) => {
-        await conditionalWrite(() =>
+  private async ban(keyId: string, now: number, until: number): Promise<boolean> {
+    const writes = await Promise.all(
+      daysCovering(now, until).map((window) =>
+        conditionalWrite(() =>
           this.doc.send(
             new UpdateCommand({
               TableName: this.table,
@@ -204,9 +210,10 @@ export class RateLimiter {
               },
             }),
           ),
-        );
-      }),
+        ),
+      ),
     );
+    return writes.some((write) => write.applied);
   }
 }
 
@@ -220,12 +227,13 @@ function stateAfter(c: Counter, count: number): WindowState {
 }
 
 /** The ban headers carry the per-minute limit, the bound whose abuse caused the ban. */
-function banned(until: number, limits: Limits, nowMs: number): Admission {
+function banned(until: number, limits: Limits, nowMs: number, started = false): Admission {
   return {
     admitted: false,
     reason: 'KEY_TEMPORARILY_BANNED',
     retryAfterSeconds: secondsUntil(until, nowMs),
     headers: { limit: limits.perMinute, remaining: 0, resetAt: until },
+    ...(started ? { banStarted: true as const } : {}),
   };
 }
 

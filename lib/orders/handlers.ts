@@ -1,9 +1,12 @@
 import { Readable } from 'node:stream';
-import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from '../http/api-handler';
+import type { Context } from 'aws-lambda';
+import { apiHandler, streamingApiHandler, type ApiEvent, type ApiHandlerDeps, type ApiResult } from '../http/api-handler';
+import { businessMetrics } from '../aws/metrics';
 import { logger } from '../aws/logger';
 import type { Order } from './order';
 import { parseOrderId } from './order-id';
 import { ordersJsonChunks } from './json';
+import { measuredListing } from './listing-metrics';
 import type { OrdersRepository, ScanOptions } from './repository';
 import { routeByOperation } from '../contract/routes';
 import { ACCEPT_ENCODING, CONTENT_ENCODING, VARY } from '../contract/headers';
@@ -70,15 +73,21 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
         [VARY]: ACCEPT_ENCODING,
         ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
       },
-      body: Readable.from(encodeChunks(failLoudly(ordersJsonChunks(pages)), coding), { objectMode: false }),
+      body: Readable.from(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding), { objectMode: false }),
     };
   });
 }
 
 export function makeCancelOrderHandler(deps: OrdersHandlerDeps) {
-  return apiHandler(routeByOperation('cancelOrder'), deps, async (event) => {
+  const handler = apiHandler(routeByOperation('cancelOrder'), deps, async (event) => {
     const id = parseOrderId(event.pathParameters?.orderId);
     await deps.orders.cancel(id);
     return { statusCode: 204, headers: {}, body: '' };
   });
+  // Counted on the final answer, after the domain errors have become statuses.
+  return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+    const result = await handler(event, context);
+    businessMetrics.cancel(result.statusCode);
+    return result;
+  };
 }

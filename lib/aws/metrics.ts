@@ -1,0 +1,124 @@
+// Business metrics, declared once: the handlers emit them and the stage's dashboard graphs them.
+// They are written as CloudWatch embedded metric format (EMF) lines in the function's log, so
+// emitting one costs no API call; locally they are lines in the stack's output.
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ERRORS } from '../contract/errors';
+import { KEY_REFUSAL_CAUSES, type KeyRefusalCause } from '../keys/service';
+import type { RejectionReason } from '../limits/limiter';
+import { PLAN_NAMES, type PlanName } from '../limits/plans';
+import { optionalEnv } from './env';
+import { SERVICE_NAME } from './service';
+
+export const METRICS_NAMESPACE = 'StoreOrders';
+/** Set on each function by the stack; every metric carries it, so stages sharing an account stay apart. */
+export const STAGE_ENV_VAR = 'STORE_ORDERS_STAGE';
+/** The stage dimension's value when no stage is set: the local stack. */
+export const LOCAL_STAGE = 'local';
+
+/** Every metric carries these dimensions (Powertools adds `service`). */
+export const COMMON_DIMENSIONS = ['service', 'stage'] as const;
+
+/** The cancel outcomes counted: cancelled, no such order, already shipped. */
+export const CANCEL_OUTCOMES = ['204', String(ERRORS.ORDER_NOT_FOUND.status), String(ERRORS.ORDER_ALREADY_SHIPPED.status)] as const;
+export type CancelOutcome = (typeof CANCEL_OUTCOMES)[number];
+
+const REASONS: Record<RejectionReason, true> = { RATE_LIMITED: true, QUOTA_EXCEEDED: true, KEY_TEMPORARILY_BANNED: true };
+export const REFUSAL_REASONS = Object.keys(REASONS) as RejectionReason[];
+
+export type MetricUnitName = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+export interface MetricDeclaration {
+  name: string;
+  unit: MetricUnitName;
+  description: string;
+  /** Each dimension of its own (besides the common ones) and every value it takes. */
+  dimensions: Readonly<Record<string, readonly string[]>>;
+}
+
+export const BUSINESS_METRICS = {
+  cancels: {
+    name: 'CancelOutcomes',
+    unit: MetricUnit.Count,
+    description: 'Cancel requests by outcome: 204 cancelled, 404 no such order, 409 already shipped',
+    dimensions: { outcome: CANCEL_OUTCOMES },
+  },
+  refusals: {
+    name: 'RateLimitRefusals',
+    unit: MetricUnit.Count,
+    description: "Requests the service's limiter refused, by reason and plan",
+    dimensions: { reason: REFUSAL_REASONS, plan: PLAN_NAMES },
+  },
+  bans: {
+    name: 'KeyBans',
+    unit: MetricUnit.Count,
+    description: 'Keys banned for too many refused requests, by plan',
+    dimensions: { plan: PLAN_NAMES },
+  },
+  listedOrders: {
+    name: 'ListedOrders',
+    unit: MetricUnit.Count,
+    description: 'Orders in each complete listing',
+    dimensions: {},
+  },
+  listedBytes: {
+    name: 'ListedBytes',
+    unit: MetricUnit.Bytes,
+    description: 'JSON bytes of each complete listing, before any compression',
+    dimensions: {},
+  },
+  authorizerRefusals: {
+    name: 'AuthorizerRefusals',
+    unit: MetricUnit.Count,
+    description: 'Keys the authorizer refused, by cause (the key itself is never recorded)',
+    dimensions: { cause: KEY_REFUSAL_CAUSES },
+  },
+} as const satisfies Record<string, MetricDeclaration>;
+
+type MetricId = keyof typeof BUSINESS_METRICS;
+type DimensionsOf<M extends MetricId> = { [D in keyof (typeof BUSINESS_METRICS)[M]['dimensions']]: string };
+
+/**
+ * Made on first use rather than at import, so that whoever starts the process (the local stack's
+ * `--quiet`) can still set POWERTOOLS_METRICS_DISABLED, which Powertools reads when it is made.
+ */
+let metrics: Metrics | undefined;
+function instance(): Metrics {
+  metrics ??= new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: optionalEnv('POWERTOOLS_SERVICE_NAME') ?? SERVICE_NAME,
+    defaultDimensions: { stage: optionalEnv(STAGE_ENV_VAR) ?? LOCAL_STAGE },
+  });
+  return metrics;
+}
+
+/**
+ * One EMF line with the given metrics, which share the dimensions. Adding and publishing happen
+ * in one synchronous step, so concurrent invocations (locally) never mix their metrics.
+ */
+function emit<M extends MetricId>(dimensions: DimensionsOf<M>, values: Partial<Record<MetricId, number>> & Record<M, number>): void {
+  const m = instance();
+  m.addDimensions(dimensions as Record<string, string>);
+  for (const [id, value] of Object.entries(values) as [MetricId, number][]) {
+    m.addMetric(BUSINESS_METRICS[id].name, BUSINESS_METRICS[id].unit, value);
+  }
+  m.publishStoredMetrics();
+}
+
+export const businessMetrics = {
+  cancel(outcome: number): void {
+    const text = String(outcome);
+    if ((CANCEL_OUTCOMES as readonly string[]).includes(text)) emit<'cancels'>({ outcome: text }, { cancels: 1 });
+  },
+  refusal(reason: RejectionReason, plan: PlanName): void {
+    emit<'refusals'>({ reason, plan }, { refusals: 1 });
+  },
+  ban(plan: PlanName): void {
+    emit<'bans'>({ plan }, { bans: 1 });
+  },
+  listing(orders: number, bytes: number): void {
+    emit<'listedOrders' | 'listedBytes'>({}, { listedOrders: orders, listedBytes: bytes });
+  },
+  authorizerRefusal(cause: KeyRefusalCause): void {
+    emit<'authorizerRefusals'>({ cause }, { authorizerRefusals: 1 });
+  },
+};

@@ -1,0 +1,124 @@
+import { captureConsole, type ConsoleCapture } from '../support/console-logs';
+import { generateApiKey } from '../../lib/keys/format';
+import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
+import { lambdaContext } from '../../infra/local/proxy-event';
+import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/aws/metrics';
+import { SERVICE_NAME } from '../../lib/aws/service';
+import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+
+// Every business metric reaches the local log as an EMF line, through the local stack on the
+// embedded server. Powertools writes them through the global console in dev mode, once enabled.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+
+interface EmfRecord {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  [field: string]: unknown;
+}
+
+let stack: LocalStack;
+let output: ConsoleCapture;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+});
+afterAll(() => stack.close());
+beforeEach(() => {
+  output = captureConsole();
+});
+afterEach(() => output.restore());
+
+function emf(): EmfRecord[] {
+  return output.entries().filter((entry): entry is EmfRecord => typeof entry._aws === 'object');
+}
+
+/** The EMF records of one metric, each as its dimensions and value. */
+function recorded(metric: keyof typeof BUSINESS_METRICS): Record<string, unknown>[] {
+  const { name, unit } = BUSINESS_METRICS[metric];
+  return emf()
+    .filter((record) => record._aws.CloudWatchMetrics.some((d) => d.Metrics.some((m) => m.Name === name)))
+    .map((record) => {
+      const [directive] = record._aws.CloudWatchMetrics;
+      expect(directive?.Namespace).toBe(METRICS_NAMESPACE);
+      expect(directive?.Metrics).toContainEqual({ Name: name, Unit: unit });
+      const dimensions = directive?.Dimensions[0] ?? [];
+      expect(dimensions).toEqual(['service', 'stage', ...Object.keys(BUSINESS_METRICS[metric].dimensions)]);
+      expect(record).toMatchObject({ service: SERVICE_NAME, stage: LOCAL_STAGE });
+      return { ...Object.fromEntries(dimensions.slice(2).map((d) => [d, record[d]])), value: record[name] };
+    });
+}
+
+test('cancels are counted by outcome: 204, 404 and 409, not bad ids', async () => {
+  const { key } = await stack.newKey('pro');
+  await stack.app.orders.create({ id: '71', petId: '1', quantity: 1, status: 'pending' });
+  await stack.app.orders.create({ id: '72', petId: '1', quantity: 1, status: 'shipped', complete: true });
+  for (const id of ['71', '70', '72', 'abc']) await stack.call('DELETE', `/v1/store/orders/${id}`, bearer(key));
+  expect(recorded('cancels')).toEqual([
+    { outcome: '204', value: 1 },
+    { outcome: '404', value: 1 },
+    { outcome: '409', value: 1 },
+  ]);
+});
+
+test('refusals are counted by reason and plan, and a ban once when it starts', async () => {
+  const minute = await stack.newKey('enterprise', { perMinute: 1, perDay: 100 });
+  const day = await stack.newKey('enterprise', { perMinute: 5, perDay: 1 });
+  const statuses: number[] = [];
+  // Admitted; refused; refused past the threshold (the ban starts); refused past it again in the
+  // same second (the ban is already written); a second later, refused by the ban itself.
+  for (let i = 0; i < 4; i++) statuses.push((await stack.call('GET', '/v1/store/orders', bearer(minute.key))).status);
+  stack.clock.advance(2_000);
+  statuses.push((await stack.call('GET', '/v1/store/orders', bearer(minute.key))).status);
+  for (let i = 0; i < 2; i++) statuses.push((await stack.call('GET', '/v1/store/orders', bearer(day.key))).status);
+  expect(statuses).toEqual([200, 429, 429, 429, 429, 200, 429]);
+
+  const banned = { reason: 'KEY_TEMPORARILY_BANNED', plan: 'enterprise', value: 1 };
+  expect(recorded('refusals')).toEqual([
+    { reason: 'RATE_LIMITED', plan: 'enterprise', value: 1 },
+    banned,
+    banned,
+    banned,
+    { reason: 'QUOTA_EXCEEDED', plan: 'enterprise', value: 1 },
+  ]);
+  expect(recorded('bans')).toEqual([{ plan: 'enterprise', value: 1 }]);
+});
+
+test('each complete listing records its orders and bytes', async () => {
+  const { key } = await stack.newKey('pro');
+  const response = await stack.call('GET', '/v1/store/orders', bearer(key));
+  const body = await response.text();
+  const orders = (JSON.parse(body) as unknown[]).length;
+  expect(orders).toBeGreaterThan(0);
+  const listing = emf().filter((record) => BUSINESS_METRICS.listedOrders.name in record);
+  expect(listing).toHaveLength(1);
+  expect(listing[0]).toMatchObject({
+    [BUSINESS_METRICS.listedOrders.name]: orders,
+    [BUSINESS_METRICS.listedBytes.name]: Buffer.byteLength(body),
+  });
+  expect(recorded('listedOrders')).toEqual([{ value: orders }]);
+  expect(recorded('listedBytes')).toEqual([{ value: Buffer.byteLength(body) }]);
+});
+
+test('authorizer refusals are counted by cause, and never carry the key', async () => {
+  const revoked = await stack.newKey('free');
+  await stack.app.keys.revoke(revoked.id, new Date());
+  const genuine = await stack.newKey('free');
+  const forged = `${genuine.key.slice(0, -1)}${genuine.key.endsWith('A') ? 'B' : 'A'}`;
+  const unknown = generateApiKey();
+  for (const key of [forged, unknown, revoked.key]) {
+    expect((await stack.call('GET', '/v1/store/orders', bearer(key))).status).toBe(401);
+  }
+  // API Gateway (and the local gateway) refuse a missing header before the authorizer runs.
+  const authorizer = makeAuthorizerHandler({ keys: stack.app.keys });
+  await expect(
+    authorizer({ type: 'TOKEN', authorizationToken: 'Basic abc', methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, lambdaContext('authorizer')),
+  ).rejects.toThrow('Unauthorized');
+
+  expect(recorded('authorizerRefusals')).toEqual([
+    { cause: 'malformed', value: 1 },
+    { cause: 'unknown', value: 1 },
+    { cause: 'revoked', value: 1 },
+    { cause: 'missing', value: 1 },
+  ]);
+  const written = output.lines.join('\n');
+  for (const key of [forged, unknown, revoked.key]) expect(written).not.toContain(key.slice(4, 24));
+});
