@@ -49,3 +49,12 @@ export function isMissingCredentials(error: unknown): boolean {
 export function isMissingRegion(error: unknown): boolean {
   return error instanceof Error && /region is missing/i.test(error.message);
 }
+
+/**
+ * DynamoDB answers every client error with 400 (and a `__type`), never 404 or 405: those come from
+ * some other HTTP server at the endpoint, such as the local API's port given by mistake.
+ */
+export function isNotDynamo(error: unknown): boolean {
+  const status = (field(error, '$metadata') as { httpStatusCode?: unknown } | undefined)?.httpStatusCode;
+  return status === 404 || status === 405;
+}

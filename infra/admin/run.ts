@@ -9,6 +9,7 @@ import {
   isMissingCredentials,
   isMissingRegion,
   isMissingTable,
+  isNotDynamo,
   isUnreachable,
   UsageError,
 } from './errors';
@@ -36,6 +37,12 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
     return cause !== undefined && (isUnreachable(cause) || isMissingTable(cause)) ? `${error.message}${hint}` : error.message;
   }
   if (isUnreachable(error)) return `Cannot reach ${where} (${errorMessage(error)}).${hint}`;
+  if (isNotDynamo(error)) {
+    return (
+      `${where} answered like a different server, not DynamoDB (${errorMessage(error)}). Point DYNAMODB_ENDPOINT ` +
+      "or DYNAMODB_PORT at the DynamoDB endpoint npm start prints, not at the API's port."
+    );
+  }
   if (isMissingTable(error)) return `A table of ${where} does not exist (${errorMessage(error)}).${hint}`;
   if (isMissingCredentials(error)) {
     return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;

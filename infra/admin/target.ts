@@ -4,7 +4,8 @@ import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { optionalEnv } from '../../lib/aws/env';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
-import { LOCAL_DYNAMODB_ENDPOINT, LOCAL_TABLES } from '../local/local-config';
+import { localDynamoEndpoint, LOCAL_TABLES } from '../local/local-config';
+import { errorMessage, UsageError } from './errors';
 
 /**
  * The API Gateway side of a deployed stage's keys. The local gateway authorizes from the table
@@ -60,17 +61,30 @@ export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNa
   return names;
 }
 
-/** The running local stack by default; DYNAMODB_ENDPOINT and the table variables point elsewhere. */
+/** The endpoint the environment names, or a UsageError saying what is wrong with it. */
+function endpointFromEnv(env: NodeJS.ProcessEnv): string {
+  try {
+    return localDynamoEndpoint(env);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
+
+/**
+ * The running local stack by default, on DYNAMODB_PORT as npm start is; DYNAMODB_ENDPOINT and the
+ * table variables point elsewhere.
+ */
 export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
-  const endpoint = optionalEnv('DYNAMODB_ENDPOINT', env) ?? LOCAL_DYNAMODB_ENDPOINT;
+  const endpoint = endpointFromEnv(env);
   const client = createDynamoClient({ endpoint });
   return tablesTarget({
     doc: createDocumentClient(client),
     names: tableNamesFromEnv(env),
     label: `the local stack (DynamoDB at ${endpoint})`,
     unreachableHint:
-      endpoint === LOCAL_DYNAMODB_ENDPOINT
-        ? 'The local stack may not be running: start it with `npm start` in another terminal.'
+      optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
+        ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
+          'another terminal, or set DYNAMODB_PORT to the port its banner shows.'
         : 'Check DYNAMODB_ENDPOINT and the table name variables (ORDERS_TABLE, API_KEYS_TABLE).',
     close: () => client.destroy(),
   });

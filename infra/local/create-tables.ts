@@ -9,13 +9,14 @@ import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 /**
  * Creates the service's tables from their declarations in lib/aws/tables.ts, on the embedded server
  * (local stack, tests). Deployed stages get theirs from the CDK stack, which reads the same
- * declarations. Tables that exist already are kept.
+ * declarations. Tables that exist already are kept. Returns the ids of the tables it created.
  */
-export async function createTables(client: DynamoDBClient, names: TableNames): Promise<void> {
-  await Promise.all(
+export async function createTables(client: DynamoDBClient, names: TableNames): Promise<TableId[]> {
+  const created = await Promise.all(
     (Object.keys(TABLES) as TableId[]).map(async (id) => {
       const spec = TABLES[id];
       const TableName = names[id];
+      let isNew = false;
       try {
         await client.send(
           new CreateTableCommand({
@@ -25,6 +26,7 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
             KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }],
           }),
         );
+        isNew = true;
       } catch (error) {
         if (!(error instanceof ResourceInUseException)) throw error;
       }
@@ -39,8 +41,10 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
           // dynalite does not implement TTL; expiry is then only a storage concern.
           .catch(() => undefined);
       }
+      return isNew ? [id] : [];
     }),
   );
+  return created.flat();
 }
 
 /** Table names for one local or test environment, from a prefix. */

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey } from '../../lib/keys/format';
+import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lib/keys/format';
+import type { ApiKeysRepository } from '../../lib/keys/repository';
+import { createApiKey } from '../../lib/keys/service';
 import type { Order } from '../../lib/orders/order';
-import type { Limits, PlanName } from '../../lib/limits/plans';
+import type { OrdersRepository } from '../../lib/orders/repository';
+import { limitsFor, PLAN_NAMES, type Limits, type PlanName } from '../../lib/limits/plans';
 
-/** Demo orders in every state, with the int64 edge cases of decisions.md. */
+/** Demo orders in every state, with the int64 edge cases of decisions.md. Only shipped ones are complete. */
 export const DEMO_ORDERS: readonly Order[] = [
   { id: '1', petId: '101', quantity: 1, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
   { id: '2', petId: '102', quantity: 2, shipDate: '2026-11-21T09:30:00.000Z', complete: false, status: 'pending' },
@@ -29,4 +32,34 @@ export function demoKey(plan: PlanName): string {
     }
     return out;
   });
+}
+
+function demoLimits(plan: PlanName): Limits | undefined {
+  return plan === 'enterprise' ? DEMO_ENTERPRISE_LIMITS : undefined;
+}
+
+/** Writes the demo orders and keys into new, empty tables. */
+export async function seedDemoData(orders: OrdersRepository, keys: ApiKeysRepository): Promise<void> {
+  for (const order of DEMO_ORDERS) await orders.create(order);
+  for (const plan of PLAN_NAMES) {
+    const limits = demoLimits(plan);
+    await createApiKey(keys, { plan, name: `demo ${plan}`, ...(limits ? { limits } : {}) }, { key: demoKey(plan) });
+  }
+}
+
+export interface WorkingDemoKey {
+  plan: PlanName;
+  key: string;
+  limits: Limits;
+}
+
+/** The demo keys that are stored and not revoked: the ones worth printing. */
+export async function workingDemoKeys(keys: ApiKeysRepository): Promise<WorkingDemoKey[]> {
+  const working: WorkingDemoKey[] = [];
+  for (const plan of PLAN_NAMES) {
+    const key = demoKey(plan);
+    const record = await keys.get(keyIdFromHash(hashApiKey(key)));
+    if (record && record.revokedAt === undefined) working.push({ plan, key, limits: limitsFor(plan, record.limits) });
+  }
+  return working;
 }

@@ -11,3 +11,8 @@ export function optionalEnv(name: string, env: NodeJS.ProcessEnv = process.env):
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
+
+/** Whether the variable is set at all, even to the empty string (npm sets `npm_config_demo=` for `--no-demo`). */
+export function isEnvSet(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[name] !== undefined;
+}

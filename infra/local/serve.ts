@@ -1,0 +1,150 @@
+// The local stack behind `npm start`: DynamoDB (embedded, or a server of the user's), the tables,
+// the demo data when the tables are new, and the local gateway. Mistakes the user can fix
+// (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
+
+import { stat } from 'node:fs/promises';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { BASE_PATH } from '../../lib/contract/routes';
+import { TABLES } from '../../lib/aws/tables';
+import { isUnreachable } from '../admin/errors';
+import { createLocalApp } from './app';
+import { createTables } from './create-tables';
+import { docsRoutes, DOCS_PATH, OPENAPI_PATH } from './docs-routes';
+import { DEMO_ORDERS, seedDemoData, workingDemoKeys } from './demo-data';
+import { startEmbeddedDynamo } from './embedded-dynamo';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from './local-config';
+import { StartUsageError, type StartOptions } from './start-args';
+
+export interface LocalStack {
+  apiUrl: string;
+  dynamoEndpoint: string;
+  /** What `npm start` prints once it is up. */
+  banner: string[];
+  close(): Promise<void>;
+}
+
+function code(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+async function checkDataDir(dir: string): Promise<void> {
+  const found = await stat(dir).catch((error: unknown) => {
+    if (code(error) === 'ENOENT') return undefined;
+    throw new StartUsageError(`--data-dir ${dir} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  if (found && !found.isDirectory()) throw new StartUsageError(`--data-dir ${dir} is a file, not a folder`);
+}
+
+async function openDynamo(options: StartOptions): Promise<{ endpoint: string; close(): Promise<void> }> {
+  if (options.dynamodbEndpoint !== undefined) return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
+  if (options.dataDir !== undefined) await checkDataDir(options.dataDir);
+  try {
+    return await startEmbeddedDynamo({
+      host: options.host,
+      port: options.dynamodbPort,
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    });
+  } catch (error) {
+    if (code(error) !== 'EADDRINUSE') throw error;
+    throw new StartUsageError(
+      `DynamoDB port ${options.dynamodbPort} is in use (another npm start?): choose another with --dynamodb-port or DYNAMODB_PORT`,
+    );
+  }
+}
+
+/**
+ * Why the store could not be opened, in words the user can act on. dynalite throws its "Database
+ * is closed" out of its request handler, so start.ts also passes uncaught exceptions through here.
+ */
+export function storeProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
+  if (options.dynamodbEndpoint !== undefined && isUnreachable(error)) {
+    return new StartUsageError(`Cannot reach DynamoDB at ${options.dynamodbEndpoint} (--dynamodb-endpoint): is the server running?`);
+  }
+  // LevelDB allows one process per folder; dynalite then answers every request "Database is closed".
+  if (options.dataDir !== undefined && error instanceof Error && /database is (closed|not open)/i.test(error.message)) {
+    return new StartUsageError(`--data-dir ${options.dataDir} is in use by another npm start (one at a time per folder), or is not a usable folder`);
+  }
+  return undefined;
+}
+
+/** How to run the admin command against this stack, with the variables it needs to find it. */
+function adminInvocation(options: StartOptions, endpoint: string): string {
+  let variables = '';
+  if (options.dynamodbEndpoint !== undefined || options.host !== DEFAULT_HOST) variables = `DYNAMODB_ENDPOINT=${endpoint} `;
+  else if (options.dynamodbPort !== DEFAULT_DYNAMODB_PORT) variables = `DYNAMODB_PORT=${options.dynamodbPort} `;
+  return `${variables}npm run --silent admin -- keys list`;
+}
+
+export async function startLocalStack(options: StartOptions, onAccessLog?: (line: string) => void): Promise<LocalStack> {
+  const dynamo = await openDynamo(options);
+  const client = createDynamoClient({ endpoint: dynamo.endpoint });
+  const closeAll = async () => {
+    client.destroy();
+    await dynamo.close();
+  };
+  try {
+    const doc = createDocumentClient(client);
+    let created;
+    try {
+      created = await createTables(client, LOCAL_TABLES);
+    } catch (error) {
+      throw storeProblem(error, options) ?? error;
+    }
+    const orders = new OrdersRepository(doc, LOCAL_TABLES.orders);
+    const keys = new ApiKeysRepository(doc, LOCAL_TABLES.apiKeys);
+    // Only into a new store: an existing one may hold the user's own orders with the demo ids.
+    const seeded = options.demo && created.length === Object.keys(TABLES).length;
+    if (seeded) await seedDemoData(orders, keys);
+    const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
+
+    const { server } = createLocalApp({
+      endpoint: dynamo.endpoint,
+      tables: LOCAL_TABLES,
+      publicRoutes: docsRoutes({ server: () => server }),
+      ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error) =>
+        reject(code(error) === 'EADDRINUSE' ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`) : error),
+      );
+      server.listen(options.port, options.host, () => resolve());
+    });
+    const address = server.address();
+    const apiPort = typeof address === 'object' && address ? address.port : options.port;
+    const apiUrl = `http://${options.host}:${apiPort}${BASE_PATH}`;
+    const where = options.dynamodbEndpoint
+      ? `DynamoDB at ${dynamo.endpoint} (--dynamodb-endpoint)`
+      : `Embedded DynamoDB at ${dynamo.endpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`;
+    const [firstKey] = demoKeys;
+    const banner = [
+      `Store Orders API (local) at ${apiUrl}`,
+      `${where}; tables: ${Object.values(LOCAL_TABLES).join(', ')}`,
+      seeded
+        ? `Seeded ${DEMO_ORDERS.length} demo orders and one demo key per plan into the new tables.`
+        : options.demo
+          ? 'The tables existed already: nothing seeded (demo data goes only into new tables).'
+          : 'No demo data (--no-demo).',
+      ...(demoKeys.length > 0
+        ? ['Demo keys:', ...demoKeys.map(({ plan, key, limits }) => `  ${plan.padEnd(10)} ${key}   (${limits.perMinute}/min, ${limits.perDay}/day)`)]
+        : ['No working demo key: create one with the admin command (keys create --plan free).']),
+      `Admin command for this stack: ${adminInvocation(options, dynamo.endpoint)}`,
+      `API reference: ${apiUrl}${DOCS_PATH} (OpenAPI document: ${BASE_PATH}${OPENAPI_PATH})`,
+      ...(firstKey ? [`Try: curl -i -H "Authorization: Bearer ${firstKey.key}" ${apiUrl}/store/orders`] : []),
+    ];
+    return {
+      apiUrl,
+      dynamoEndpoint: dynamo.endpoint,
+      banner,
+      close: async () => {
+        server.close();
+        server.closeAllConnections();
+        await closeAll();
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,122 @@
+// The command line of `npm start`. Every mistake in it is a StartUsageError: one line, exit 2.
+
+import { parseArgs } from 'node:util';
+import { isEnvSet, optionalEnv } from '../../lib/aws/env';
+import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portNumber } from './local-config';
+
+/** A mistake the user can fix on the command line. */
+export class StartUsageError extends Error {
+  override readonly name = 'StartUsageError';
+}
+
+export interface StartOptions {
+  host: string;
+  port: number;
+  /** The embedded server's port; unused with dynamodbEndpoint. */
+  dynamodbPort: number;
+  /** An existing DynamoDB-compatible server to use instead of the embedded one. */
+  dynamodbEndpoint?: string;
+  dataDir?: string;
+  /** Seed the demo orders and keys into tables this start creates. */
+  demo: boolean;
+  quiet: boolean;
+}
+
+const OPTIONS = {
+  'data-dir': { type: 'string' },
+  'dynamodb-port': { type: 'string' },
+  'dynamodb-endpoint': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'no-demo': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const START_USAGE = `Usage: npm start -- [options]      (options go after --, or npm keeps them for itself)
+
+Starts the Store Orders API locally: a local API Gateway on an embedded DynamoDB-compatible
+server, with demo orders and one demo key per plan in a new store.
+
+Options:
+  --port N                   The API's port (default PORT or ${DEFAULT_API_PORT}; 0 picks a free one).
+  --host HOST                Address to listen on (default ${DEFAULT_HOST}).
+  --dynamodb-port N          The embedded DynamoDB's port (default DYNAMODB_PORT or ${DEFAULT_DYNAMODB_PORT}).
+  --data-dir DIR             Keep the data on disk in DIR (a folder; created when missing), so it
+                             survives a restart. One npm start at a time per folder.
+  --dynamodb-endpoint URL    Use an existing DynamoDB-compatible server (DynamoDB Local, a
+                             dynalite of your own) instead of the embedded one; the tables are
+                             created there when missing.
+  --no-demo                  No demo orders and no demo keys: the tables start empty.
+  --quiet                    No access-log lines and no log lines from the functions but errors.
+  -h, --help                 This text.
+
+Demo data is written only into tables this start creates (in memory, a new --data-dir, or a
+server without the tables), so it never lands among your own orders.`;
+
+/** `npm start --data-dir X` (no `--`) hands the option to npm, which leaves it in npm_config_data_dir. */
+function optionTakenByNpm(env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of Object.keys(OPTIONS)) {
+    if (name === 'help') continue;
+    // npm reads --no-demo as its own config "demo" set to false.
+    const variable = `npm_config_${(name === 'no-demo' ? 'demo' : name).replaceAll('-', '_')}`;
+    if (isEnvSet(variable, env)) return name;
+  }
+  return undefined;
+}
+
+function parseTokens(argv: readonly string[]): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>> {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
+    throw new StartUsageError(`${error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error)} (npm start -- --help lists the options)`);
+  }
+}
+
+function checked<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new StartUsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The start options, `'help'` for --help, or a StartUsageError. */
+export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {
+  const taken = optionTakenByNpm(env);
+  if (taken !== undefined) {
+    throw new StartUsageError(`npm took --${taken} as its own option: put the stack's options after --, e.g. npm start -- --${taken} ...`);
+  }
+  const { values, positionals } = parseTokens(argv);
+  if (values.help) return 'help';
+  const [positional] = positionals;
+  if (positional !== undefined) {
+    throw new StartUsageError(`Unexpected argument "${positional}": npm start takes only options (npm start -- --help)`);
+  }
+  const options: StartOptions = {
+    host: values.host ?? DEFAULT_HOST,
+    port: checked(() => portNumber(values.port ?? optionalEnv('PORT', env) ?? String(DEFAULT_API_PORT), values.port ? '--port' : 'PORT')),
+    dynamodbPort: checked(() =>
+      portNumber(
+        values['dynamodb-port'] ?? optionalEnv('DYNAMODB_PORT', env) ?? String(DEFAULT_DYNAMODB_PORT),
+        values['dynamodb-port'] ? '--dynamodb-port' : 'DYNAMODB_PORT',
+      ),
+    ),
+    demo: !values['no-demo'],
+    quiet: values.quiet ?? false,
+  };
+  if (values['data-dir'] !== undefined) {
+    if (values['data-dir'] === '') throw new StartUsageError('--data-dir needs a folder');
+    options.dataDir = values['data-dir'];
+  }
+  const endpoint = values['dynamodb-endpoint'];
+  if (endpoint !== undefined) {
+    options.dynamodbEndpoint = checked(() => dynamoEndpoint(endpoint, '--dynamodb-endpoint'));
+    // Both belong to the embedded server, which is not started then.
+    for (const option of ['data-dir', 'dynamodb-port'] as const) {
+      if (values[option] !== undefined) throw new StartUsageError(`--${option} is for the embedded server; it cannot go with --dynamodb-endpoint`);
+    }
+  }
+  return options;
+}

@@ -1,0 +1,246 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { hashApiKey, keyIdFromHash } from '../../lib/keys/format';
+import { ApiKeysRepository } from '../../lib/keys/repository';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { DEMO_ORDERS, demoKey } from '../../infra/local/demo-data';
+import { startEmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+import { LOCAL_TABLES } from '../../infra/local/local-config';
+
+// `npm start` as a user runs it: the real entry in a child process, its output and exit status.
+
+const root = join(__dirname, '../..');
+
+/** The environment of a user's shell: none of npm's or jest's own variables. */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(npm_|POWERTOOLS_|DYNAMODB_|PORT$)/.test(name)) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  /** The banner's lines once it is printed. */
+  banner: string[];
+  apiUrl: string;
+  dynamoEndpoint: string;
+  stop(): Promise<void>;
+}
+
+interface Exited {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function launch(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...args], { cwd: root, env });
+}
+
+/** Runs npm start until it exits (a mistake, or --help). */
+function runToExit(args: string[], env = userEnv()): Promise<Exited> {
+  const child = launch(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Starts npm start on free ports and waits for its banner. */
+function start(args: string[], env = userEnv()): Promise<Started> {
+  const child = launch(['--port', '0', ...args], env);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const lines = output.split('\n');
+      const end = lines.findIndex((line) => line.startsWith('API reference:'));
+      if (end < 0) return;
+      const banner = lines.slice(0, end + 1);
+      const apiUrl = /at (http:\S+)/.exec(banner[0] ?? '')?.[1] ?? '';
+      const dynamoEndpoint = /DynamoDB at (http:\S+)/.exec(banner[1] ?? '')?.[1] ?? '';
+      resolve({
+        child,
+        output: () => output,
+        banner,
+        apiUrl,
+        dynamoEndpoint,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once('close', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('close', (code) => reject(new Error(`npm start exited with ${code}: ${output}`)));
+  });
+}
+
+function repositories(endpoint: string) {
+  const client = createDynamoClient({ endpoint });
+  const doc = createDocumentClient(client);
+  return {
+    doc,
+    orders: new OrdersRepository(doc, LOCAL_TABLES.orders),
+    keys: new ApiKeysRepository(doc, LOCAL_TABLES.apiKeys),
+    close: () => client.destroy(),
+  };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'store-orders-start-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** One line on stderr, exit 2, nothing on stdout, no stack trace. */
+function expectOneLineMistake(exited: Exited, message: RegExp): void {
+  expect(exited.code).toBe(2);
+  expect(exited.stdout).toBe('');
+  expect(exited.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(exited.stderr).toMatch(message);
+  expect(exited.stderr).not.toMatch(/\n\s+at |ERR_PARSE_ARGS/);
+}
+
+test('each mistake on the command line is one line and exit 2', async () => {
+  const file = join(dir, 'a-file');
+  await writeFile(file, 'not a folder');
+  const cases: [string[], RegExp, NodeJS.ProcessEnv?][] = [
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['--port'], /--port/],
+    [['stray'], /Unexpected argument "stray"/],
+    [['--port', 'abc'], /--port must be a port number/],
+    [['--data-dir', file], /is a file, not a folder/],
+    [['--dynamodb-endpoint', '127.0.0.1:8000'], /--dynamodb-endpoint must be an http/],
+    [['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--data-dir', dir], /cannot go with --dynamodb-endpoint/],
+    // What `npm start --data-dir X` (without `--`) hands the script: npm keeps the option, X arrives alone.
+    [[dir], /npm took --data-dir as its own option: put the stack's options after --/, userEnv({ npm_config_data_dir: 'true' })],
+    [[], /npm took --no-demo as its own option/, userEnv({ npm_config_demo: '' })],
+    [[], /DYNAMODB_PORT must be a port number/, userEnv({ DYNAMODB_PORT: 'eight' })],
+  ];
+  const results = await Promise.all(cases.map(([args, , env]) => runToExit(args, env)));
+  results.forEach((exited, i) => expectOneLineMistake(exited, cases[i]?.[1] ?? /never/));
+}, 120_000);
+
+test('--help prints the usage and exits 0', async () => {
+  const exited = await runToExit(['--help']);
+  expect(exited.code).toBe(0);
+  expect(exited.stdout).toContain('Usage: npm start -- [options]');
+  for (const option of ['--no-demo', '--data-dir', '--dynamodb-endpoint', '--quiet']) expect(exited.stdout).toContain(option);
+}, 60_000);
+
+test('a second npm start on the same --data-dir is one line and exit 2', async () => {
+  const dataDir = join(dir, 'shared');
+  const first = await start(['--dynamodb-port', '0', '--data-dir', dataDir]);
+  try {
+    const second = await runToExit(['--port', '0', '--dynamodb-port', '0', '--data-dir', dataDir]);
+    expectOneLineMistake(second, /--data-dir .* is in use by another npm start/);
+  } finally {
+    await first.stop();
+  }
+}, 120_000);
+
+test('--no-demo starts with empty tables and prints no key', async () => {
+  const stack = await start(['--dynamodb-port', '0', '--no-demo']);
+  const repos = repositories(stack.dynamoEndpoint);
+  try {
+    expect(stack.banner.join('\n')).toContain('No demo data (--no-demo).');
+    expect(stack.banner.join('\n')).not.toContain('sok_');
+    expect(await repos.keys.list()).toEqual([]);
+    expect(await repos.orders.get('1')).toBeUndefined();
+  } finally {
+    repos.close();
+    await stack.stop();
+  }
+}, 60_000);
+
+test('demo data goes only into a new --data-dir; a revoked demo key is not printed again', async () => {
+  const dataDir = join(dir, 'kept');
+  const first = await start(['--dynamodb-port', '0', '--data-dir', dataDir]);
+  expect(first.banner.join('\n')).toContain(demoKey('free'));
+  // The user replaces demo order 1 with an order of their own and revokes the free demo key.
+  const repos = repositories(first.dynamoEndpoint);
+  const own = { id: '1', petId: '777', quantity: 9, status: 'pending' } as const;
+  try {
+    await repos.doc.send(new DeleteCommand({ TableName: LOCAL_TABLES.orders, Key: { id: 1 } }));
+    expect(await repos.orders.create(own)).toBe(true);
+    expect(await repos.keys.revoke(keyIdFromHash(hashApiKey(demoKey('free'))), new Date())).toBeDefined();
+  } finally {
+    repos.close();
+    await first.stop();
+  }
+
+  const second = await start(['--dynamodb-port', '0', '--data-dir', dataDir]);
+  const after = repositories(second.dynamoEndpoint);
+  try {
+    const banner = second.banner.join('\n');
+    expect(banner).toContain('nothing seeded');
+    expect(banner).not.toContain(demoKey('free'));
+    expect(banner).toContain(demoKey('pro'));
+    expect(await after.orders.get('1')).toEqual(own);
+  } finally {
+    after.close();
+    await second.stop();
+  }
+}, 120_000);
+
+test('--dynamodb-endpoint creates and seeds the tables on a server of the user’s; the banner names it for the admin command', async () => {
+  const server = await startEmbeddedDynamo({ port: 0 });
+  const stack = await start(['--dynamodb-endpoint', server.endpoint]);
+  const repos = repositories(server.endpoint);
+  try {
+    expect(stack.dynamoEndpoint).toBe(server.endpoint);
+    expect(stack.banner.join('\n')).toContain(`Admin command for this stack: DYNAMODB_ENDPOINT=${server.endpoint} npm run --silent admin`);
+    const demo = DEMO_ORDERS[0];
+    expect(demo && (await repos.orders.get(demo.id))).toEqual(demo);
+    expect(await repos.keys.list()).toHaveLength(4);
+  } finally {
+    repos.close();
+    await stack.stop();
+    await server.close();
+  }
+}, 60_000);
+
+test('the banner gives the admin command with the DYNAMODB_PORT the stack runs on', async () => {
+  const server = await startEmbeddedDynamo({ port: 0 });
+  // A port known to be free: the one the probe server just released.
+  const { port } = server;
+  await server.close();
+  const stack = await start([], userEnv({ DYNAMODB_PORT: String(port) }));
+  try {
+    expect(stack.dynamoEndpoint).toBe(`http://127.0.0.1:${port}`);
+    expect(stack.banner.join('\n')).toContain(`Admin command for this stack: DYNAMODB_PORT=${port} npm run --silent admin -- keys list`);
+  } finally {
+    await stack.stop();
+  }
+}, 60_000);
+
+async function refusedRequestLogged(args: string[]): Promise<{ logged: boolean; accessLogged: boolean }> {
+  const stack = await start(['--dynamodb-port', '0', ...args]);
+  try {
+    const response = await fetch(`${stack.apiUrl}/store/orders/424242`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${demoKey('free')}` },
+    });
+    expect(response.status).toBe(404);
+  } finally {
+    // The access log is written after the response; once the process has exited, all of it is in.
+    await stack.stop();
+  }
+  return { logged: stack.output().includes('request refused'), accessLogged: stack.output().includes('"type":"access"') };
+}
+
+test('--quiet silences the functions’ "request refused" lines and the access log', async () => {
+  expect(await refusedRequestLogged([])).toEqual({ logged: true, accessLogged: true });
+  expect(await refusedRequestLogged(['--quiet'])).toEqual({ logged: false, accessLogged: false });
+}, 120_000);
