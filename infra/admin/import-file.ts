@@ -3,12 +3,10 @@
 // one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
 
 import { isLosslessNumber, parse } from 'lossless-json';
-import { canonicalInt64, isOrderStatus, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
+import { canonicalInt64, isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
+import { int64Problem } from './int64-text';
 
 export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
-
-const FIELDS = ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status'] as const;
-type Field = (typeof FIELDS)[number];
 
 const INT64 = 'must be an integer in the int64 range';
 
@@ -36,11 +34,15 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-/** The date-time as UTC `toISOString()` text, or undefined when it is not a valid RFC 3339 date-time. */
-export function normaliseDateTime(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
+/** The UTC form every stored shipDate has: the OpenAPI `date-time` with a four-digit year. */
+const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The date-time as UTC `toISOString()` text, or a problem when it is not a valid RFC 3339 date-time. */
+export function normaliseDateTime(value: unknown): { ok: true; utc: string } | { ok: false; problem: string } {
+  const invalid = { ok: false, problem: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z' } as const;
+  if (typeof value !== 'string') return invalid;
   const match = DATE_TIME.exec(value);
-  if (!match) return undefined;
+  if (!match) return invalid;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
   const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
@@ -49,16 +51,27 @@ export function normaliseDateTime(value: unknown): string | undefined {
     month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) &&
     hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
   const time = valid ? Date.parse(value) : NaN;
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+  if (Number.isNaN(time)) return invalid;
+  const utc = new Date(time).toISOString();
+  // 9999-12-31T23:59:59-23:59 is in the year 10000 in UTC, which a `date-time` cannot write.
+  if (!UTC_DATE_TIME.test(utc)) return { ok: false, problem: `is ${utc} in UTC, outside the years 0000 to 9999 that a date-time can hold` };
+  return { ok: true, utc };
 }
 
-function isField(key: string): key is Field {
-  return (FIELDS as readonly string[]).includes(key);
+function isField(key: string): key is keyof Order {
+  return (ORDER_FIELDS as readonly string[]).includes(key);
+}
+
+/** What is wrong with an int64 field's value: it says how to write a number that is not canonical. */
+function int64FieldProblem(value: unknown): string {
+  const text = numberText(value);
+  return text === undefined ? INT64 : (int64Problem(text) ?? INT64);
 }
 
 /** One element as an order, pushing what is wrong with it to `problems`. */
 function checkOrder(element: unknown, at: string, problems: string[]): Order | undefined {
-  if (typeof element !== 'object' || element === null || Array.isArray(element)) {
+  // A number is parsed into a LosslessNumber object; its fields are the library's, not the file's.
+  if (typeof element !== 'object' || element === null || Array.isArray(element) || isLosslessNumber(element)) {
     problems.push(`${at}: must be an object`);
     return undefined;
   }
@@ -66,7 +79,7 @@ function checkOrder(element: unknown, at: string, problems: string[]): Order | u
   const before = problems.length;
   const id = int64(fields.id);
   if (!Object.hasOwn(fields, 'id')) problems.push(`${at}.id: is required`);
-  else if (id === undefined) problems.push(`${at}.id: ${INT64}`);
+  else if (id === undefined) problems.push(`${at}.id: ${int64FieldProblem(fields.id)}`);
 
   const status = fields.status;
   if (!Object.hasOwn(fields, 'status')) problems.push(`${at}.status: is required`);
@@ -76,24 +89,23 @@ function checkOrder(element: unknown, at: string, problems: string[]): Order | u
   const order: Partial<Order> = {};
   if (Object.hasOwn(fields, 'petId')) {
     order.petId = int64(fields.petId);
-    if (order.petId === undefined) problems.push(`${at}.petId: ${INT64}`);
+    if (order.petId === undefined) problems.push(`${at}.petId: ${int64FieldProblem(fields.petId)}`);
   }
   if (Object.hasOwn(fields, 'quantity')) {
     order.quantity = quantity(fields.quantity);
     if (order.quantity === undefined) problems.push(`${at}.quantity: must be an integer from 0 to ${QUANTITY_MAX}`);
   }
   if (Object.hasOwn(fields, 'shipDate')) {
-    order.shipDate = normaliseDateTime(fields.shipDate);
-    if (order.shipDate === undefined) {
-      problems.push(`${at}.shipDate: must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z`);
-    }
+    const shipDate = normaliseDateTime(fields.shipDate);
+    if (shipDate.ok) order.shipDate = shipDate.utc;
+    else problems.push(`${at}.shipDate: ${shipDate.problem}`);
   }
   if (Object.hasOwn(fields, 'complete')) {
     if (typeof fields.complete === 'boolean') order.complete = fields.complete;
     else problems.push(`${at}.complete: must be true or false`);
   }
   for (const key of Object.keys(fields)) {
-    if (!isField(key)) problems.push(`${at}.${key}: unknown field (allowed: ${FIELDS.join(', ')})`);
+    if (!isField(key)) problems.push(`${at}.${key}: unknown field (allowed: ${ORDER_FIELDS.join(', ')})`);
   }
   if (problems.length > before || id === undefined || !isOrderStatus(status)) return undefined;
   return { id, ...order, status };

@@ -12,9 +12,14 @@ export interface Order {
   quantity?: number;
   /** ISO 8601 date-time in UTC, e.g. 2026-11-20T10:00:00.000Z. */
   shipDate?: string;
+  /** Fulfilled: true exactly when the order has shipped. Shipping sets it; nothing else changes it. */
   complete?: boolean;
   status: OrderStatus;
 }
+
+/** Every field of an Order, once: a field added to the interface and not here fails the type check. */
+const FIELD_SET: Record<keyof Order, true> = { id: true, petId: true, quantity: true, shipDate: true, complete: true, status: true };
+export const ORDER_FIELDS = Object.keys(FIELD_SET) as readonly (keyof Order)[];
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

@@ -36,6 +36,12 @@ export function segmentsForItemCount(itemCount: number): number {
   return Math.min(MAX_SEGMENTS, Math.max(1, Math.ceil(itemCount / ORDERS_PER_SEGMENT)));
 }
 
+/** What a move out of pending writes besides the status: shipping fulfils the order (`complete`). */
+const ALSO_SET: Record<Exclude<OrderStatus, 'pending'>, Partial<Pick<Order, 'complete'>>> = {
+  shipped: { complete: true },
+  cancelled: {},
+};
+
 export class OrdersRepository {
   private sizedSegments: { segments: number; at: number } | undefined;
 
@@ -128,17 +134,18 @@ export class OrdersRepository {
    * way, so there the item is read (consistently). The read can find the order pending again only
    * if it was re-created in between: the update is then retried.
    */
-  private async transitionFromPending(id: string, to: OrderStatus): Promise<TransitionOutcome> {
+  private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
+    const also = Object.entries(ALSO_SET[to]);
     for (let attempt = 0; attempt < 3; attempt++) {
       const outcome = await conditionalWrite(() =>
         this.doc.send(
           new UpdateCommand({
             TableName: this.table,
             Key: { id: BigInt(id) },
-            UpdateExpression: 'SET #status = :to',
+            UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
             ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': to, ':pending': 'pending' },
+            ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])) },
+            ExpressionAttributeValues: { ':to': to, ':pending': 'pending', ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])) },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),

@@ -105,7 +105,12 @@ describe('orders import', () => {
       {"id": 600, "status": "shipped"},
       {"id": 611, "petId": null, "status": "pending"},
       [612],
-      "613"
+      "613",
+      7,
+      {"id": 1E2, "status": "pending"},
+      {"id": -0, "status": "pending"},
+      {"id": 614, "shipDate": "9999-12-31T23:59:59-23:59", "status": "pending"},
+      {"id": 615, "shipDate": "0000-01-01T00:00:00+00:01", "status": "pending"}
     ]`);
     const run = await admin('orders', 'import', path);
     expect(run.code).toBe(1);
@@ -113,13 +118,13 @@ describe('orders import', () => {
     const lines = run.stderr.split('\n');
     const expected = [
       'orders[1].id: must be an integer in the int64 range',
-      'orders[2].id: must be an integer in the int64 range',
-      'orders[3].id: must be an integer in the int64 range',
-      'orders[4].id: must be an integer in the int64 range',
+      'orders[2].id: 1.5 is not a whole number',
+      'orders[3].id: 1e3 is written with an exponent: write it in plain digits, 1000',
+      'orders[4].id: 9223372036854775808 is outside the int64 range (-9223372036854775808 to 9223372036854775807)',
       'orders[5].id: is required',
       'orders[6].status: is required',
       'orders[7].status: must be one of pending, shipped, cancelled',
-      'orders[8].petId: must be an integer in the int64 range',
+      'orders[8].petId: 7.0 has a decimal point: write it as 7',
       `orders[9].quantity: must be an integer from 0 to ${QUANTITY_MAX}`,
       `orders[10].quantity: must be an integer from 0 to ${QUANTITY_MAX}`,
       'orders[11].shipDate: must be an ISO 8601 date-time',
@@ -130,6 +135,12 @@ describe('orders import', () => {
       'orders[16].petId: must be an integer in the int64 range',
       'orders[17]: must be an object',
       'orders[18]: must be an object',
+      // A bare number: never its parser's internals (value, isLosslessNumber) as unknown fields.
+      'orders[19]: must be an object',
+      'orders[20].id: 1E2 is written with an exponent: write it in plain digits, 100',
+      'orders[21].id: -0 is zero written another way: write it as 0',
+      'orders[22].shipDate: is +010000-01-01T23:58:59.000Z in UTC, outside the years 0000 to 9999',
+      'orders[23].shipDate: is -000001-12-31T23:59:00.000Z in UTC, outside the years 0000 to 9999',
     ];
     for (const problem of expected) expect(lines.some((line) => line.startsWith(`${path}: ${problem}`))).toBe(true);
     expect(lines).toHaveLength(expected.length + 1);
@@ -168,7 +179,8 @@ describe('orders ship', () => {
   test('pending becomes shipped; shipping again is fine', async () => {
     const run = await admin('orders', 'ship', '700');
     expect(run).toMatchObject({ code: 0, stdout: 'Order 700 is shipped.' });
-    expect((await repo.get('700'))?.status).toBe('shipped');
+    // Shipping fulfils the order: complete goes with it.
+    expect(await repo.get('700')).toMatchObject({ status: 'shipped', complete: true });
     const again = await admin('orders', 'ship', '700');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already shipped');
@@ -183,7 +195,7 @@ describe('orders ship', () => {
     const run = await admin('orders', 'ship', '701');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('Order 701 is cancelled; only a pending order can be shipped');
-    expect((await repo.get('701'))?.status).toBe('cancelled');
+    expect(await repo.get('701')).toEqual({ id: '701', status: 'cancelled' });
   });
 
   test('a missing order is not found', async () => {
@@ -193,9 +205,17 @@ describe('orders ship', () => {
     expect(await repo.get('799')).toBeUndefined();
   });
 
-  test.each(['abc', '1.5', '1e3', '007', '9223372036854775808', ''])('id %j is a usage error', async (id) => {
-    const run = await admin('orders', 'ship', id);
+  test.each([
+    ['abc', 'Order id "abc" is not a decimal integer'],
+    ['', 'Order id "" is not a decimal integer'],
+    ['1.5', 'Order id 1.5 is not a whole number'],
+    ['1e3', 'Order id 1e3 is written with an exponent: write it in plain digits, 1000'],
+    ['007', 'Order id 007 has a plus sign or leading zeros: write it as 7'],
+    ['-0', 'Order id -0 is zero written another way: write it as 0'],
+    ['9223372036854775808', 'Order id 9223372036854775808 is outside the int64 range'],
+  ])('id %j is a usage error that says what is wrong with it', async (id, message) => {
+    const run = await admin('orders', 'ship', '--', id);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('not a decimal integer in the int64 range');
+    expect(run.stderr).toContain(message);
   });
 });

@@ -5,6 +5,7 @@ import { defineCommand, type CommandContext } from '../command';
 import { mapBounded, PartialFailure } from '../concurrency';
 import { AdminFailure, errorMessage, shownArgument, UsageError } from '../errors';
 import { parseImportFile } from '../import-file';
+import { int64Problem } from '../int64-text';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
@@ -69,7 +70,7 @@ async function shipOrder(id: string, { target, out }: CommandContext): Promise<v
 
 function orderIdArgument(text: string): string {
   const id = canonicalInt64(text);
-  if (id === undefined) throw new UsageError(`Order id "${shownArgument(text)}" is not a decimal integer in the int64 range`);
+  if (id === undefined) throw new UsageError(`Order id ${shownArgument(int64Problem(text) ?? text)}`);
   return id;
 }
 
