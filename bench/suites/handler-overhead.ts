@@ -21,7 +21,7 @@ export const handlerOverhead: Suite = {
     const tables = await seededTables(endpoint, perVariant * VARIANTS.length);
     const { orders, caller } = tables;
     const limiter = new RateLimiter(tables.doc, tables.names.rateLimits);
-    const limits = { perMinute: caller.perMinute, perDay: caller.perDay };
+    const { limits } = caller;
     const handler = makeCancelOrderHandler({ orders, limiter });
     const cancelEvent = (orderId: string) => proxyEvent('DELETE', `/store/orders/${orderId}`, caller, orderId);
     const calls: Record<Variant, (orderId: string) => Promise<unknown>> = {

@@ -3,7 +3,7 @@ import { routeByOperation } from '../../lib/contract/routes';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
-import type { AuthorizerContext } from '../../lib/keys/context';
+import { callerContext, type Caller } from '../../lib/keys/context';
 import { MAX_CUSTOM_LIMITS } from '../../lib/limits/plans';
 import type { Order } from '../../lib/orders/order';
 import { OrdersRepository } from '../../lib/orders/repository';
@@ -26,7 +26,7 @@ export interface BenchTables extends TestTables {
   orders: OrdersRepository;
   /** An enterprise key with the highest custom limits, so the limiter admits everything it is asked. */
   key: string;
-  caller: AuthorizerContext;
+  caller: Caller;
 }
 
 /**
@@ -48,17 +48,17 @@ export async function seededTables(endpoint: string, count: number, log: (text: 
   };
   await Promise.all(Array.from({ length: 6 }, lane));
   const { key, record } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), { plan: 'enterprise', name: 'bench', limits: MAX_CUSTOM_LIMITS });
-  return { ...tables, orders, key, caller: { keyId: record.id, plan: 'enterprise', ...MAX_CUSTOM_LIMITS } };
+  return { ...tables, orders, key, caller: { keyId: record.id, plan: 'enterprise', limits: MAX_CUSTOM_LIMITS } };
 }
 
 /** A proxy event as the gateway passes it after the authorizer, from the local gateway's own builder. */
-export function proxyEvent(method: string, path: string, caller: AuthorizerContext, orderId?: string): APIGatewayProxyEvent {
+export function proxyEvent(method: string, path: string, caller: Caller, orderId?: string): APIGatewayProxyEvent {
   const route = routeByOperation(orderId === undefined ? 'listOrders' : 'cancelOrder');
   if (route.method !== method) throw new Error(`${method} is not the method of ${route.operationId}`);
   return buildProxyEvent({
     route,
     path,
     pathParameters: orderId === undefined ? null : { orderId },
-    authorizer: { principalId: caller.keyId, context: { ...caller } },
+    authorizer: { principalId: caller.keyId, context: callerContext(caller) },
   });
 }

@@ -6,7 +6,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
-import type { AuthorizerContext } from '../../lib/keys/context';
+import type { Caller } from '../../lib/keys/context';
 import { orderJson, type Order } from '../../lib/orders/order';
 import { orderFromItem } from '../../lib/orders/repository';
 import { proxyEvent } from './fixtures';
@@ -72,7 +72,7 @@ async function plainScan(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as AuthorizerContext;
+  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
   installLocalLambdaRuntime();
   // The deployed entry, loaded in both variants so their baselines hold the same modules.
   const { handler } = await import('../../functions/list-orders');

@@ -54,3 +54,33 @@ export const WWW_AUTHENTICATE = 'Bearer';
 
 /** Seconds a client should wait after a 503 before it retries. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** An error answer: its code and the headers that always come with it. */
+export interface ErrorAnswer {
+  code: ErrorCode;
+  headers: Record<string, string>;
+}
+
+/** The 401, whoever refuses the key: the gateway, the authorizer or a handler without a caller. */
+export const UNAUTHORIZED_ANSWER: ErrorAnswer = { code: 'UNAUTHORIZED', headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
+
+/** The 503, whoever gives it: a failed dependency, the function deadline or the gateway. */
+export const SERVICE_UNAVAILABLE_ANSWER: ErrorAnswer = {
+  code: 'SERVICE_UNAVAILABLE',
+  headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+};
+
+export interface PlainResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An error answer as a whole response: its status, JSON, its headers and the Error body. */
+export function errorResponse(answer: ErrorAnswer): PlainResponse {
+  return {
+    statusCode: ERRORS[answer.code].status,
+    headers: { 'Content-Type': 'application/json', ...answer.headers },
+    body: errorJson(answer.code),
+  };
+}

@@ -2,18 +2,12 @@
 // turns each entry into an API Gateway gateway response, and the local gateway answers the same
 // way. Keys are API Gateway's gateway response types.
 
-import { errorJson, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE, type ErrorCode } from './errors';
+import { errorResponse, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER, type ErrorAnswer, type PlainResponse } from './errors';
 
-export interface GatewayResponseSpec {
-  code: ErrorCode;
-  headers: Record<string, string>;
-}
+export type { PlainResponse } from './errors';
 
-const unauthorized: GatewayResponseSpec = { code: 'UNAUTHORIZED', headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
-const unavailable: GatewayResponseSpec = {
-  code: 'SERVICE_UNAVAILABLE',
-  headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
-};
+const unauthorized = UNAUTHORIZED_ANSWER;
+const unavailable = SERVICE_UNAVAILABLE_ANSWER;
 
 export const GATEWAY_RESPONSES = {
   /** Missing header, a header that fails the validation pattern, or the authorizer's refusal. */
@@ -35,23 +29,12 @@ export const GATEWAY_RESPONSES = {
   INTEGRATION_FAILURE: { code: 'INTERNAL_ERROR', headers: {} },
   DEFAULT_4XX: { code: 'BAD_REQUEST', headers: {} },
   DEFAULT_5XX: { code: 'INTERNAL_ERROR', headers: {} },
-} as const satisfies Record<string, GatewayResponseSpec>;
+} as const satisfies Record<string, ErrorAnswer>;
 
 export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
 
-export interface PlainResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 export function gatewayResponse(type: GatewayResponseType): PlainResponse {
-  const spec: GatewayResponseSpec = GATEWAY_RESPONSES[type];
-  return {
-    statusCode: ERRORS[spec.code].status,
-    headers: { 'Content-Type': 'application/json', ...spec.headers },
-    body: errorJson(spec.code),
-  };
+  return errorResponse(GATEWAY_RESPONSES[type]);
 }
 
 /**
@@ -59,9 +42,5 @@ export function gatewayResponse(type: GatewayResponseType): PlainResponse {
  * needed, no function invoked): 405 with an Error body and `Allow` naming the path's methods.
  */
 export function methodNotAllowed(allowed: readonly string[]): PlainResponse {
-  return {
-    statusCode: ERRORS.METHOD_NOT_ALLOWED.status,
-    headers: { 'Content-Type': 'application/json', Allow: allowed.join(', ') },
-    body: errorJson('METHOD_NOT_ALLOWED'),
-  };
+  return errorResponse({ code: 'METHOD_NOT_ALLOWED', headers: { Allow: allowed.join(', ') } });
 }

@@ -78,15 +78,20 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
   },
 };
 
+/** The limiter's refusals, answered on every route. */
+export const RATE_LIMIT_CODES = ['RATE_LIMITED', 'QUOTA_EXCEEDED', 'KEY_TEMPORARILY_BANNED'] as const satisfies readonly ErrorCode[];
+export type RateLimitCode = (typeof RATE_LIMIT_CODES)[number];
+
 /** Answered on every route: by the authorizer, the limiter, or a failure. */
-export const COMMON_ERROR_CODES: readonly ErrorCode[] = [
-  'UNAUTHORIZED',
-  'RATE_LIMITED',
-  'QUOTA_EXCEEDED',
-  'KEY_TEMPORARILY_BANNED',
-  'INTERNAL_ERROR',
-  'SERVICE_UNAVAILABLE',
-];
+export const COMMON_ERROR_CODES: readonly ErrorCode[] = ['UNAUTHORIZED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+/**
+ * Every code a route's function can answer: the common ones and its operation's own. The error
+ * mapping answers nothing else, so the document cannot promise less than a route does.
+ */
+export function routeErrorCodes(operationId: string): ReadonlySet<ErrorCode> {
+  return new Set([...COMMON_ERROR_CODES, ...(OPERATION_CONTRACTS[operationId]?.errors ?? [])]);
+}
 
 /** Answered by the gateway itself, before any operation is chosen. */
 export const GATEWAY_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST'];

@@ -5,9 +5,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { HttpError } from '@middy/util';
 import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorJson, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../contract/errors';
+import { errorJson, errorResponse, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
+import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../aws/logger';
-import { callerFromAuthorizerContext, type CallerIdentity } from '../keys/context';
+import { callerFromAuthorizerContext, type Caller } from '../keys/context';
 import type { RateLimiter } from '../limits/limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
 import { MissingCallerError, toHttpError } from './errors';
@@ -19,13 +20,13 @@ export type ApiResult = APIGatewayProxyResult;
 export type StreamingApiResult = Omit<ApiResult, 'body'> & { body: string | Readable };
 /** What `awslambda.streamifyResponse` makes: the runtime passes the response stream second. */
 export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable, context: Context) => Promise<void>;
-export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: CallerIdentity, context: Context) => Promise<R>;
+export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
   limiter: Pick<RateLimiter, 'admit'>;
 }
 
-function callerOf(request: { event: ApiEvent }): CallerIdentity {
+function callerOf(request: { event: ApiEvent }): Caller {
   const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
   if (!caller) throw new MissingCallerError('No authorizer context');
   return caller;
@@ -69,6 +70,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
 ) {
   type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
+  const errorCodes = routeErrorCodes(route.operationId);
   const addRouteHeaders = (request: Req): void => {
     if (request.response) request.response.headers = { ...request.response.headers, ...routeHeaders };
   };
@@ -80,7 +82,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
       onError: (request: Req) => {
-        const mapped = toHttpError(request.error);
+        const mapped = toHttpError(request.error, errorCodes);
         if (mapped) request.error = mapped;
       },
     })
@@ -103,11 +105,7 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
     const deadline = new Promise<ApiResult>((resolve) => {
       timer = setTimeout(() => {
         logger.error('request abandoned at the function deadline');
-        resolve({
-          statusCode: ERRORS.SERVICE_UNAVAILABLE.status,
-          headers: { 'Content-Type': 'application/json', 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
-          body: errorJson('SERVICE_UNAVAILABLE'),
-        });
+        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
       }, Math.max(0, remaining - DEADLINE_MARGIN_MS));
     });
     try {

@@ -1,5 +1,6 @@
 import { createError, type HttpError } from '@middy/util';
-import { errorJson, type ErrorCode, ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE } from '../contract/errors';
+import { errorJson, ERRORS, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER, type ErrorAnswer, type ErrorCode } from '../contract/errors';
+import type { RateLimitCode } from '../contract/operations';
 import { InvalidOrderIdError, OrderAlreadyShippedError, OrderNotFoundError } from '../orders/errors';
 import { isDependencyFailure } from '../aws/dependency-failure';
 
@@ -12,7 +13,7 @@ export class MissingCallerError extends Error {
 export class RateLimitRejectedError extends Error {
   override readonly name = 'RateLimitRejectedError';
   constructor(
-    readonly code: 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'KEY_TEMPORARILY_BANNED',
+    readonly code: RateLimitCode,
     readonly retryAfterSeconds: number,
   ) {
     super(code);
@@ -20,28 +21,29 @@ export class RateLimitRejectedError extends Error {
 }
 
 /** An HTTP error whose body is the Error record; http-error-handler writes it as JSON. */
-export function httpError(code: ErrorCode, headers: Record<string, string> = {}, cause?: unknown): HttpError {
+function httpError({ code, headers }: ErrorAnswer, cause?: unknown): HttpError {
   const error = createError(ERRORS[code].status, errorJson(code), { expose: true, cause });
-  error.headers = headers;
+  error.headers = { ...headers };
   return error;
 }
 
-/**
- * Domain errors become HTTP statuses here, at the edge, and nowhere else. Anything unknown is
- * left alone and becomes the 500 INTERNAL_ERROR fallback, with no internal detail in the body.
- */
-export function toHttpError(error: unknown): HttpError | undefined {
-  if (error instanceof InvalidOrderIdError) return httpError('INVALID_ORDER_ID', {}, error);
-  if (error instanceof OrderNotFoundError) return httpError('ORDER_NOT_FOUND', {}, error);
-  if (error instanceof OrderAlreadyShippedError) return httpError('ORDER_ALREADY_SHIPPED', {}, error);
-  if (error instanceof MissingCallerError) {
-    return httpError('UNAUTHORIZED', { 'WWW-Authenticate': WWW_AUTHENTICATE }, error);
-  }
-  if (error instanceof RateLimitRejectedError) {
-    return httpError(error.code, { 'Retry-After': String(error.retryAfterSeconds) }, error);
-  }
-  if (isDependencyFailure(error)) {
-    return httpError('SERVICE_UNAVAILABLE', { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) }, error);
-  }
+/** The answer an error gets, or undefined for anything unknown. */
+function answerTo(error: unknown): ErrorAnswer | undefined {
+  if (error instanceof InvalidOrderIdError) return { code: 'INVALID_ORDER_ID', headers: {} };
+  if (error instanceof OrderNotFoundError) return { code: 'ORDER_NOT_FOUND', headers: {} };
+  if (error instanceof OrderAlreadyShippedError) return { code: 'ORDER_ALREADY_SHIPPED', headers: {} };
+  if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
+  if (error instanceof RateLimitRejectedError) return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  if (isDependencyFailure(error)) return SERVICE_UNAVAILABLE_ANSWER;
   return undefined;
+}
+
+/**
+ * Domain errors become HTTP statuses here, at the edge, and nowhere else, limited to the codes
+ * the route declares (`routeErrorCodes`). Anything else is left alone and becomes the 500
+ * INTERNAL_ERROR fallback, with no internal detail in the body.
+ */
+export function toHttpError(error: unknown, codes: ReadonlySet<ErrorCode>): HttpError | undefined {
+  const answer = answerTo(error);
+  return answer && codes.has(answer.code) ? httpError(answer, error) : undefined;
 }

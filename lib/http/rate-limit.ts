@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { CallerIdentity } from '../keys/context';
+import type { Caller } from '../keys/context';
 import type { RateLimiter, WindowState } from '../limits/limiter';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { RateLimitRejectedError } from './errors';
@@ -22,7 +22,7 @@ export function rateLimitHeaders(state: WindowState): Record<string, string> {
  */
 export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers'] }>(
   limiter: Pick<RateLimiter, 'admit'>,
-  caller: (request: { event: APIGatewayProxyEvent }) => CallerIdentity,
+  caller: (request: { event: APIGatewayProxyEvent }) => Caller,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, R, Error, Context> {
   type Request = middy.Request<APIGatewayProxyEvent, R, Error, Context>;
   const states = new WeakMap<Request, WindowState>();

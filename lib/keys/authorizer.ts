@@ -2,7 +2,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { bearerToken } from './format';
 import { authenticateKey, type Authentication, type KeyRefusalCause } from './service';
 import type { ApiKeysRepository } from './repository';
-import type { AuthorizerContext } from './context';
+import { callerContext } from './context';
 
 /** API Gateway turns exactly this error message into its 401 UNAUTHORIZED gateway response. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized';
@@ -27,24 +27,19 @@ export function wholeApiResource(methodArn: string): string {
 export async function authorizeToken(
   keys: ApiKeysRepository,
   event: Pick<APIGatewayTokenAuthorizerEvent, 'authorizationToken' | 'methodArn'>,
-): Promise<APIGatewayAuthorizerResult & { context: AuthorizerContext & Record<string, string | number> }> {
+): Promise<APIGatewayAuthorizerResult & { context: Record<string, string | number> }> {
   const token = bearerToken(event.authorizationToken);
   const outcome: Authentication | { refused: 'missing' } =
     token === undefined ? { refused: 'missing' } : await authenticateKey(keys, token);
   if ('refused' in outcome) throw new KeyRefusedError(outcome.refused);
-  const { principal } = outcome;
+  const { caller } = outcome;
   return {
-    principalId: principal.keyId,
+    principalId: caller.keyId,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiResource(event.methodArn) }],
     },
-    usageIdentifierKey: principal.usageIdentifier,
-    context: {
-      keyId: principal.keyId,
-      plan: principal.plan,
-      perMinute: principal.limits.perMinute,
-      perDay: principal.limits.perDay,
-    },
+    usageIdentifierKey: caller.usageIdentifier,
+    context: callerContext(caller),
   };
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from './format';
+import type { Caller } from './context';
 import type { ApiKeyRecord, ApiKeysRepository } from './repository';
 import { limitsFor, type Limits, type PlanName } from '../limits/plans';
 
@@ -41,22 +42,16 @@ export async function createApiKey(
   return { key, record };
 }
 
-/** The identity a valid key carries into the handlers. */
-export interface Principal {
-  keyId: string;
-  plan: PlanName;
-  limits: Limits;
-  /** The key's hash: the API Gateway usage identifier (API keys are created with this value). */
-  usageIdentifier: string;
-}
+/** A valid key's caller, with the key's hash: the API Gateway usage identifier (API keys are created with this value). */
+export type AuthenticatedKey = Caller & { usageIdentifier: string };
 
 /** Why a key is refused: no bearer token, a malformed key, a key nobody holds, a revoked key. */
 export const KEY_REFUSAL_CAUSES = ['missing', 'malformed', 'unknown', 'revoked'] as const;
 export type KeyRefusalCause = (typeof KEY_REFUSAL_CAUSES)[number];
 
-export type Authentication = { principal: Principal } | { refused: Exclude<KeyRefusalCause, 'missing'> };
+export type Authentication = { caller: AuthenticatedKey } | { refused: Exclude<KeyRefusalCause, 'missing'> };
 
-/** The principal of a bearer key, or why it is refused. A malformed key is refused without a read. */
+/** The caller of a bearer key, or why it is refused. A malformed key is refused without a read. */
 export async function authenticateKey(repo: ApiKeysRepository, key: string): Promise<Authentication> {
   if (!isWellFormedApiKey(key)) return { refused: 'malformed' };
   const hash = hashApiKey(key);
@@ -65,7 +60,7 @@ export async function authenticateKey(repo: ApiKeysRepository, key: string): Pro
   if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return { refused: 'unknown' };
   if (record.revokedAt) return { refused: 'revoked' };
   return {
-    principal: {
+    caller: {
       keyId: record.id,
       plan: record.plan,
       limits: limitsFor(record.plan, record.limits),
@@ -74,8 +69,8 @@ export async function authenticateKey(repo: ApiKeysRepository, key: string): Pro
   };
 }
 
-/** The principal of a bearer key, or undefined when the key is malformed, unknown or revoked. */
-export async function authenticate(repo: ApiKeysRepository, key: string): Promise<Principal | undefined> {
+/** The caller of a bearer key, or undefined when the key is malformed, unknown or revoked. */
+export async function authenticate(repo: ApiKeysRepository, key: string): Promise<AuthenticatedKey | undefined> {
   const outcome = await authenticateKey(repo, key);
-  return 'principal' in outcome ? outcome.principal : undefined;
+  return 'caller' in outcome ? outcome.caller : undefined;
 }

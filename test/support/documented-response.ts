@@ -1,18 +1,20 @@
 import { ERRORS, type ErrorCode } from '../../lib/contract/errors';
+import { GATEWAY_ERROR_CODES, OPERATION_CONTRACTS, RATE_LIMIT_CODES, routeErrorCodes } from '../../lib/contract/operations';
+import { ROUTES } from '../../lib/contract/routes';
 import { headerOf, type RawResponse } from './raw-http';
 
-/** What a client may see from the order routes when every dependency is healthy. */
-export const HEALTHY_STATUSES: ReadonlySet<number> = new Set([200, 204, 400, 401, 404, 405, 409, 429]);
+const ROUTE_CODES = ROUTES.flatMap((route) => [...routeErrorCodes(route.operationId)]);
+
+/** What a client may see from the order routes when every dependency is healthy: no 5xx. */
+export const HEALTHY_STATUSES: ReadonlySet<number> = new Set(
+  [
+    ...Object.values(OPERATION_CONTRACTS).flatMap((c) => (c.success ? [c.success.status] : [])),
+    ...[...ROUTE_CODES, ...GATEWAY_ERROR_CODES].map((code) => ERRORS[code].status),
+  ].filter((status) => status < 500),
+);
 
 /** Answers given after the limiter ran for a valid key: each describes a rate-limit window. */
-const LIMITED_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'INVALID_ORDER_ID',
-  'ORDER_NOT_FOUND',
-  'ORDER_ALREADY_SHIPPED',
-  'RATE_LIMITED',
-  'QUOTA_EXCEEDED',
-  'KEY_TEMPORARILY_BANNED',
-]);
+const LIMITED_CODES: ReadonlySet<string> = new Set<ErrorCode>([...Object.values(OPERATION_CONTRACTS).flatMap((c) => c.errors), ...RATE_LIMIT_CODES]);
 
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 

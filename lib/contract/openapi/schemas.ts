@@ -1,5 +1,5 @@
 import { ERROR_CODES, errorBody, type ErrorCode } from '../errors';
-import { ORDER_STATUSES, QUANTITY_MAX } from '../../orders/order';
+import { ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../orders/order';
 
 /** A JSON value, so the document is plain data that serialises the same way every time. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
@@ -25,7 +25,8 @@ export function orderSchema(): JsonObject {
       '`id` and `petId` are int64 and are written as exact JSON integers: parse them without going through ' +
       'a double (for example as BigInt or a decimal string), because values above 2^53 lose digits in a JS number.',
     additionalProperties: false,
-    required: ['status'],
+    required: ['status'] satisfies (keyof Order)[],
+    // Exactly the fields of the Order type: a field added to one and not the other fails to compile.
     properties: {
       id: int64('Unique order identifier.'),
       petId: int64('Identifier of the animal in the order.'),
@@ -43,7 +44,7 @@ export function orderSchema(): JsonObject {
         enum: [...ORDER_STATUSES],
         description: 'Only a `pending` order can be cancelled; cancelling makes it `cancelled`.',
       },
-    },
+    } satisfies Record<keyof Order, JsonObject>,
     example: { id: 10, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
   };
 }
