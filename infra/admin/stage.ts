@@ -40,12 +40,12 @@ function isMissingStack(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationError' && /does not exist/.test(error.message);
 }
 
-export async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<StageOutputs> {
+/** Every output of a stage's stack by key; a missing stack is an AdminFailure saying what to do. */
+export async function stackOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<Map<string, string>> {
   const stackName = stackNameFor(stage);
-  let outputs: Map<string, string>;
   try {
     const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
-    outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+    return new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
   } catch (error) {
     if (!isMissingStack(error)) throw error;
     const region = await cloudFormation.config.region();
@@ -54,6 +54,11 @@ export async function readStageOutputs(cloudFormation: CloudFormationClient, sta
         'or check AWS_REGION / AWS_PROFILE.',
     );
   }
+}
+
+export async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<StageOutputs> {
+  const stackName = stackNameFor(stage);
+  const outputs = await stackOutputs(cloudFormation, stage);
   const missing: string[] = [];
   const output = (key: string): string => {
     const value = outputs.get(key);

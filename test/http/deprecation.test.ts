@@ -1,28 +1,16 @@
 // Deprecation and stability are properties of a route: a fixture route declared deprecated and
 // experimental gets the headers from apiHandler and the markers in the document, end to end.
 
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiHandler } from '../../lib/http/api-handler';
 import { openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
 import { RateLimiter } from '../../lib/limits/limiter';
-import type { Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
+import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecated-route';
 import { lintOpenApi } from '../support/redocly';
 
-const fixture: Route = {
-  operationId: 'countOrdersLegacy',
-  method: 'GET',
-  path: '/store/order-count',
-  function: 'list-orders',
-  tag: 'orders',
-  summary: 'Count orders (test fixture)',
-  streaming: false,
-  stability: 'experimental',
-  deprecated: { since: '2026-11-01T00:00:00Z', sunset: '2027-05-01T00:00:00Z' },
-};
+const fixture = DEPRECATED_FIXTURE;
 
 const DEPRECATION = `@${Date.UTC(2026, 10, 1) / 1000}`;
 const SUNSET = 'Sat, 01 May 2027 00:00:00 GMT';
@@ -33,17 +21,10 @@ beforeAll(async () => {
   let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
     extraRoutes: [
-      {
-        route: fixture,
-        handler: (event: APIGatewayProxyEvent, context: Context) => {
-          if (!limiter) throw new Error('limiter not ready');
-          return apiHandler(fixture, { limiter }, async () => ({
-            statusCode: 200,
-            headers: { 'Content-Type': 'application/json' },
-            body: '{"count":0}',
-          }))(event, context);
-        },
-      },
+      deprecatedFixtureRoute(() => {
+        if (!limiter) throw new Error('limiter not ready');
+        return limiter;
+      }),
     ],
     contracts: {
       countOrdersLegacy: {

@@ -1,0 +1,90 @@
+// The smoke suite (`npm run smoke`) run against the local stack, so its checks cannot rot: every
+// check passes here (or is skipped for a stated reason), and against a server that merely
+// answers 200 the suite fails.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tablesTarget, type AdminTarget } from '../../infra/admin/target';
+import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../infra/smoke/suite';
+import { RateLimiter } from '../../lib/limits/limiter';
+import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
+import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { ordersById } from '../support/orders-table';
+import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecated-route';
+
+
+let stack: LocalStack;
+let admin: AdminTarget;
+let key: string;
+
+beforeAll(async () => {
+  let limiter: RateLimiter | undefined;
+  stack = await startLocalStack({
+    extraRoutes: [
+      deprecatedFixtureRoute(() => (limiter ??= new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now))),
+    ],
+  });
+  admin = tablesTarget({ doc: stack.tables.doc, names: stack.tables.names, label: 'the test tables', unreachableHint: '' });
+  ({ key } = await stack.newKey('enterprise', { perMinute: 10_000, perDay: 100_000 }));
+  await stack.app.orders.putMany([
+    { id: '9223372036854775807', status: 'pending' },
+    { id: '9007199254740993', status: 'shipped' },
+    { id: '1', status: 'cancelled' },
+  ]);
+});
+afterAll(() => stack.close());
+
+async function smoke(baseUrl: string, allowWrites: boolean): Promise<{ results: CheckResult[]; lines: string[] }> {
+  const lines: string[] = [];
+  const results = await runSmoke({
+    baseUrl,
+    key,
+    admin,
+    allowWrites,
+    print: (line) => lines.push(line),
+    routes: [...ROUTES, DEPRECATED_FIXTURE],
+    sleep: async () => undefined,
+  });
+  return { results, lines };
+}
+
+test('every check passes against the local stack, one line each, writes included', async () => {
+  const before = await ordersById(stack.app.orders);
+  const { results, lines } = await smoke(`${stack.baseUrl}${BASE_PATH}`, true);
+  expect(results.map((r) => `${r.outcome} ${r.name}`)).toEqual(CHECK_NAMES.map((name) => `ok ${name}`));
+  expect(lines).toHaveLength(CHECK_NAMES.length);
+  expect(lines.every((line) => line.startsWith('ok   '))).toBe(true);
+  // Orders it did not create are unchanged; the ones it created are in its reserved range.
+  const after = await ordersById(stack.app.orders);
+  for (const [id, order] of before) expect(after.get(id)).toEqual(order);
+  const created = [...after.keys()].filter((id) => !before.has(id));
+  expect(created).toHaveLength(2);
+  for (const id of created) expect(BigInt(id) >= SMOKE_ORDER_IDS.first && BigInt(id) < SMOKE_ORDER_IDS.first + SMOKE_ORDER_IDS.count).toBe(true);
+  // Its throwaway key is revoked.
+  const keys = await admin.keys.list();
+  expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
+});
+
+test('without --allow-writes nothing is written, and the write check says it was skipped', async () => {
+  const before = await ordersById(stack.app.orders);
+  const { results } = await smoke(`${stack.baseUrl}${BASE_PATH}`, false);
+  expect(results.filter((r) => r.outcome !== 'ok')).toEqual([
+    { name: CHECK_NAMES[CHECK_NAMES.length - 1], outcome: 'skip', detail: 'writes need --allow-writes' },
+  ]);
+  expect(await ordersById(stack.app.orders)).toEqual(before);
+});
+
+test('against a server that answers 200 to everything, the checks fail', async () => {
+  const server: Server = createServer((_req, res) => res.end('{}'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const { results, lines } = await smoke(`http://127.0.0.1:${port}${BASE_PATH}`, false);
+    const failed = results.filter((r) => r.outcome === 'FAIL').map((r) => r.name);
+    // The write check is skipped; every other one notices.
+    expect(failed).toEqual(CHECK_NAMES.slice(0, -1));
+    expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(failed.length);
+  } finally {
+    server.close();
+  }
+});
