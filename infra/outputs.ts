@@ -20,6 +20,8 @@ export function stackNameFor(stage: StageName): string {
 export const API_URL_OUTPUT = 'ApiUrl';
 export const EXECUTE_API_URL_OUTPUT = 'ExecuteApiUrl';
 export const REST_API_ID_OUTPUT = 'RestApiId';
+/** The stage's CloudWatch dashboard in the console. */
+export const DASHBOARD_URL_OUTPUT = 'DashboardUrl';
 
 /** Output keys must be alphanumeric, so they are spelled out rather than derived from table ids. */
 export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {

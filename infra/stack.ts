@@ -35,6 +35,7 @@ import { BASE_PATH, ROUTES, type Route } from '../lib/contract/routes';
 import { TABLES, type TableId } from '../lib/aws/tables';
 import { addGatewayResponses, literal, velocitySafe } from './constructs/gateway-responses';
 import { ServiceAlarms } from './constructs/service-alarms';
+import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction, type EntryName } from './constructs/service-function';
 import { ServiceTables } from './constructs/service-tables';
 import {
@@ -46,6 +47,7 @@ import {
 import { explainNagFindings } from './nag';
 import {
   API_URL_OUTPUT,
+  DASHBOARD_URL_OUTPUT,
   EXECUTE_API_URL_OUTPUT,
   REST_API_ID_OUTPUT,
   TABLE_NAME_OUTPUTS,
@@ -71,6 +73,7 @@ export class StoreOrdersStack extends Stack {
   /** The method of each route, by operation id. */
   readonly routeMethods: Record<string, Method> = {};
   readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
     const { config, ...stackProps } = props;
@@ -86,6 +89,11 @@ export class StoreOrdersStack extends Stack {
     this.usagePlans = this.createUsagePlans();
     const customDomainUrl = this.config.customDomain ? this.addCustomDomain(this.config.customDomain) : undefined;
     this.alarms = this.createAlarms();
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      stageName: config.stage,
+      stage: this.api.deploymentStage,
+      functions: Object.values(this.functions).map((fn) => fn.function),
+    });
     this.addOutputs(customDomainUrl);
     explainNagFindings(this);
   }
@@ -275,6 +283,7 @@ export class StoreOrdersStack extends Stack {
     });
     new CfnOutput(this, EXECUTE_API_URL_OUTPUT, { value: this.api.url, description: 'execute-api URL of the v1 stage' });
     new CfnOutput(this, REST_API_ID_OUTPUT, { value: this.api.restApiId });
+    new CfnOutput(this, DASHBOARD_URL_OUTPUT, { value: this.dashboard.url, description: 'CloudWatch dashboard of this stage' });
     for (const tableId of Object.keys(TABLE_NAME_OUTPUTS) as TableId[]) {
       new CfnOutput(this, TABLE_NAME_OUTPUTS[tableId], {
         value: this.tables.tables[tableId].tableName,

@@ -3,6 +3,7 @@ import { TABLES, type TableId } from '../../lib/aws/tables';
 import type { EntryName } from '../../infra/constructs/service-function';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
+import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -87,6 +88,7 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
           POWERTOOLS_SERVICE_NAME: 'store-orders',
           POWERTOOLS_LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
+          [STAGE_ENV_VAR]: stack.config.stage,
           ...tables,
         }),
       },

@@ -1,0 +1,110 @@
+// The stage's CloudWatch dashboard: the API's traffic, errors and latency next to the business
+// metrics the functions write as EMF lines (lib/aws/metrics.ts declares both sides).
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, STAGE_ENV_VAR, type MetricDeclaration } from '../../lib/aws/metrics';
+import { SERVICE_NAME } from '../../lib/aws/service';
+import type { StageName } from '../outputs';
+
+export interface ServiceDashboardProps {
+  stageName: StageName;
+  /** The API Gateway stage whose traffic, errors and latency are shown. */
+  stage: Stage;
+  /** The functions that write business metrics: each is told its stage, which its metrics carry. */
+  functions: readonly LambdaFunction[];
+}
+
+const PERIOD = Duration.minutes(5);
+const WIDTH = 12;
+const HEIGHT = 6;
+
+/** Every combination of a metric's dimension values, e.g. each reason with each plan. */
+function dimensionCombinations(dimensions: MetricDeclaration['dimensions']): Record<string, string>[] {
+  return Object.entries(dimensions).reduce<Record<string, string>[]>(
+    (combinations, [name, values]) => combinations.flatMap((partial) => values.map((value) => ({ ...partial, [name]: value }))),
+    [{}],
+  );
+}
+
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+  /** The dashboard in the CloudWatch console. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    for (const fn of props.functions) fn.addEnvironment(STAGE_ENV_VAR, props.stageName);
+
+    const business = (declaration: MetricDeclaration, statistic: string): IMetric[] =>
+      dimensionCombinations(declaration.dimensions).map(
+        (dimensions) =>
+          new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: declaration.name,
+            dimensionsMap: { service: SERVICE_NAME, stage: props.stageName, ...dimensions },
+            statistic,
+            period: PERIOD,
+            label: Object.values(dimensions).join(' ') || `${declaration.name} (${statistic})`,
+          }),
+      );
+    const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+      new GraphWidget({ title, left, right, width: WIDTH, height: HEIGHT });
+    const { stage } = props;
+
+    const dashboardName = `store-orders-${props.stageName}`;
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName,
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [
+          new TextWidget({
+            markdown:
+              `# Store Orders API (${props.stageName})\n` +
+              'API Gateway metrics of the v1 stage, then the business metrics the functions write as EMF. ' +
+              "listOrders' latency spans the whole stream.",
+            width: 2 * WIDTH,
+            height: 2,
+          }),
+        ],
+        [
+          graph(
+            'Requests and errors',
+            [stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' })],
+            [
+              stage.metricClientError({ statistic: 'Sum', period: PERIOD, label: '4XX' }),
+              stage.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5XX' }),
+            ],
+          ),
+          graph('Latency (ms)', [
+            stage.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }),
+            stage.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99' }),
+            stage.metricIntegrationLatency({ statistic: 'p99', period: PERIOD, label: 'integration p99' }),
+          ]),
+        ],
+        [
+          graph('Cancels by outcome', business(BUSINESS_METRICS.cancels, 'Sum')),
+          graph('Authorizer refusals by cause', business(BUSINESS_METRICS.authorizerRefusals, 'Sum')),
+        ],
+        [
+          graph('Rate-limit refusals by reason and plan', business(BUSINESS_METRICS.refusals, 'Sum')),
+          graph('Key bans by plan', business(BUSINESS_METRICS.bans, 'Sum')),
+        ],
+        [
+          graph('Orders per listing', [
+            ...business(BUSINESS_METRICS.listedOrders, 'Average'),
+            ...business(BUSINESS_METRICS.listedOrders, 'Maximum'),
+          ]),
+          graph('Bytes per listing', [
+            ...business(BUSINESS_METRICS.listedBytes, 'Average'),
+            ...business(BUSINESS_METRICS.listedBytes, 'Maximum'),
+          ]),
+        ],
+      ],
+    });
+    const region = Stack.of(this).region;
+    this.url = `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards:name=${dashboardName}`;
+  }
+}
