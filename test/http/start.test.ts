@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { BUSINESS_METRICS } from '../../lib/aws/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/format';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { OrdersRepository } from '../../lib/orders/repository';
@@ -225,7 +226,7 @@ test('the banner gives the admin command with the DYNAMODB_PORT the stack runs o
   }
 }, 60_000);
 
-async function refusedRequestLogged(args: string[]): Promise<{ logged: boolean; accessLogged: boolean }> {
+async function refusedRequestLogged(args: string[]): Promise<{ logged: boolean; accessLogged: boolean; metricLogged: boolean }> {
   const stack = await start(['--dynamodb-port', '0', ...args]);
   try {
     const response = await fetch(`${stack.apiUrl}/store/orders/424242`, {
@@ -237,10 +238,15 @@ async function refusedRequestLogged(args: string[]): Promise<{ logged: boolean; 
     // The access log is written after the response; once the process has exited, all of it is in.
     await stack.stop();
   }
-  return { logged: stack.output().includes('request refused'), accessLogged: stack.output().includes('"type":"access"') };
+  return {
+    logged: stack.output().includes('request refused'),
+    accessLogged: stack.output().includes('"type":"access"'),
+    // The 404 cancel's metric, as an EMF line.
+    metricLogged: stack.output().includes(`"${BUSINESS_METRICS.cancels.name}":1`),
+  };
 }
 
-test('--quiet silences the functions’ "request refused" lines and the access log', async () => {
-  expect(await refusedRequestLogged([])).toEqual({ logged: true, accessLogged: true });
-  expect(await refusedRequestLogged(['--quiet'])).toEqual({ logged: false, accessLogged: false });
+test('--quiet silences the functions’ "request refused" lines, their metrics and the access log', async () => {
+  expect(await refusedRequestLogged([])).toEqual({ logged: true, accessLogged: true, metricLogged: true });
+  expect(await refusedRequestLogged(['--quiet'])).toEqual({ logged: false, accessLogged: false, metricLogged: false });
 }, 120_000);
