@@ -10,12 +10,13 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedDynamo } from '../infra/local/embedded-dynamo';
 import { handlerOverhead } from './suites/handler-overhead';
 import { listMemory } from './suites/list-memory';
+import { listScale } from './suites/list-scale';
 import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
 import type { Row, Suite } from './support/suite';
 
 /** Adding a suite: one file in bench/suites/ that exports a `Suite`, and one entry here. */
-const SUITES: readonly Suite[] = [moduleInit, handlerOverhead, listMemory, load];
+const SUITES: readonly Suite[] = [moduleInit, handlerOverhead, listMemory, listScale, load];
 
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
 

@@ -3,6 +3,7 @@
 // context and deadline, and the bench bundles and runs the functions with them.
 import type { TableId } from '../lib/aws/tables';
 import type { FunctionName } from '../lib/contract/routes';
+import { LIST_SETTINGS } from './list-budget';
 
 /** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
 export type FunctionId = FunctionName | 'authorizer';
@@ -32,11 +33,10 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
   },
   'list-orders': {
     description: 'GET /store/orders: streams every order',
-    // Serialising pages of a full-table scan is CPU-bound, and Lambda CPU scales with memory.
-    memoryMb: 512,
-    // A streamed answer may outlast the 29 s buffered limit (API Gateway allows up to 15 minutes
-    // when streaming); a minute covers a large store without letting a stuck scan run on.
-    timeoutSeconds: 60,
+    // Computed in infra/list-budget.ts from measured throughput and Lambda's streaming limits: one
+    // vCPU, and time for the largest compressed response Lambda allows.
+    memoryMb: LIST_SETTINGS.memoryMb,
+    timeoutSeconds: LIST_SETTINGS.timeoutSeconds,
     // DescribeTable: the item count sizes the parallel Scan, read at most once an hour.
     access: { orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'], rateLimits: RATE_LIMIT_COUNTERS },
   },

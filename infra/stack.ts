@@ -271,6 +271,9 @@ export class StoreOrdersStack extends Stack {
         ROUTES.filter((r) => !r.streaming).map((r) => [r.operationId, this.routeMethods[r.operationId] as Method]),
       ),
       authorizer: this.functions.authorizer.function,
+      longRunning: Object.fromEntries(
+        ROUTES.filter((r) => r.streaming).map((r) => [r.function, { fn: this.functions[r.function].function, timeout: functionTimeout(r.function) }]),
+      ),
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
       config: this.config.alarms,
     });

@@ -22,6 +22,38 @@ export function pendingOrders(count: number, firstIndex = 0): Order[] {
   });
 }
 
+const STATUSES = ['pending', 'shipped', 'cancelled'] as const;
+const TWO_63 = 2n ** 63n;
+/** Odd, so index → id is one-to-one modulo 2^63: distinct, 19-digit-like ids in no particular order. */
+const ID_STRIDE = 0x5851f42d4c957f2dn;
+
+/** A 32-bit hash of an index and a field number: the same order every run, no state between batches. */
+function mix(index: number, field: number): number {
+  let h = Math.imul(index ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(field + 1, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Orders whose fields vary as real ones do (ids spread over int64, any pet, quantity, ship time and
+ * status), so compressed sizes are not flattered by the repetition of pendingOrders.
+ */
+export function variedOrders(count: number, firstIndex = 0): Order[] {
+  return Array.from({ length: count }, (_, i) => {
+    const k = firstIndex + i;
+    const status = STATUSES[mix(k, 0) % 3] ?? 'pending';
+    return {
+      id: String((BigInt(k + 1) * ID_STRIDE) % TWO_63),
+      petId: String(mix(k, 1) % 10_000_000),
+      quantity: 1 + (mix(k, 2) % 20),
+      shipDate: new Date(Date.UTC(2025, 0, 1) + (mix(k, 3) % (730 * 86_400)) * 1000).toISOString(),
+      complete: status === 'shipped',
+      status,
+    };
+  });
+}
+
 export interface BenchTables extends TestTables {
   orders: OrdersRepository;
   /** An enterprise key with the highest custom limits, so the limiter admits everything it is asked. */
@@ -33,7 +65,12 @@ export interface BenchTables extends TestTables {
  * Fresh tables (as the tests make them) holding `count` pending orders, written in parallel
  * batches: the embedded server serves writes faster with a few requests in flight.
  */
-export async function seededTables(endpoint: string, count: number, log: (text: string) => void = () => undefined): Promise<BenchTables> {
+export async function seededTables(
+  endpoint: string,
+  count: number,
+  log: (text: string) => void = () => undefined,
+  make: (count: number, firstIndex: number) => Order[] = pendingOrders,
+): Promise<BenchTables> {
   const tables = await createTestTables(endpoint);
   const orders = new OrdersRepository(tables.doc, tables.names.orders);
   const chunk = 5_000;
@@ -42,7 +79,7 @@ export async function seededTables(endpoint: string, count: number, log: (text: 
     while (next < count) {
       const start = next;
       next += chunk;
-      await orders.putMany(pendingOrders(Math.min(chunk, count - start), start));
+      await orders.putMany(make(Math.min(chunk, count - start), start));
       if (count >= 50_000 && start % 50_000 === 0) log(`  seeding: ${start}/${count}`);
     }
   };

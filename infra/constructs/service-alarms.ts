@@ -23,12 +23,20 @@ export interface ServiceAlarmsProps {
    */
   bufferedRoutes: Record<string, Method>;
   authorizer: IFunction;
+  /**
+   * Functions whose one invocation may legitimately run long (a streamed listing), with their
+   * timeout: an alarm fires when one nears it, since a slightly larger answer would end cut.
+   */
+  longRunning: Record<string, { fn: IFunction; timeout: Duration }>;
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
   config: StageConfig['alarms'];
 }
 
 const PERIOD = Duration.minutes(5);
+
+/** The share of its timeout after which a long-running invocation is alarmed on. */
+export const DURATION_ALARM_FRACTION = 0.8;
 
 /**
  * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (every
@@ -60,6 +68,19 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
+      });
+    }
+
+    for (const [name, { fn, timeout }] of Object.entries(props.longRunning)) {
+      const threshold = Math.round(timeout.toMilliseconds() * DURATION_ALARM_FRACTION);
+      this.add(`DurationNearTimeout${name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`, {
+        alarmDescription:
+          `An invocation of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its ${timeout.toSeconds()} s timeout: ` +
+          'the store is nearing the size one response can carry, and a larger listing would be cut.',
+        metric: fn.metricDuration({ statistic: 'Maximum', period: PERIOD }),
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
       });
     }
 

@@ -10,6 +10,7 @@ import {
   USAGE_PLAN_ID_OUTPUTS,
 } from '../../infra/outputs';
 import { STAGES } from '../../infra/stages';
+import { FUNCTIONS } from '../../infra/functions';
 import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 
 let synthesised: Synthesised;
@@ -159,6 +160,26 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       }
     });
 
+    test.each(ROUTES.filter((r) => r.streaming).map((r) => [r.function] as const))(
+      'alarm when an invocation of the streaming %s nears its timeout',
+      (name) => {
+        const { template, stack } = stage();
+        const timeoutSeconds = FUNCTIONS[name].timeoutSeconds;
+        const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[name].function)];
+        expect(fn?.Properties?.Timeout).toBe(timeoutSeconds);
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Duration',
+          Statistic: 'Maximum',
+          Dimensions: [{ Name: 'FunctionName', Value: ref(stack.functions[name].function) }],
+          Threshold: timeoutSeconds * 1000 * 0.8,
+          ComparisonOperator: 'GreaterThanThreshold',
+          EvaluationPeriods: 1,
+          TreatMissingData: 'notBreaching',
+        });
+      },
+    );
+
     test('alarm on authorizer errors', () => {
       const { template, stack } = stage();
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -193,7 +214,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarms notify the configured topic, or nobody', () => {
       const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(3 + ROUTES.filter((r) => !r.streaming).length);
+      expect(alarms).toHaveLength(3 + ROUTES.length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

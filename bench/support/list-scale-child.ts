@@ -1,0 +1,125 @@
+// One listing at scale in a fresh process (bundled and run by bench/suites/list-scale.ts), so its
+// CPU time and memory peak are its own. `handler <coding> <file>`: the deployed entry with that
+// Accept-Encoding, its output written to <file> for the suite to check. `client-stream` and
+// `client-json`: the typed client's listOrdersStream(), or fetch then JSON.parse of the whole body,
+// from the local stack at BENCH_URL. Prints one JSON line.
+
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { StoreOrdersClient } from '../../client/client';
+import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
+import { lambdaContext } from '../../infra/local/proxy-event';
+import { documentClientFromEnv } from '../../lib/aws/dynamo';
+import type { Caller } from '../../lib/keys/context';
+import { proxyEvent } from './fixtures';
+
+export type ScaleVariant = 'handler' | 'client-stream' | 'client-json';
+
+export interface ScaleRun {
+  status: number;
+  /** Bytes the handler wrote (on the wire), or orders the client got. */
+  bytes: number;
+  orders: number;
+  ttfbMs: number;
+  totalMs: number;
+  /** CPU time of this process (all threads: zlib compresses on libuv's pool). */
+  cpuMs: number;
+  /** Peak resident set size of the whole process, and above its baseline. */
+  peakRssMB: number;
+  peakRssAboveBaselineMB: number;
+  peakHeapMB: number;
+}
+
+const MB = 1024 * 1024;
+const [variant, coding, outFile] = process.argv.slice(2) as [ScaleVariant, string, string];
+
+const peak = { rss: 0, heap: 0 };
+function sample(): void {
+  const { rss, heapUsed } = process.memoryUsage();
+  peak.rss = Math.max(peak.rss, rss);
+  peak.heap = Math.max(peak.heap, heapUsed);
+}
+
+type ListHandler = (typeof import('../../functions/list-orders'))['handler'];
+
+async function handlerRun(handler: ListHandler): Promise<{ status: number; bytes: number; firstByteAt: number }> {
+  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
+  const fd = openSync(outFile, 'w');
+  let status = 0;
+  let bytes = 0;
+  let firstByteAt = 0;
+  const stream = new LocalResponseStream({
+    head: (p) => (status = p.statusCode ?? 200),
+    write: (chunk, done) => {
+      firstByteAt ||= performance.now();
+      bytes += chunk.length;
+      writeSync(fd, chunk);
+      sample();
+      done();
+    },
+    end: () => undefined,
+  });
+  const finished = new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
+  const event = proxyEvent('GET', '/store/orders', caller);
+  if (coding !== 'identity') event.headers = { 'Accept-Encoding': coding };
+  await handler(event, stream, lambdaContext('list-orders'));
+  await finished;
+  closeSync(fd);
+  return { status, bytes, firstByteAt };
+}
+
+async function clientRun(): Promise<{ status: number; orders: number; firstByteAt: number }> {
+  const baseUrl = process.env.BENCH_URL ?? '';
+  const apiKey = process.env.BENCH_KEY ?? '';
+  let orders = 0;
+  let firstByteAt = 0;
+  if (variant === 'client-stream') {
+    for await (const _order of new StoreOrdersClient({ baseUrl, apiKey }).listOrdersStream()) {
+      firstByteAt ||= performance.now();
+      if (++orders % 1_000 === 0) sample();
+    }
+    return { status: 200, orders, firstByteAt };
+  }
+  const response = await fetch(`${baseUrl}/store/orders`, { headers: { Authorization: `Bearer ${apiKey}`, 'Accept-Encoding': 'gzip' } });
+  const text = await response.text();
+  firstByteAt = performance.now();
+  sample();
+  const parsed = JSON.parse(text) as unknown[];
+  sample();
+  return { status: response.status, orders: parsed.length, firstByteAt };
+}
+
+async function main(): Promise<void> {
+  installLocalLambdaRuntime();
+  // Module init and the client's first call belong to the baseline, not to the listing.
+  const handler = variant === 'handler' ? (await import('../../functions/list-orders')).handler : undefined;
+  if (handler) await documentClientFromEnv().send(new ScanCommand({ TableName: process.env.ORDERS_TABLE ?? '', Limit: 1 }));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const baseline = process.memoryUsage().rss;
+  const timer = setInterval(sample, 2);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const result = handler ? { ...(await handlerRun(handler)), orders: 0 } : { ...(await clientRun()), bytes: 0 };
+  const ended = performance.now();
+  const used = process.cpuUsage(cpu);
+  clearInterval(timer);
+  sample();
+  const run: ScaleRun = {
+    status: result.status,
+    bytes: result.bytes,
+    orders: result.orders,
+    ttfbMs: (result.firstByteAt || ended) - started,
+    totalMs: ended - started,
+    cpuMs: (used.user + used.system) / 1000,
+    peakRssMB: peak.rss / MB,
+    peakRssAboveBaselineMB: (peak.rss - baseline) / MB,
+    peakHeapMB: peak.heap / MB,
+  };
+  process.stdout.write(`${JSON.stringify(run)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,134 @@
+// How many orders one listOrders response can carry on AWS, computed once from measured figures
+// and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
+// bench prints the ceiling of each run's own figures with it, and README's table is its output.
+
+const MiB = 1024 * 1024;
+
+/** Lambda response streaming and API Gateway, as documented. */
+export const STREAMING_LIMITS = {
+  /** The first bytes of a streamed response go out at full speed... */
+  fullSpeedBytes: 6 * MiB,
+  /** ...the rest at most this fast. */
+  cappedBytesPerSecond: 2 * MiB,
+  /** A streamed response is cut at this size. */
+  maxResponseBytes: 200 * MiB,
+  /** API Gateway's longest streaming integration. */
+  maxIntegrationSeconds: 15 * 60,
+  /** Lambda gives a function one full vCPU at this much memory (and CPU in proportion below it). */
+  memoryMbPerVcpu: 1_769,
+} as const;
+
+/** Seconds between the function's timeout and the integration timeout, so the function always stops first. */
+export const STREAMING_INTEGRATION_HEADROOM_SECONDS = 5;
+
+/** A listing's throughput in one coding: wire bytes per order, and orders per CPU second of the handler. */
+export interface CodingFigures {
+  bytesPerOrder: number;
+  ordersPerCpuSecond: number;
+}
+
+export interface ListFigures {
+  plain: CodingFigures;
+  compressed: CodingFigures;
+  /** Where the figures come from. */
+  source: string;
+}
+
+/**
+ * The figures the deployed settings are computed from: `npm run bench` (suite "listOrders at
+ * scale": the deployed handler on orders with varied fields, gzip level 1), on the machine the
+ * source names. Lambda's arm64 vCPU is not this CPU: see README for what that means.
+ */
+export const MEASURED: ListFigures = {
+  plain: { bytesPerOrder: 130.7, ordersPerCpuSecond: 37_800 },
+  compressed: { bytesPerOrder: 31.2, ordersPerCpuSecond: 33_300 },
+  source: 'bench --quick, 20,000 orders, 2026-11-22, 2 vCPU AMD EPYC shared with other work',
+};
+
+/** Headroom over the time the largest listing needs, for a slower vCPU or a slower Scan than measured. */
+export const TIMEOUT_SAFETY = 1.5;
+/** Timeouts are rounded up to this, so a small change in the figures does not move the setting. */
+const TIMEOUT_STEP_SECONDS = 30;
+
+export type Limit = 'response size' | 'bandwidth' | 'CPU';
+
+export interface Ceiling {
+  /** The most orders one response can carry with these settings. */
+  orders: number;
+  limitedBy: Limit;
+  /** How long that largest listing takes. */
+  seconds: number;
+  bytes: number;
+}
+
+export const vcpus = (memoryMb: number): number => memoryMb / STREAMING_LIMITS.memoryMbPerVcpu;
+
+/** Seconds to send `bytes`: the full-speed part costs nothing here, the rest goes at the cap. */
+export function wireSeconds(bytes: number): number {
+  return Math.max(0, bytes - STREAMING_LIMITS.fullSpeedBytes) / STREAMING_LIMITS.cappedBytesPerSecond;
+}
+
+/**
+ * The most orders one response carries within the timeout: the least of what fits in 200 MB, what
+ * the capped bandwidth sends in time, and what the CPU serialises (and compresses) in time. Node
+ * runs the handler on one thread, so more than one vCPU is not counted.
+ */
+export function ceiling(figures: CodingFigures, memoryMb: number, timeoutSeconds: number): Ceiling {
+  const bySize = Math.floor(STREAMING_LIMITS.maxResponseBytes / figures.bytesPerOrder);
+  const byBandwidth = Math.floor(
+    (STREAMING_LIMITS.fullSpeedBytes + STREAMING_LIMITS.cappedBytesPerSecond * timeoutSeconds) / figures.bytesPerOrder,
+  );
+  const byCpu = Math.floor(figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)) * timeoutSeconds);
+  const candidates: [number, Limit][] = [
+    [bySize, 'response size'],
+    [byBandwidth, 'bandwidth'],
+    [byCpu, 'CPU'],
+  ];
+  const [orders, limitedBy] = candidates.reduce((a, b) => (b[0] < a[0] ? b : a));
+  return { orders, limitedBy, seconds: listingSeconds(figures, memoryMb, orders), bytes: orders * figures.bytesPerOrder };
+}
+
+/** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
+export function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
+  const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
+  return Math.max(cpu, wireSeconds(orders * figures.bytesPerOrder));
+}
+
+export interface ListSettings {
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+/**
+ * listOrders' memory and timeout: one full vCPU (the work is CPU-bound and single-threaded, and
+ * memory beyond it buys nothing), and time for the largest compressed response Lambda allows
+ * (200 MB), with TIMEOUT_SAFETY, within API Gateway's 15-minute stream.
+ */
+export function listSettings(figures: ListFigures): ListSettings {
+  const memoryMb = STREAMING_LIMITS.memoryMbPerVcpu;
+  const largest = Math.floor(STREAMING_LIMITS.maxResponseBytes / figures.compressed.bytesPerOrder);
+  const needed = listingSeconds(figures.compressed, memoryMb, largest) * TIMEOUT_SAFETY;
+  const longest = STREAMING_LIMITS.maxIntegrationSeconds - STREAMING_INTEGRATION_HEADROOM_SECONDS;
+  const timeoutSeconds = Math.min(longest, Math.ceil(needed / TIMEOUT_STEP_SECONDS) * TIMEOUT_STEP_SECONDS);
+  return { memoryMb, timeoutSeconds };
+}
+
+export const LIST_SETTINGS: ListSettings = listSettings(MEASURED);
+
+const thousands = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The arithmetic as README shows it: one row per coding, at the given settings. */
+export function budgetTable(figures: ListFigures, settings: ListSettings): string {
+  const rows = (['plain', 'compressed'] as const).map((coding) => {
+    const f = figures[coding];
+    const c = ceiling(f, settings.memoryMb, settings.timeoutSeconds);
+    const wireRate = STREAMING_LIMITS.cappedBytesPerSecond / f.bytesPerOrder;
+    return `| ${coding === 'plain' ? 'identity' : 'gzip'} | ${thousands(f.bytesPerOrder, 1)} | ${thousands(f.ordersPerCpuSecond)} | ${thousands(wireRate)} | ${thousands(Math.floor(STREAMING_LIMITS.maxResponseBytes / f.bytesPerOrder))} | **${thousands(c.orders)}** (${c.limitedBy}) | ${thousands(c.seconds)} s |`;
+  });
+  return [
+    `| Coding | Bytes an order | Orders per CPU second | Orders/s at 2 MB/s | Orders in 200 MB | Ceiling at ${thousands(settings.memoryMb)} MB, ${settings.timeoutSeconds} s | Time of that listing |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}

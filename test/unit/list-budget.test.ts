@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { FUNCTIONS } from '../../infra/functions';
+import {
+  budgetTable,
+  ceiling,
+  LIST_SETTINGS,
+  listSettings,
+  MEASURED,
+  STREAMING_INTEGRATION_HEADROOM_SECONDS,
+  STREAMING_LIMITS,
+  wireSeconds,
+} from '../../infra/list-budget';
+
+const MiB = 1024 * 1024;
+
+test('the wire: 6 MB free, then 2 MB/s', () => {
+  expect(wireSeconds(5 * MiB)).toBe(0);
+  expect(wireSeconds(6 * MiB)).toBe(0);
+  expect(wireSeconds(26 * MiB)).toBe(10);
+});
+
+test('the ceiling is the least of response size, bandwidth and CPU in the time allowed', () => {
+  const figures = { bytesPerOrder: 100, ordersPerCpuSecond: 10_000 };
+  // CPU: 10,000 orders/s × 60 s on one vCPU; bandwidth would allow (6 + 2 × 60) MiB / 100 B.
+  expect(ceiling(figures, 1769, 60)).toMatchObject({ orders: 600_000, limitedBy: 'CPU', seconds: 60 });
+  // Half the memory is half a vCPU, so half the orders.
+  expect(ceiling(figures, 1769 / 2, 60)).toMatchObject({ orders: 300_000, limitedBy: 'CPU' });
+  // More than one vCPU buys nothing: Node serialises on one thread.
+  expect(ceiling(figures, 1769 * 4, 60).orders).toBe(600_000);
+  const fast = { bytesPerOrder: 100, ordersPerCpuSecond: 1_000_000 };
+  expect(ceiling(fast, 1769, 60)).toMatchObject({ orders: Math.floor((126 * MiB) / 100), limitedBy: 'bandwidth' });
+  expect(ceiling(fast, 1769, 600)).toMatchObject({ orders: Math.floor((200 * MiB) / 100), limitedBy: 'response size' });
+  expect(ceiling(fast, 1769, 600).seconds).toBeCloseTo(97, 5);
+});
+
+test('settings: one vCPU, time for the largest compressed response with headroom, within the 15-minute stream', () => {
+  const settings = listSettings({
+    plain: { bytesPerOrder: 130, ordersPerCpuSecond: 40_000 },
+    compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 40_000 },
+    source: 'test',
+  });
+  // 200 MiB / 40 B = 5,242,880 orders; CPU needs 131 s, the wire 97 s; × 1.5 = 197 s → 210 s.
+  expect(settings).toEqual({ memoryMb: 1769, timeoutSeconds: 210 });
+  const slow = listSettings({ plain: { bytesPerOrder: 130, ordersPerCpuSecond: 1_000 }, compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 1_000 }, source: 'test' });
+  expect(slow.timeoutSeconds).toBe(STREAMING_LIMITS.maxIntegrationSeconds - STREAMING_INTEGRATION_HEADROOM_SECONDS);
+});
+
+test('list-orders is deployed with the settings the measured figures give', () => {
+  expect(LIST_SETTINGS).toEqual(listSettings(MEASURED));
+  expect(FUNCTIONS['list-orders']).toMatchObject({ memoryMb: LIST_SETTINGS.memoryMb, timeoutSeconds: LIST_SETTINGS.timeoutSeconds });
+  expect(LIST_SETTINGS.timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS).toBeLessThanOrEqual(STREAMING_LIMITS.maxIntegrationSeconds);
+});
+
+test('at those settings one compressed response carries at least 5 million orders', () => {
+  expect(ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders).toBeGreaterThanOrEqual(5_000_000);
+});
+
+test('README shows the arithmetic of the deployed settings', () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  expect(readme).toContain(budgetTable(MEASURED, LIST_SETTINGS));
+});
