@@ -4,11 +4,10 @@ import { bearer, expectError, startLocalStack, type LocalStack } from '../suppor
 
 let stack: LocalStack;
 let key: string;
-let keyId: string;
 
 beforeAll(async () => {
   stack = await startLocalStack();
-  ({ key, id: keyId } = await stack.newKey('pro'));
+  ({ key } = await stack.newKey('pro'));
   await stack.app.orders.putMany([{ id: '1', status: 'pending' }]);
 });
 afterAll(() => stack.close());
@@ -57,7 +56,6 @@ test('a revoked key stops working once the authorizer cache expires', async () =
   await expectUnauthorized(bearer(doomed));
   // Other keys are unaffected.
   expect((await stack.call('GET', '/v1/store/orders', bearer(key))).status).toBe(200);
-  expect(id).not.toBe(keyId);
 });
 
 test('a cached Allow covers every route, not just the first one used', async () => {

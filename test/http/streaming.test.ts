@@ -7,7 +7,6 @@ import type { Order } from '../../lib/orders/order';
 import { makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
-import { ROUTES } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
@@ -50,8 +49,43 @@ function rawGet(baseUrl: string, path: string, headers: Record<string, string>) 
   );
 }
 
-test('the route is declared streaming', () => {
-  expect(ROUTES.find((r) => r.operationId === 'listOrders')?.streaming).toBe(true);
+test('the head and the first page reach the client while the table is still being read', async () => {
+  // The second page waits until the client has the first: a buffered answer would never arrive.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const gated = {
+    cancel: async () => undefined,
+    async *scanPages() {
+      yield [{ id: '1', status: 'pending' as const }];
+      await gate;
+      yield [{ id: '2', status: 'shipped' as const }];
+    },
+  };
+  const local = await stackListingFrom(stack, gated, '/gated');
+  try {
+    const { key: gatedKey } = await local.newKey('pro');
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${local.baseUrl}/v1/gated`, { headers: bearer(gatedKey) }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes('"id":1')) release();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toEqual([
+      { id: 1, status: 'pending' },
+      { id: 2, status: 'shipped' },
+    ]);
+  } finally {
+    await local.close();
+  }
 });
 
 test('a large list arrives chunked, as valid JSON holding every order exactly once, with the rate-limit headers', async () => {
