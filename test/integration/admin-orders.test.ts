@@ -81,7 +81,28 @@ describe('orders import', () => {
     const run = await admin('orders', 'import', file(`[${many.join(',')}]`));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('120 created, 0 skipped');
+    expect(run.stderr).toMatch(/^120 orders in \d+\.\d s \(\d+ orders\/s\)\.$/);
     expect((await admin('orders', 'import', file('[]'))).stdout).toContain('0 created, 0 skipped');
+  });
+
+  test('shows its progress at each whole percent, then clears the line', async () => {
+    const count = 250;
+    const many = Array.from({ length: count }, (_, i) => `{"id": ${20_000 + i}, "status": "pending"}`);
+    const run = await admin('orders', 'import', file(`[${many.join(',')}]`));
+    expect(run.code).toBe(0);
+    expect(run.progress.at(-1)).toBe('(cleared)');
+    const shown = run.progress.slice(0, -1).map((line) => {
+      const match = /^Importing: (\d+) of 250 orders \((\d+)%\)$/.exec(line);
+      expect(match).not.toBeNull();
+      return { done: Number(match?.[1]), percent: Number(match?.[2]) };
+    });
+    expect(shown.at(-1)).toEqual({ done: count, percent: 100 });
+    // One line per whole percent reached: each shows more done and a higher percent than the last.
+    expect(shown).toHaveLength(101);
+    shown.slice(1).forEach((line, i) => {
+      expect(line.done).toBeGreaterThan(shown[i]?.done ?? Infinity);
+      expect(line.percent).toBe((shown[i]?.percent ?? NaN) + 1);
+    });
   });
 
   test('reports every problem with its index and writes nothing', async () => {

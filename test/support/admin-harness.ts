@@ -6,6 +6,8 @@ export interface AdminRun {
   code: number;
   stdout: string;
   stderr: string;
+  /** The progress lines, as a terminal would have been shown them; "(cleared)" when cleared. */
+  progress: string[];
 }
 
 export type Admin = (...argv: string[]) => Promise<AdminRun>;
@@ -20,12 +22,18 @@ export function adminRunner(local: () => AdminTarget, extra: Partial<Omit<AdminD
   return async (...argv) => {
     const stdout: string[] = [];
     const stderr: string[] = [];
+    const progress: string[] = [];
     const code = await runAdmin(argv, {
-      out: { out: (line) => stdout.push(line), err: (line) => stderr.push(line) },
+      out: {
+        out: (line) => stdout.push(line),
+        err: (line) => stderr.push(line),
+        progress: (text) => progress.push(text),
+        progressDone: () => progress.push('(cleared)'),
+      },
       local,
       stage: () => Promise.reject(new Error('no stage in this test')),
       ...extra,
     });
-    return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+    return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), progress };
   };
 }

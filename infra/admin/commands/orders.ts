@@ -6,6 +6,7 @@ import { mapBounded, PartialFailure } from '../concurrency';
 import { AdminFailure, errorMessage, shownArgument, UsageError } from '../errors';
 import { parseImportFile } from '../import-file';
 import { int64Problem } from '../int64-text';
+import type { Output } from '../output';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
@@ -27,9 +28,15 @@ async function importOrders(file: string, { target, out }: CommandContext): Prom
     throw new AdminFailure(`${file} has ${count} problem${count === 1 ? '' : 's'}; no order was written.`);
   }
   const { orders } = parsed;
+  const started = performance.now();
+  const progress = importProgress(orders.length, out);
   let created: boolean[];
   try {
-    created = await mapBounded(orders, IMPORT_CONCURRENCY, (order) => target.orders.create(order));
+    created = await mapBounded(orders, IMPORT_CONCURRENCY, async (order) => {
+      const isNew = await target.orders.create(order);
+      progress.oneDone();
+      return isNew;
+    });
   } catch (error) {
     if (!(error instanceof PartialFailure)) throw error;
     throw new AdminFailure(
@@ -37,7 +44,10 @@ async function importOrders(file: string, { target, out }: CommandContext): Prom
         'stopped; running the import again is safe, since existing orders are skipped.',
       { cause: error.cause },
     );
+  } finally {
+    out.progressDone?.();
   }
+  const seconds = (performance.now() - started) / 1000;
   const skipped = orders.filter((_, i) => !created[i]).map((order) => order.id);
   out.out(
     `Imported ${file} into ${target.label}: ${orders.length - skipped.length} created, ` +
@@ -47,6 +57,23 @@ async function importOrders(file: string, { target, out }: CommandContext): Prom
     out.out('Skipped ids:');
     for (const id of skipped) out.out(`  ${id}`);
   }
+  // On stderr: a timing is not part of the result, and differs from run to run.
+  out.err(`${orders.length} orders in ${seconds.toFixed(1)} s (${Math.round(orders.length / Math.max(seconds, 0.001))} orders/s).`);
+}
+
+/** Counts finished writes and redraws the progress line at each whole percent. */
+function importProgress(total: number, out: Output): { oneDone(): void } {
+  let done = 0;
+  let shownPercent = -1;
+  return {
+    oneDone() {
+      done++;
+      const percent = Math.floor((done * 100) / total);
+      if (!out.progress || percent === shownPercent) return;
+      shownPercent = percent;
+      out.progress(`Importing: ${done} of ${total} orders (${percent}%)`);
+    },
+  };
 }
 
 async function shipOrder(id: string, { target, out }: CommandContext): Promise<void> {
