@@ -9,7 +9,7 @@ const commands = COMMANDS.map((command) =>
 ).join('\n');
 
 export const USAGE = `Usage: store-orders-admin [--stage ${stages}] <command> [options]
-       npm run admin -- [--stage ${stages}] <command> [options]
+       npm run --silent admin -- [--stage ${stages}] <command> [options]   (--silent: no npm header on stdout)
 
 Manages API keys and orders of the Store Orders API. Works on the local stack (\`npm start\`) by
 default; --stage works on a deployed stage instead.
@@ -26,7 +26,8 @@ Options:
   -h, --help             This text.
 
 Environment (local stack only):
-  DYNAMODB_ENDPOINT      DynamoDB endpoint (default http://127.0.0.1:8000, the local stack's).
+  DYNAMODB_PORT          The local stack's DynamoDB port, as given to npm start (default 8000).
+  DYNAMODB_ENDPOINT      A DynamoDB endpoint URL instead (http://host:port).
   ORDERS_TABLE, API_KEYS_TABLE
                          Table names (default: the local stack's).
 
