@@ -3,7 +3,7 @@
 // context and deadline, and the bench bundles and runs the functions with them.
 import type { TableId } from '../lib/aws/tables';
 import type { FunctionName } from '../lib/contract/routes';
-import { LIST_SETTINGS } from './list-budget';
+import { LIST_SETTINGS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from './list-budget';
 
 /** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
 export type FunctionId = FunctionName | 'authorizer';
@@ -47,6 +47,14 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     access: { orders: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
   },
 };
+
+/** API Gateway's default (and, for buffered responses, maximum) integration timeout. */
+export const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/** How long API Gateway waits for a route's function: buffered answers are capped at 29 s. */
+export function integrationTimeoutSeconds(id: FunctionName, streaming: boolean): number {
+  return streaming ? FUNCTIONS[id].timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS : BUFFERED_INTEGRATION_TIMEOUT_SECONDS;
+}
 
 /**
  * A bundled ESM file cannot `require`, yet some bundled CommonJS dependencies still call it; the

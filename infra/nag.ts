@@ -1,5 +1,6 @@
 import { NagSuppressions } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import type { ApiGatewayAccountStack } from './account-stack';
 import type { StoreOrdersStack } from './stack';
 
 /**
@@ -26,13 +27,14 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
     );
   }
 
-  for (const method of stack.api.methods) {
+  const { api } = stack.api;
+  for (const method of api.methods) {
     suppress(method, {
       'AwsSolutions-COG4':
         'Clients are machines holding bearer API keys, checked by the Lambda TOKEN authorizer; there are no Cognito users.',
     });
   }
-  for (const resource of stack.methodNotAllowed) {
+  for (const resource of stack.api.methodNotAllowed) {
     const any = resource.node.findChild('ANY');
     suppress(any, {
       'AwsSolutions-APIG4':
@@ -40,14 +42,10 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
     });
   }
 
-  suppress(stack.api, {
+  suppress(api, {
     'AwsSolutions-APIG2':
       'The only request input is the orderId path parameter, which the handler validates strictly (int64) and refuses with INVALID_ORDER_ID in the Error shape; an API Gateway validator cannot answer in that shape.',
   });
-  suppress(stack.api.node.findChild('CloudWatchRole'), {
-    'AwsSolutions-IAM4':
-      "AmazonAPIGatewayPushToCloudWatchLogs is AWS's documented policy for the account-level role that API Gateway execution logging requires.",
-  }, ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
   if (stack.alarms.email) {
     suppress(stack.alarms.email.topic, {
       'AwsSolutions-SNS2':
@@ -58,10 +56,22 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
         'An email subscription for alarm notifications: a message SNS cannot deliver to a mailbox is not worth a dead-letter queue, as the alarm stays visible in CloudWatch.',
     });
   }
-  suppress(stack.api.deploymentStage, {
+  suppress(api.deploymentStage, {
     'AwsSolutions-APIG3':
       'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',
   });
+}
+
+/** The account stack's one finding. */
+export function explainAccountNagFindings(stack: ApiGatewayAccountStack): void {
+  suppress(
+    stack.cloudWatchRole,
+    {
+      'AwsSolutions-IAM4':
+        "AmazonAPIGatewayPushToCloudWatchLogs is AWS's documented policy for the account-level role that API Gateway execution logging requires.",
+    },
+    ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
+  );
 }
 
 function suppress(construct: IConstruct, reasons: Record<string, string>, appliesTo?: string[]): void {

@@ -16,6 +16,9 @@ export function stackNameFor(stage: StageName): string {
   return `StoreOrders-${stage}`;
 }
 
+/** The stack that owns API Gateway's account-wide settings, shared by the stages of an account. */
+export const ACCOUNT_STACK_NAME = 'StoreOrders-account';
+
 /** The base URL clients use: the custom domain when one is configured, else the execute-api URL. */
 export const API_URL_OUTPUT = 'ApiUrl';
 export const EXECUTE_API_URL_OUTPUT = 'ExecuteApiUrl';

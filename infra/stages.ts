@@ -1,4 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { PLAN_NAMES, usagePlanBackstop } from '../lib/limits/plans';
 import type { StageName } from './outputs';
 
 /**
@@ -48,7 +49,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     stage: 'staging',
     logRetention: RetentionDays.ONE_MONTH,
     disposableData: true,
-    throttle: { rateLimit: 100, burstLimit: 1_000 },
+    // The burst holds the largest usage-plan burst (two business minutes), so no plan is squeezed.
+    throttle: { rateLimit: 100, burstLimit: 2_000 },
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
   },
   prod: {
@@ -60,3 +62,24 @@ export const STAGES: Record<StageName, StageConfig> = {
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
   },
 };
+
+/**
+ * Refuses, before anything is built, a configuration that would lose prod data, throttle before the
+ * usage plans do, or name a custom domain with no way to get its certificate.
+ */
+export function validateConfig(config: StageConfig): void {
+  if (config.stage === 'prod' && config.disposableData) {
+    throw new Error('prod data must be retained: disposableData is for staging only.');
+  }
+  const domain = config.customDomain;
+  if (domain && !domain.certificateArn && !domain.hostedZone) {
+    throw new Error(`Custom domain ${domain.domainName} needs a certificateArn or a hostedZone.`);
+  }
+  for (const plan of PLAN_NAMES) {
+    const throttle = usagePlanBackstop(plan).throttle;
+    if (!throttle) continue;
+    if (config.throttle.rateLimit < throttle.rateLimit || config.throttle.burstLimit < throttle.burstLimit) {
+      throw new Error(`Stage throttling of ${config.stage} is stricter than the ${plan} usage plan.`);
+    }
+  }
+}

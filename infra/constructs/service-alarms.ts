@@ -9,9 +9,12 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic, type Subscription } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { SERVICE_NAME } from '../../lib/aws/service';
+import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
 import type { StageConfig } from '../stages';
 
 export interface ServiceAlarmsProps {
@@ -22,15 +25,16 @@ export interface ServiceAlarmsProps {
    * would look slow.
    */
   bufferedRoutes: Record<string, Method>;
-  authorizer: IFunction;
   /**
    * Functions whose one invocation may legitimately run long (a streamed listing), with their
    * timeout: an alarm fires when one nears it, since a slightly larger answer would end cut.
    */
   longRunning: Record<string, { fn: IFunction; timeout: Duration }>;
+  /** The authorizer's log group, where a failure to judge a key is logged. */
+  authorizerLogs: ILogGroup;
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
-  config: StageConfig['alarms'];
+  config: StageConfig;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -39,8 +43,8 @@ const PERIOD = Duration.minutes(5);
 export const DURATION_ALARM_FRACTION = 0.8;
 
 /**
- * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (every
- * request would get 503) and Lambda throttling (capacity, as opposed to the 429s that rate
+ * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (its
+ * requests get 503; a refused key is not a failure) and Lambda throttling (capacity, as opposed to the 429s that rate
  * limiting gives by design, which are not alarmed on). Missing data means no traffic, not trouble.
  */
 export class ServiceAlarms extends Construct {
@@ -50,7 +54,8 @@ export class ServiceAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
-    const { stage, config } = props;
+    const { stage } = props;
+    const config = props.config.alarms;
 
     this.add('ServerErrorRate', {
       alarmDescription: `More than ${config.serverErrorRate * 100}% of requests answered with a 5XX.`,
@@ -84,9 +89,25 @@ export class ServiceAlarms extends Construct {
       });
     }
 
-    this.add('AuthorizerErrors', {
-      alarmDescription: 'The authorizer failed; affected requests were answered 503.',
-      metric: props.authorizer.metricErrors({ statistic: 'Sum', period: PERIOD }),
+    // A refused key is a thrown `Unauthorized`, which Lambda counts in Errors like a real failure, so
+    // the alarm counts what only a failure produces: the handler's error line, and Lambda's timeout line.
+    const authorizerFailures = { metricNamespace: `${SERVICE_NAME}/${props.config.stage}`, metricName: 'AuthorizerFailures' };
+    new MetricFilter(this, 'AuthorizerFailedLines', {
+      logGroup: props.authorizerLogs,
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        FilterPattern.stringValue('$.message', '=', AUTHORIZER_FAILED_MESSAGE),
+      ),
+      ...authorizerFailures,
+    });
+    const timeouts = new MetricFilter(this, 'AuthorizerTimeoutLines', {
+      logGroup: props.authorizerLogs,
+      filterPattern: FilterPattern.literal('"Task timed out"'),
+      ...authorizerFailures,
+    });
+    this.add('AuthorizerFailures', {
+      alarmDescription: 'The authorizer could not judge a key; those requests were answered 503.',
+      metric: timeouts.metric({ statistic: 'Sum', period: PERIOD }),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,

@@ -1,39 +1,23 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionName } from '../../lib/contract/routes';
 import { SERVICE_NAME } from '../../lib/aws/service';
-
-export type EntryName = FunctionName | 'authorizer';
+import { BUNDLING, FUNCTIONS, HANDLER_EXPORT, type FunctionId } from '../functions';
 
 // The CDK app runs as ESM (tsx) and the tests as CommonJS (jest), so both ways of finding this file are needed.
 const HERE = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = path.resolve(HERE, '..', '..');
-export const FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
-
-export const HANDLER_EXPORT = 'handler';
-
-/**
- * A bundled ESM file cannot `require`, yet some bundled CommonJS dependencies still call it; the
- * banner gives them one. The alias avoids clashing with a createRequire import in the bundle.
- */
-const REQUIRE_SHIM =
-  "import { createRequire as __storeOrdersCreateRequire } from 'node:module';" +
-  'const require = __storeOrdersCreateRequire(import.meta.url);';
+const REPO_ROOT = path.resolve(HERE, '..', '..');
 
 export interface ServiceFunctionProps {
-  /** The entry file is `functions/<entry>.ts` and exports `handler`. */
-  entry: EntryName;
-  memorySize: number;
-  timeout: Duration;
+  /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
+  entry: FunctionId;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
-  description: string;
 }
 
 /**
@@ -47,6 +31,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    const settings = FUNCTIONS[props.entry];
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
       removalPolicy: props.logRemovalPolicy,
@@ -57,15 +42,15 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     this.function = new NodejsFunction(this, 'Function', {
       role: this.role,
-      entry: path.join(FUNCTIONS_DIR, `${props.entry}.ts`),
+      entry: path.join(REPO_ROOT, 'functions', `${props.entry}.ts`),
       handler: HANDLER_EXPORT,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      description: props.description,
+      description: settings.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize,
-      timeout: props.timeout,
+      memorySize: settings.memoryMb,
+      timeout: Duration.seconds(settings.timeoutSeconds),
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       environment: {
@@ -74,16 +59,14 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_SHIM,
-        minify: true,
-        sourceMap: true,
-        // The SDK is bundled rather than taken from the runtime, so the deployed code runs the
-        // exact SDK version the tests ran, and the bundle is self-contained.
+        format: BUNDLING.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+        target: BUNDLING.target,
+        mainFields: [...BUNDLING.mainFields],
+        banner: BUNDLING.banner,
+        minify: BUNDLING.minify,
+        sourceMap: BUNDLING.sourceMap,
         bundleAwsSDK: true,
-        externalModules: [],
+        externalModules: [...BUNDLING.external],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
       },

@@ -27,6 +27,12 @@ export const GATEWAY_RESPONSES = {
   AUTHORIZER_CONFIGURATION_ERROR: unavailable,
   INTEGRATION_TIMEOUT: unavailable,
   INTEGRATION_FAILURE: { code: 'INTERNAL_ERROR', headers: {} },
+  /**
+   * Only the 405 methods have request templates, so only they refuse a content type they have no
+   * template for: that refusal is the 405 it stands for. A gateway response cannot vary by path, so
+   * this one carries no Allow header.
+   */
+  UNSUPPORTED_MEDIA_TYPE: { code: 'METHOD_NOT_ALLOWED', headers: {} },
   DEFAULT_4XX: { code: 'BAD_REQUEST', headers: {} },
   DEFAULT_5XX: { code: 'INTERNAL_ERROR', headers: {} },
 } as const satisfies Record<string, ErrorAnswer>;

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { ApiKeysRepository } from './repository';
-import { authorizeToken, KeyRefusedError } from './authorizer';
+import { AUTHORIZER_FAILED_MESSAGE, authorizeToken, KeyRefusedError } from './authorizer';
 import { logger } from '../aws/logger';
 import { businessMetrics } from '../aws/metrics';
 
@@ -24,7 +24,7 @@ export function makeAuthorizerHandler(deps: { keys: ApiKeysRepository }) {
           logger.info('key refused', { cause: error.refusal });
           businessMetrics.authorizerRefusal(error.refusal);
         } else {
-          logger.error('authorizer failed', error as Error);
+          logger.error(AUTHORIZER_FAILED_MESSAGE, error as Error);
         }
         throw error;
       }

@@ -16,6 +16,12 @@ export class KeyRefusedError extends Error {
 }
 
 /**
+ * The message of the error line the authorizer logs when it could not judge a key (as opposed to
+ * refusing one); the deployed stack counts these lines to alarm on.
+ */
+export const AUTHORIZER_FAILED_MESSAGE = 'authorizer failed';
+
+/**
  * The Allow policy covers every method and path of the stage, because API Gateway caches the
  * answer per token: a policy naming only the first route would deny the others from the cache.
  */

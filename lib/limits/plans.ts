@@ -55,23 +55,28 @@ export function isValidCustomLimits(limits: Partial<Limits>): limits is Limits {
 }
 
 /**
- * API Gateway usage-plan backstop for a tier. It must never be stricter than the service's own
- * limiter, so the limiter always answers first with its headers:
- * - a key may spend its whole minute in one burst, so the burst is the per-minute limit;
- * - the steady rate is twice the per-minute average, so honest clients are never throttled;
- * - rejected requests also count against the gateway quota, so the quota is 3x the daily limit.
- * Enterprise limits are per key, so its usage plan only has the stage default throttling.
+ * API Gateway usage-plan backstop for a tier. Enterprise limits are per key, so its usage plan only
+ * has the stage default throttling.
  */
 export interface UsagePlanBackstop {
   throttle?: { rateLimit: number; burstLimit: number };
   quotaPerDay?: number;
 }
 
+/**
+ * Sized so that the backstop (a token bucket) can never refuse a request the service's own limiter
+ * (fixed minute and day windows) would accept, so the limiter always answers first, with its headers:
+ * - a key may spend one window's whole limit at its last instant and the next window's at its first,
+ *   so the burst holds two windows' worth;
+ * - after such a double burst, each later window adds at most one more limit, so any refill of at
+ *   least one limit per minute keeps up; the rate is twice that, so honest clients never meet it;
+ * - rejected requests also count against the gateway quota, so the quota is 3x the daily limit.
+ */
 export function usagePlanBackstop(plan: PlanName): UsagePlanBackstop {
   if (plan === 'enterprise') return {};
   const { perMinute, perDay } = PLAN_LIMITS[plan];
   return {
-    throttle: { rateLimit: Math.ceil((2 * perMinute) / 60), burstLimit: perMinute },
+    throttle: { rateLimit: Math.ceil((2 * perMinute) / 60), burstLimit: 2 * perMinute },
     quotaPerDay: 3 * perDay,
   };
 }

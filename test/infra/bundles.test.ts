@@ -7,7 +7,8 @@ import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './syn
 
 let synthesised: Synthesised;
 beforeAll(() => {
-  synthesised = synthesiseStages();
+  // The one infrastructure test that bundles: identical bundles are built once per process.
+  synthesised = synthesiseStages({ bundling: true });
 });
 
 /** Dummy values: importing a handler module reads its configuration but makes no call. */

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { PLAN_NAMES } from '../../lib/limits/plans';
 import { ROUTES } from '../../lib/contract/routes';
+import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
 import { TABLES, type TableId } from '../../lib/aws/tables';
 import {
   API_URL_OUTPUT,
@@ -11,7 +12,7 @@ import {
 } from '../../infra/outputs';
 import { STAGES } from '../../infra/stages';
 import { FUNCTIONS } from '../../infra/functions';
-import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
+import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -19,6 +20,25 @@ beforeAll(() => {
 });
 
 const TABLE_IDS = Object.keys(TABLES) as TableId[];
+
+describe('the account stack', () => {
+  test('is the one owner of the API Gateway account settings, naming a CloudWatch role kept on deletion', () => {
+    const { template, stack } = synthesised.account;
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: arnOf(stack.cloudWatchRole) });
+    template.hasResource('AWS::IAM::Role', {
+      Properties: {
+        AssumeRolePolicyDocument: Match.objectLike({
+          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+        }),
+        ManagedPolicyArns: [
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']] },
+        ],
+      },
+      DeletionPolicy: 'Retain',
+    });
+  });
+});
 
 describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
   const stage = () => stageNamed(synthesised, stageName);
@@ -60,12 +80,14 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
   });
 
   describe('observability', () => {
-    test('access logs are JSON lines in their own log group, without the Authorization header', () => {
+    test('access logs are JSON lines in their own log group, without the Authorization header or the requested path', () => {
       const { template, stack } = stage();
       const { resource } = onlyResource(template, 'AWS::ApiGateway::Stage', { StageName: 'v1' });
       const setting = (resource.Properties as { AccessLogSetting: { DestinationArn: unknown; Format: string } }).AccessLogSetting;
-      const accessLogs = stack.node.findChild('AccessLogs');
-      expect(setting.DestinationArn).toEqual({ 'Fn::GetAtt': [logicalId(accessLogs), 'Arn'] });
+      const accessLogs = stack.api.accessLogs;
+      // The ARN API Gateway stores (no trailing `:*`), so drift detection does not flag the stage.
+      expect(setting.DestinationArn).toEqual({ 'Fn::Join': ['', expect.arrayContaining([':log-group:', ref(accessLogs)])] });
+      expect(JSON.stringify(setting.DestinationArn)).not.toContain(':*');
       const format = JSON.parse(setting.Format) as Record<string, string>;
       expect(format).toMatchObject({
         requestId: '$context.requestId',
@@ -76,8 +98,24 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
         errorType: '$context.error.responseType',
       });
       expect(setting.Format).not.toMatch(/authorization|header/i);
+      // A key a client puts in the URL would be logged with the path or query string as requested.
+      expect(Object.values(format).filter((v) => /\$context\.(path|requestOverride|.*querystring)/i.test(v))).toEqual([]);
       const logGroup = template.findResources('AWS::Logs::LogGroup')[logicalId(accessLogs)];
       expect(logGroup?.Properties?.RetentionInDays).toBe(config.logRetention);
+    });
+
+    test('execution logs go to a group of the stack, with the stage retention, created before the stage', () => {
+      const { template, stack } = stage();
+      const executionLogs = logicalId(stack.api.executionLogs);
+      template.hasResource('AWS::Logs::LogGroup', {
+        Properties: {
+          LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', ref(stack.api.api), '/v1']] },
+          RetentionInDays: config.logRetention,
+        },
+        DeletionPolicy: stageName === 'prod' ? 'Retain' : 'Delete',
+      });
+      const { resource } = onlyResource(template, 'AWS::ApiGateway::Stage', { StageName: 'v1' });
+      expect(resource.DependsOn).toEqual(expect.arrayContaining([executionLogs]));
     });
 
     test('execution logs are at INFO without data trace, with metrics and X-Ray tracing', () => {
@@ -96,19 +134,18 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
-    test('the account-level CloudWatch role that execution logging needs is set', () => {
-      const { template } = stage();
-      template.resourceCountIs('AWS::ApiGateway::Account', 1);
-      template.hasResourceProperties('AWS::IAM::Role', {
-        AssumeRolePolicyDocument: Match.objectLike({
-          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
-        }),
-      });
+    test('leaves the account-wide API Gateway settings to the account stack', () => {
+      const { template, stack } = stage();
+      template.resourceCountIs('AWS::ApiGateway::Account', 0);
+      expect(template.findResources('AWS::IAM::Role', {
+        Properties: { AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] }) },
+      })).toEqual({});
+      expect(stack.dependencies).toContain(synthesised.account.stack);
     });
 
     const stageDimensions = (s: SynthesisedStage) => [
       { Name: 'ApiName', Value: `store-orders-${stageName}` },
-      { Name: 'Stage', Value: ref(s.stack.api.deploymentStage) },
+      { Name: 'Stage', Value: ref(s.stack.api.api.deploymentStage) },
     ];
     const apiDimensions = (s: SynthesisedStage) => Match.arrayWith(stageDimensions(s));
 
@@ -180,15 +217,29 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       },
     );
 
-    test('alarm on authorizer errors', () => {
+    test('alarm on authorizer failures, not on refused keys', () => {
       const { template, stack } = stage();
+      const metric = { MetricNamespace: `store-orders/${stageName}`, MetricName: 'AuthorizerFailures', MetricValue: '1' };
+      const authorizerLogs = ref(stack.functions.authorizer.logGroup);
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: authorizerLogs,
+        FilterPattern: `{ ($.level = "ERROR") && ($.message = "${AUTHORIZER_FAILED_MESSAGE}") }`,
+        MetricTransformations: [metric],
+      });
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: authorizerLogs,
+        FilterPattern: '"Task timed out"',
+        MetricTransformations: [metric],
+      });
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Errors',
-        Dimensions: [{ Name: 'FunctionName', Value: ref(stack.functions.authorizer.function) }],
+        Namespace: metric.MetricNamespace,
+        MetricName: metric.MetricName,
+        Statistic: 'Sum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       });
+      // Lambda's Errors counts every refused key (a thrown Unauthorized): no alarm may watch it.
+      expect(template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Errors' } })).toEqual({});
     });
 
     test('alarm on Lambda throttles of every service function', () => {
@@ -228,9 +279,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       const { template, stack } = stage();
       template.hasOutput(API_URL_OUTPUT, { Value: Match.anyValue() });
       template.hasOutput(EXECUTE_API_URL_OUTPUT, {
-        Value: { 'Fn::Join': ['', Match.arrayWith([ref(stack.api), ref(stack.api.deploymentStage), '/'])] },
+        Value: { 'Fn::Join': ['', Match.arrayWith([ref(stack.api.api), ref(stack.api.api.deploymentStage), '/'])] },
       });
-      template.hasOutput(REST_API_ID_OUTPUT, { Value: ref(stack.api) });
+      template.hasOutput(REST_API_ID_OUTPUT, { Value: ref(stack.api.api) });
       // Without a custom domain, clients use the execute-api URL.
       const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
       if (!config.customDomain) expect(outputs[API_URL_OUTPUT]?.Value).toEqual(outputs[EXECUTE_API_URL_OUTPUT]?.Value);
@@ -243,7 +294,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test.each([...PLAN_NAMES])('the usage plan id of the %s tier', (plan) => {
       const { template, stack } = stage();
-      template.hasOutput(USAGE_PLAN_ID_OUTPUTS[plan], { Value: ref(stack.usagePlans[plan]) });
+      template.hasOutput(USAGE_PLAN_ID_OUTPUTS[plan], { Value: ref(stack.api.usagePlans[plan]) });
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/aws/tables';
-import type { EntryName } from '../../infra/constructs/service-function';
+import type { FunctionId } from '../../infra/functions';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
@@ -10,8 +10,8 @@ beforeAll(() => {
   synthesised = synthesiseStages();
 });
 
-/** What each function may do, written out independently of infra/function-specs.ts. */
-const EXPECTED: Record<EntryName, { memory: number; maxTimeout: number; tables: Partial<Record<TableId, string[]>> }> = {
+/** What each function may do, written out independently of infra/functions.ts. */
+const EXPECTED: Record<FunctionId, { memory: number; maxTimeout: number; tables: Partial<Record<TableId, string[]>> }> = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
   'list-orders': {
     // One full vCPU (Lambda's 1,769 MB), as the listing budget computes.
@@ -28,7 +28,7 @@ const EXPECTED: Record<EntryName, { memory: number; maxTimeout: number; tables: 
     },
   },
 };
-const ENTRIES = Object.keys(EXPECTED) as EntryName[];
+const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
 
 interface Statement {
   Effect: string;
@@ -37,7 +37,7 @@ interface Statement {
 }
 
 /** Every (action, resource) the function's role allows, as comparable strings. */
-function permissions(s: SynthesisedStage, entry: EntryName): string[] {
+function permissions(s: SynthesisedStage, entry: FunctionId): string[] {
   const role = s.stack.functions[entry].role;
   const policies = Object.values(s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(role)] } }));
   const out: string[] = [];

@@ -57,3 +57,11 @@ describe.each(['staging', 'prod'] as const)('cdk-nag on %s', (stageName) => {
     }
   });
 });
+
+test('cdk-nag reports nothing unexplained on the account stack', () => {
+  const annotations = Annotations.fromStack(synthesised.account.stack);
+  for (const pack of ['AwsSolutions-.*', 'Serverless-.*']) {
+    expect(annotations.findError('*', Match.stringLikeRegexp(pack))).toEqual([]);
+    expect(annotations.findWarning('*', Match.stringLikeRegexp(pack))).toEqual([]);
+  }
+});

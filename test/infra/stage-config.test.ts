@@ -1,10 +1,10 @@
-import { App, Aspects } from 'aws-cdk-lib';
+import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { API_URL_OUTPUT, STAGE_NAMES } from '../../infra/outputs';
-import { StoreOrdersStack, validateConfig } from '../../infra/stack';
-import { STAGES, type StageConfig } from '../../infra/stages';
-import { ref } from './synth';
+import { StoreOrdersStack } from '../../infra/stack';
+import { STAGES, validateConfig, type StageConfig } from '../../infra/stages';
+import { ref, testApp } from './synth';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', zoneName: 'example.com' };
@@ -16,11 +16,11 @@ interface Variant {
 }
 
 /**
- * Variants of the real stage configs, checked by cdk-nag like the real ones. One app holds them
- * all, so each function is bundled once for the file.
+ * Variants of the real stage configs, checked by cdk-nag like the real ones, in one app: one
+ * synth for the file.
  */
 function synthVariants<K extends string>(configs: Record<K, StageConfig>): Record<K, Variant> {
-  const app = new App();
+  const app = testApp();
   const stacks = Object.entries<StageConfig>(configs).map(
     ([name, config]) => [name, new StoreOrdersStack(app, `Variant-${name}`, { config })] as const,
   );
@@ -80,8 +80,8 @@ describe('a custom domain', () => {
     });
     template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', {
       BasePath: 'v1',
-      RestApiId: ref(stack.api),
-      Stage: ref(stack.api.deploymentStage),
+      RestApiId: ref(stack.api.api),
+      Stage: ref(stack.api.api.deploymentStage),
     });
   });
 

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { STAGE_NAMES, type StageName } from '../../infra/outputs';
 import { addServiceStacks } from '../../infra/service-app';
+import type { ApiGatewayAccountStack } from '../../infra/account-stack';
 import type { StoreOrdersStack } from '../../infra/stack';
 
 export interface SynthesisedStage {
@@ -13,20 +16,34 @@ export interface SynthesisedStage {
 
 export interface Synthesised {
   stages: SynthesisedStage[];
+  account: { stack: ApiGatewayAccountStack; template: Template };
   assemblyDir: string;
 }
 
+/** The context `cdk synth` runs with: the feature flags in cdk.json. */
+const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
+).context;
+
 /**
- * Both stages, synthesised the way `cdk synth` does (same builder, cdk-nag included). Bundling
- * runs once per function per test file: identical bundles are cached within a process.
+ * An app with the context `cdk synth` gets from cdk.json. Asset bundling (esbuild, about 10 s per
+ * synth) is off unless asked for: only the bundle test looks at bundles.
  */
-export function synthesiseStages(): Synthesised {
-  const app = new App();
-  const stacks = addServiceStacks(app);
+export function testApp(options: { bundling?: boolean } = {}): App {
+  return new App({
+    context: { ...CDK_JSON_CONTEXT, ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
+}
+
+/** Both stages, synthesised the way `cdk synth` does (same builder, same context, cdk-nag included). */
+export function synthesiseStages(options: { bundling?: boolean } = {}): Synthesised {
+  const app = testApp(options);
+  const { account, stages } = addServiceStacks(app);
   const assembly = app.synth();
   return {
     assemblyDir: assembly.directory,
-    stages: STAGE_NAMES.map((stage) => ({ stage, stack: stacks[stage], template: Template.fromStack(stacks[stage]) })),
+    account: { stack: account, template: Template.fromStack(account) },
+    stages: STAGE_NAMES.map((stage) => ({ stage, stack: stages[stage], template: Template.fromStack(stages[stage]) })),
   };
 }
 

@@ -1,0 +1,279 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  DomainName,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  Period,
+  ResponseTransferMode,
+  RestApi,
+  SecurityPolicy,
+  TokenAuthorizer,
+  type Method,
+  type Resource,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate, CertificateValidation, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { Construct } from 'constructs';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
+import { methodNotAllowed } from '../../lib/contract/gateway-responses';
+import { BASE_PATH, ROUTES, type FunctionName, type Route } from '../../lib/contract/routes';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/keys/format';
+import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/limits/plans';
+import { integrationTimeoutSeconds } from '../functions';
+import type { CustomDomainConfig, StageConfig } from '../stages';
+import { addGatewayResponses, literal, velocitySafe } from './gateway-responses';
+
+/** `/v1` is both the stage name and a custom domain's base path, so every address carries it. */
+export const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
+
+/**
+ * The content types the 405 methods map to their answer. Any other is refused by API Gateway as
+ * UNSUPPORTED_MEDIA_TYPE, whose gateway response is the same 405 Error body (without Allow). With
+ * passthrough instead, a body API Gateway cannot read a status code from would make the MOCK fail
+ * with a 500.
+ */
+export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/xml',
+  'text/xml',
+  'text/html',
+  'text/csv',
+  'application/octet-stream',
+] as const;
+
+export interface OrdersApiProps {
+  config: StageConfig;
+  authorizer: IFunction;
+  routeFunctions: Record<FunctionName, IFunction>;
+  /** What happens to the API's log groups when the stack goes. */
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * The REST API clients call: the bearer-key authorizer, the routes of lib/contract/routes.ts, the
+ * gateway's own answers (405, gateway responses), the usage plans, the access and execution logs,
+ * and the optional custom domain.
+ */
+export class OrdersApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizer: TokenAuthorizer;
+  /** The method of each route, by operation id. */
+  readonly routeMethods: Record<string, Method> = {};
+  /** The resources whose ANY method answers 405. */
+  readonly methodNotAllowed: Resource[] = [];
+  readonly usagePlans: Record<PlanName, UsagePlan>;
+  readonly accessLogs: LogGroup;
+  /** The group API Gateway writes execution logs to, created here so that it has a retention. */
+  readonly executionLogs: LogGroup;
+  /** The base URL clients use, ending in `/v1/`: the custom domain's when there is one. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: OrdersApiProps) {
+    super(scope, id);
+    const { config } = props;
+    this.authorizer = new TokenAuthorizer(this, 'BearerKeyAuthorizer', {
+      handler: props.authorizer,
+      identitySource: IdentitySource.header('Authorization'),
+      // Malformed headers are refused by API Gateway itself, without invoking (or paying for) the function.
+      validationRegex: AUTHORIZATION_HEADER_PATTERN_SOURCE,
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: config.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `store-orders-${config.stage}`,
+      description: `Store Orders API, ${config.stage}`,
+      // Regional: a streamed response may idle for up to five minutes, against 30 s when edge-optimized.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // The authorizer returns the key's usage identifier, which selects the usage plan.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // The account-wide CloudWatch role is owned by the account stack (infra/account-stack.ts).
+      cloudWatchRole: false,
+      defaultMethodOptions: { authorizer: this.authorizer, apiKeyRequired: true },
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.INFO,
+        // Data trace would log request and response bodies, Authorization headers included.
+        dataTraceEnabled: false,
+        throttlingRateLimit: config.throttle.rateLimit,
+        throttlingBurstLimit: config.throttle.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+    // API Gateway would create this group itself on first use, outside the stack and kept forever.
+    // Created first, it has the stage's retention and goes (or stays) with the stack.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
+      retention: config.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
+
+    this.addRoutes(props.routeFunctions);
+    addGatewayResponses(this.api);
+    this.usagePlans = this.addUsagePlans(config);
+    this.url = config.customDomain ? this.addCustomDomain(config.customDomain) : this.api.url;
+  }
+
+  private addRoutes(functions: Record<FunctionName, IFunction>): void {
+    const byPath = new Map<string, Route[]>();
+    for (const route of ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+    for (const [path, routes] of byPath) {
+      const resource = this.api.root.resourceForPath(path);
+      for (const route of routes) {
+        this.routeMethods[route.operationId] = resource.addMethod(route.method, integrationFor(route, functions), {
+          operationName: route.operationId,
+        });
+      }
+      this.addMethodNotAllowed(resource, routes);
+    }
+  }
+
+  /**
+   * Any other method on a routed path is answered 405 by API Gateway itself, as the local gateway
+   * does; without this, API Gateway would answer 403 MISSING_AUTHENTICATION_TOKEN (our 404).
+   * It needs no key: it reveals only which methods exist, which the OpenAPI document publishes.
+   */
+  private addMethodNotAllowed(resource: Resource, routes: Route[]): void {
+    const answer = methodNotAllowed(routes.map((r) => r.method));
+    const statusTemplate = `{"statusCode": ${answer.statusCode}}`;
+    const integration = new MockIntegration({
+      passthroughBehavior: PassthroughBehavior.NEVER,
+      requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, statusTemplate])),
+      integrationResponses: [
+        {
+          statusCode: String(answer.statusCode),
+          responseTemplates: { 'application/json': velocitySafe(answer.body) },
+          responseParameters: Object.fromEntries(
+            Object.entries(answer.headers).map(([name, value]) => [`method.response.header.${name}`, literal(value)]),
+          ),
+        },
+      ],
+    });
+    resource.addMethod('ANY', integration, {
+      authorizationType: AuthorizationType.NONE,
+      apiKeyRequired: false,
+      operationName: `methodNotAllowed${pascalCase(resource.path)}`,
+      methodResponses: [
+        {
+          statusCode: String(answer.statusCode),
+          responseParameters: Object.fromEntries(
+            Object.keys(answer.headers).map((name) => [`method.response.header.${name}`, true]),
+          ),
+        },
+      ],
+    });
+    this.methodNotAllowed.push(resource);
+  }
+
+  private addUsagePlans(config: StageConfig): Record<PlanName, UsagePlan> {
+    const plans = {} as Record<PlanName, UsagePlan>;
+    for (const plan of PLAN_NAMES) {
+      const { throttle, quotaPerDay } = usagePlanBackstop(plan);
+      plans[plan] = this.api.addUsagePlan(`UsagePlan${pascalCase(plan)}`, {
+        name: `store-orders-${config.stage}-${plan}`,
+        description: `Backstop for ${plan} keys; the service's own limiter answers first.`,
+        ...(throttle ? { throttle } : {}),
+        ...(quotaPerDay ? { quota: { limit: quotaPerDay, period: Period.DAY } } : {}),
+        apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+      });
+    }
+    return plans;
+  }
+
+  /** Returns the base URL on the custom domain. */
+  private addCustomDomain(config: CustomDomainConfig): string {
+    const zone = config.hostedZone
+      ? HostedZone.fromHostedZoneAttributes(this, 'HostedZone', config.hostedZone)
+      : undefined;
+    // validateConfig has made sure there is a certificate ARN or a zone to validate one in.
+    const certificate: ICertificate = config.certificateArn
+      ? Certificate.fromCertificateArn(this, 'Certificate', config.certificateArn)
+      : new Certificate(this, 'Certificate', {
+          domainName: config.domainName,
+          validation: CertificateValidation.fromDns(zone),
+        });
+    const domain = new DomainName(this, 'CustomDomain', {
+      domainName: config.domainName,
+      certificate,
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    domain.addBasePathMapping(this.api, { basePath: API_STAGE_NAME, stage: this.api.deploymentStage });
+    if (zone) {
+      new ARecord(this, 'CustomDomainAlias', {
+        zone,
+        recordName: config.domainName,
+        target: RecordTarget.fromAlias(new ApiGatewayDomain(domain)),
+      });
+    }
+    return `https://${config.domainName}${BASE_PATH}/`;
+  }
+}
+
+function integrationFor(route: Route, functions: Record<FunctionName, IFunction>): LambdaIntegration {
+  return new LambdaIntegration(functions[route.function], {
+    proxy: true,
+    allowTestInvoke: false,
+    responseTransferMode: route.streaming ? ResponseTransferMode.STREAM : ResponseTransferMode.BUFFERED,
+    timeout: Duration.seconds(integrationTimeoutSeconds(route.function, route.streaming)),
+  });
+}
+
+/**
+ * JSON access log lines. The Authorization header is never logged, only who it identified. The
+ * path is logged as its resource template (`/store/orders/{orderId}`), never as requested, so a key
+ * a client wrongly puts in the URL (path or query string) does not reach the access log.
+ */
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      extendedRequestId: AccessLogField.contextExtendedRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      sourceIp: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      httpMethod: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      protocol: AccessLogField.contextProtocol(),
+      status: AccessLogField.contextStatus(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      principalId: AccessLogField.contextAuthorizerPrincipalId(),
+      apiKeyId: AccessLogField.contextIdentityApiKeyId(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      errorMessage: AccessLogField.contextErrorMessage(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+    }),
+  );
+}
+
+export function pascalCase(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
