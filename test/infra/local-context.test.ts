@@ -2,19 +2,17 @@
 // context the local gateway builds is compared with infra/functions.ts and with the synthesised
 // template. Bundling is off: only the function settings are read here.
 
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, type FunctionId } from '../../infra/functions';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { STAGE_NAMES } from '../../infra/outputs';
 import { addServiceStacks } from '../../infra/service-app';
-import { logicalId } from './synth';
+import { logicalId, testApp } from './synth';
 
 const IDS = Object.keys(FUNCTIONS) as FunctionId[];
 const FROZEN_NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stacks = addServiceStacks(app);
+const { stages: stacks } = addServiceStacks(testApp());
 const templates = Object.fromEntries(STAGE_NAMES.map((stage) => [stage, Template.fromStack(stacks[stage])]));
 
 /** The context the local gateway builds, read at the instant it is made. */
