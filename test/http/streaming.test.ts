@@ -2,7 +2,9 @@
 
 import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../../infra/local/invoke';
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { routeByOperation } from '../../lib/contract/routes';
+import { callerContext } from '../../lib/keys/context';
 import type { Order } from '../../lib/orders/order';
 import { makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
@@ -108,10 +110,10 @@ test('parallel scan segments give the same orders', async () => {
     limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
     scan: { segments: 4, pageSize: 100 },
   });
-  const event = {
-    httpMethod: 'GET',
-    requestContext: { requestId: 'r', authorizer: { keyId: 'key_segments', plan: 'enterprise', perMinute: 10, perDay: 10 } },
-  } as unknown as Parameters<typeof handler>[0];
+  const event = buildProxyEvent({
+    route: routeByOperation('listOrders'),
+    authorizer: { principalId: 'key_segments', context: callerContext({ keyId: 'key_segments', plan: 'enterprise', limits: { perMinute: 10, perDay: 10 } }) },
+  });
   const response = await invokeStreamedToResponse(handler, event, lambdaContext('list-orders'));
   expect(response.statusCode).toBe(200);
   const orders = JSON.parse(response.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[];

@@ -1,3 +1,4 @@
+import { lambdaContext } from '../../infra/local/proxy-event';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey, authenticate } from '../../lib/keys/service';
 import { generateApiKey } from '../../lib/keys/format';
@@ -66,7 +67,7 @@ test('a malformed key is refused without a database read', async () => {
 
 test('the middy handler refuses with Unauthorized and lets dependency failures through', async () => {
   const handler = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
-  const context = { awsRequestId: 'r1', functionName: 'authorizer' } as Parameters<typeof handler>[1];
+  const context = lambdaContext('authorizer', { awsRequestId: 'r1' });
   await expect(handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, context)).rejects.toThrow('Unauthorized');
   await expect(
     handler({ type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey()}`, methodArn }, context),

@@ -4,6 +4,9 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { invokeStreamedToResponse } from '../../infra/local/invoke';
 import { installLocalLambdaRuntime } from '../../infra/local/lambda-streaming';
+import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { routeByOperation } from '../../lib/contract/routes';
+import { callerContext } from '../../lib/keys/context';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
@@ -14,28 +17,23 @@ let tables: TestTables;
 let orders: OrdersRepository;
 let limiter: RateLimiter;
 const clock = testClock();
-const context = { awsRequestId: 'req-1', functionName: 'test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const context = lambdaContext('cancel-order', { awsRequestId: 'req-1' });
 
-function event(overrides: Partial<APIGatewayProxyEvent> & { keyId?: string } = {}): APIGatewayProxyEvent {
-  const { keyId = 'key_test', ...rest } = overrides;
-  return {
-    httpMethod: 'DELETE',
-    path: '/store/orders/1',
-    resource: '/store/orders/{orderId}',
+/**
+ * An event from the local gateway's own builder, as API Gateway passes it: cancelOrder for order
+ * 1 unless the list is asked for; `keyId: null` for one without an authorizer context.
+ */
+function event(options: { keyId?: string | null; list?: boolean } = {}): APIGatewayProxyEvent {
+  const { keyId = 'key_test', list = false } = options;
+  return buildProxyEvent({
+    route: routeByOperation(list ? 'listOrders' : 'cancelOrder'),
+    pathParameters: list ? null : { orderId: '1' },
     headers: { Authorization: 'Bearer must-never-be-logged' },
-    multiValueHeaders: {},
-    pathParameters: { orderId: '1' },
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'api-req-1',
-      authorizer: { principalId: keyId, keyId, plan: 'free', perMinute: '60', perDay: '1000' },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-    ...rest,
-  };
+    requestId: 'api-req-1',
+    ...(keyId === null
+      ? {}
+      : { authorizer: { principalId: keyId, context: callerContext({ keyId, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }) } }),
+  });
 }
 
 beforeAll(async () => {
@@ -49,7 +47,7 @@ afterAll(() => tables.drop());
 
 test('a handler without an authorizer context answers 401, not 500', async () => {
   const handler = makeCancelOrderHandler({ orders, limiter });
-  const result = await handler(event({ requestContext: {} as APIGatewayProxyEvent['requestContext'] }), context);
+  const result = await handler(event({ keyId: null }), context);
   expect(result.statusCode).toBe(401);
   expect(JSON.parse(result.body)).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String), status: 401 });
   expect(result.headers?.['WWW-Authenticate']).toBe('Bearer');
@@ -63,7 +61,7 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
     },
   } as unknown as OrdersRepository;
   const handler = makeListOrdersHandler({ orders: broken, limiter });
-  const result = await invokeStreamedToResponse(handler, event({ httpMethod: 'GET', keyId: 'key_crash' }), context);
+  const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context);
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
   expect(JSON.parse(result.body)).toEqual({ code: 'INTERNAL_ERROR', message: 'An internal error occurred.', status: 500 });

@@ -1,7 +1,10 @@
 // Logs are structured JSON lines with the request ids, and never contain an API key. The first
 // import puts Powertools in dev mode at DEBUG, so every line goes through the global console.
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { FunctionId } from '../../infra/functions';
+import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { routeByOperation } from '../../lib/contract/routes';
+import { callerContext } from '../../lib/keys/context';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
 import type { OrdersRepository } from '../../lib/orders/repository';
@@ -13,9 +16,7 @@ import { createTestTables, type TestTables } from '../support/dynamo';
 let tables: TestTables;
 let output: ConsoleCapture;
 
-function context(awsRequestId: string): Context {
-  return { awsRequestId, functionName: 'fn', functionVersion: '1', invokedFunctionArn: 'arn', memoryLimitInMB: '256' } as Context;
-}
+const context = (id: FunctionId, awsRequestId: string) => lambdaContext(id, { awsRequestId });
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -31,9 +32,9 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
   const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
   const { key, record } = await createApiKey(keys, { plan: 'free' });
   const authorizer = makeAuthorizerHandler({ keys });
-  await authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('auth-req-1'));
+  await authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('authorizer', 'auth-req-1'));
   await expect(
-    authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key.slice(0, -1)}${key.endsWith('Z') ? 'Y' : 'Z'}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('auth-req-2')),
+    authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key.slice(0, -1)}${key.endsWith('Z') ? 'Y' : 'Z'}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('authorizer', 'auth-req-2')),
   ).rejects.toThrow('Unauthorized');
 
   const failing = {
@@ -43,13 +44,14 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     scanPages: () => [],
   } as unknown as OrdersRepository;
   const handler = makeCancelOrderHandler({ orders: failing, limiter: new RateLimiter(tables.doc, tables.names.rateLimits) });
-  const event = {
-    httpMethod: 'DELETE',
-    headers: { Authorization: `Bearer ${key}` },
+  const event = buildProxyEvent({
+    route: routeByOperation('cancelOrder'),
     pathParameters: { orderId: '7' },
-    requestContext: { requestId: 'api-req-9', authorizer: { keyId: record.id, plan: 'free', perMinute: 60, perDay: 1000 } },
-  } as unknown as APIGatewayProxyEvent;
-  const result = await handler(event, context('fn-req-3'));
+    headers: { Authorization: `Bearer ${key}` },
+    requestId: 'api-req-9',
+    authorizer: { principalId: record.id, context: callerContext({ keyId: record.id, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }) },
+  });
+  const result = await handler(event, context('cancel-order', 'fn-req-3'));
   expect(result.statusCode).toBe(500);
 
   const entries = output.entries();
