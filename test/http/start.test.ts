@@ -133,6 +133,22 @@ test('each mistake on the command line is one line and exit 2', async () => {
   results.forEach((exited, i) => expectOneLineMistake(exited, cases[i]?.[1] ?? /never/));
 }, 120_000);
 
+test('a busy port or an unreachable --dynamodb-endpoint is one line and exit 2', async () => {
+  const busy = await startEmbeddedDynamo({ port: 0 });
+  try {
+    const [dynamoPort, apiPort, unreachable] = await Promise.all([
+      runToExit(['--port', '0', '--dynamodb-port', String(busy.port)]),
+      runToExit(['--port', String(busy.port), '--dynamodb-port', '0']),
+      runToExit(['--port', '0', '--dynamodb-endpoint', 'http://127.0.0.1:1']),
+    ]);
+    expectOneLineMistake(dynamoPort, new RegExp(`DynamoDB port ${busy.port} is in use`));
+    expectOneLineMistake(apiPort, new RegExp(`API port ${busy.port} is in use`));
+    expectOneLineMistake(unreachable, /Cannot reach DynamoDB at http:\/\/127.0.0.1:1 \(--dynamodb-endpoint\)/);
+  } finally {
+    await busy.close();
+  }
+}, 120_000);
+
 test('--help prints the usage and exits 0', async () => {
   const exited = await runToExit(['--help']);
   expect(exited.code).toBe(0);
