@@ -50,7 +50,7 @@ export const handlerOverhead: Suite = {
     // The stack's own CPU, with nothing to wait for: repository and limiter answer at once.
     const stubbed = makeCancelOrderHandler({
       orders: { cancel: async () => undefined, scanPages: () => ({ async *[Symbol.asyncIterator]() {} }) },
-      limiter: { admit: async () => ({ admitted: true, headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: 0 } }) },
+      limiter: { now: Date.now, admit: async () => ({ admitted: true, headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: 0 } }) },
     });
     const stackSamples: number[] = [];
     for (let i = 0; i < iterations * 2; i++) {

@@ -4,7 +4,7 @@ import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { LIMITER_CLIENT, RateLimiter } from '../../lib/limits/limiter';
 import { ROUTES, type Route } from '../../lib/contract/routes';
 import type { TableNames } from '../../lib/aws/tables';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
@@ -35,7 +35,10 @@ export function createLocalApp(options: LocalAppOptions): { server: Server; orde
   const doc = createDocumentClient(createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs }));
   const orders = new OrdersRepository(doc, options.tables.orders);
   const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
-  const limiter = new RateLimiter(doc, options.tables.rateLimits, options.now);
+  const counters = createDocumentClient(
+    createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs, ...LIMITER_CLIENT }),
+  );
+  const limiter = new RateLimiter(counters, options.tables.rateLimits, options.now);
   const deps = { orders, limiter, scan: DEPLOYED_SCAN };
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();

@@ -15,6 +15,8 @@ export interface EmbeddedDynamoOptions {
   dataDir?: string;
 }
 
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** dynalite: a DynamoDB-compatible server, in process, that any DynamoDB client can talk to. */
 export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   const host = options.host ?? '127.0.0.1';
@@ -24,6 +26,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     updateTableMs: 0,
     ...(options.dataDir ? { path: options.dataDir } : {}),
   });
+  // Node's default 5 s keep-alive timer can fire while the process is busy, closing a pooled socket
+  // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
+  // failed request; a timeout longer than any stall makes the race practically impossible.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());

@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv } from './env';
+import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from './conditional';
 
 /**
  * Retries and timeouts are bounded so a slow or throttled DynamoDB becomes a 503 well inside the
@@ -75,4 +76,12 @@ export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentCl
 export function documentClientFromEnv(options: Omit<DynamoOptions, 'endpoint'> = {}): DynamoDBDocumentClient {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
   return createDocumentClient(createDynamoClient({ ...options, ...(endpoint ? { endpoint } : {}) }));
+}
+
+/**
+ * Whether failed conditions come back with their item: on DynamoDB (a deployed function) they do;
+ * behind DYNAMODB_ENDPOINT (the embedded server, the bench) they may not, so the read is kept.
+ */
+export function conditionFailureItemsFromEnv(): ConditionFailureItems {
+  return optionalEnv('DYNAMODB_ENDPOINT') ? ON_EMBEDDED_SERVER : ON_DYNAMODB;
 }

@@ -23,7 +23,7 @@ export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable,
 export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
-  limiter: Pick<RateLimiter, 'admit'>;
+  limiter: Pick<RateLimiter, 'admit' | 'now'>;
 }
 
 function callerOf(request: { event: ApiEvent }): Caller {

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Caller } from '../keys/context';
 import type { RateLimiter, WindowState } from '../limits/limiter';
+import { refusalAt } from '../limits/windows';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { RateLimitRejectedError } from './errors';
 import { businessMetrics } from '../aws/metrics';
@@ -18,10 +19,12 @@ export function rateLimitHeaders(state: WindowState): Record<string, string> {
 /**
  * Admits or rejects before the handler runs, and puts the rate-limit headers on whatever
  * response follows: success, domain error, rejection or a failure inside the handler. A 5xx
- * raised before the limiter answered has no window to describe, so it carries none.
+ * raised before the limiter answered has no window to describe, so it carries none. A refusal is
+ * answered as soon as the limiter decides, so its Reset and Retry-After are taken from the clock
+ * then, not from when the request started.
  */
 export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers'] }>(
-  limiter: Pick<RateLimiter, 'admit'>,
+  limiter: Pick<RateLimiter, 'admit' | 'now'>,
   caller: (request: { event: APIGatewayProxyEvent }) => Caller,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, R, Error, Context> {
   type Request = middy.Request<APIGatewayProxyEvent, R, Error, Context>;
@@ -35,12 +38,15 @@ export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers']
     before: async (request) => {
       const { keyId, plan, limits } = caller(request);
       const admission = await limiter.admit(keyId, limits);
-      states.set(request, admission.headers);
-      if (!admission.admitted) {
-        businessMetrics.refusal(admission.reason, plan);
-        if (admission.banStarted) businessMetrics.ban(plan);
-        throw new RateLimitRejectedError(admission.reason, admission.retryAfterSeconds);
+      if (admission.admitted) {
+        states.set(request, admission.headers);
+        return;
       }
+      const { headers, retryAfterSeconds } = refusalAt(admission.headers, limiter.now());
+      states.set(request, headers);
+      businessMetrics.refusal(admission.reason, plan);
+      if (admission.banStarted) businessMetrics.ban(plan);
+      throw new RateLimitRejectedError(admission.reason, retryAfterSeconds);
     },
     after: addHeaders,
     onError: addHeaders,

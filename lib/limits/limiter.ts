@@ -1,18 +1,28 @@
+// Per-key fixed windows (calendar minute and calendar day, UTC) on one DynamoDB item per key and
+// UTC day, without transactions. The item holds the day's count, the current minute with its count
+// and refusals, and any ban. One conditional UpdateItem admits a request: it increments both counts
+// only while the minute is current, both are below their limits and no ban is in force, so no
+// interleaving can serve more than a limit. A refused request changes only the refusal count (and
+// the ban when it crosses the threshold); nothing is ever given back.
+//
+// Exactness does not depend on replies arriving on time: the counting writes go through a client
+// that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
+// a write may use up a slot without serving; it can never over-admit.
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BAN, type Limits } from './plans';
 import { TABLES } from '../aws/tables';
-import { conditionalWrite } from '../aws/conditional';
+import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
+import type { DynamoOptions } from '../aws/dynamo';
 import { numberOf } from '../aws/numbers';
 import {
-  counterKey,
   daysCovering,
   expiresAt,
   firstToRunOut,
-  secondsUntil,
+  limiterKey,
+  MINUTE_SECONDS,
   unixSeconds,
   windowAt,
   type Window,
-  type WindowKind,
   type WindowState,
 } from './windows';
 
@@ -20,40 +30,66 @@ export type { WindowState } from './windows';
 
 export type RejectionReason = 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'KEY_TEMPORARILY_BANNED';
 
+/**
+ * A refusal's `headers.resetAt` is when the refusing window (or the ban) ends; the Retry-After
+ * and the final Reset are worked out when the answer is made (see `refusalAt`).
+ */
 export type Admission =
   | { admitted: true; headers: WindowState }
   | {
       admitted: false;
       reason: RejectionReason;
-      retryAfterSeconds: number;
       headers: WindowState;
       /** This refusal imposed the ban it reports (the ones after it find the ban in force). */
       banStarted?: true;
     };
 
-/** One window's counter for one request: its item and the bound its condition holds. */
-interface Counter {
-  window: Window;
-  key: string;
-  limit: number;
-}
+/**
+ * The limiter's DynamoDB client settings: one attempt per call. An SDK retry after a timeout would
+ * apply a counting write a second time whenever the first attempt was applied and only its reply
+ * was late.
+ */
+export const LIMITER_CLIENT: Pick<DynamoOptions, 'maxAttempts'> = { maxAttempts: 1 };
 
-/** What decides why a day counter refused: the server returns it (DynamoDB) or a read finds it. */
-interface CounterItem {
+/** What the limiter item of a key holds for one UTC day (absent attributes read as 0). */
+export interface LimiterState {
+  /** Requests served today. */
+  day: number;
+  /** Unix seconds of the minute `inMinute` and `refused` count, if any request came today. */
+  minute: number | undefined;
+  inMinute: number;
+  refused: number;
   bannedFrom: number | undefined;
   bannedUntil: number | undefined;
 }
 
-type Take = { taken: true; count: number } | { taken: false; found: CounterItem | undefined };
+/** What a failed condition told the limiter: the item, or that there is none. */
+type Found = LimiterState | 'absent';
+
+/** How a request is to be admitted: into the stored minute, or as the first of a new minute. */
+type Plan =
+  | { kind: 'admit'; minute: number; newMinute: boolean }
+  | { kind: 'refuse'; reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED'; minute: number; newMinute: boolean }
+  | { kind: 'banned'; until: number };
+
+/**
+ * Every failed attempt means another request changed the item in between, and each change moves it
+ * closer to a decision (the minute started, a count reached its limit, a ban); this bounds the loop
+ * anyway.
+ */
+const MAX_WRITES = 4;
 
 const NAMES = {
-  '#count': 'count',
-  '#rejected': 'rejected',
+  '#day': 'day',
+  '#minute': 'minute',
+  '#inMinute': 'inMinute',
+  '#refused': 'refused',
   '#bannedUntil': 'bannedUntil',
   '#bannedFrom': 'bannedFrom',
   '#expiresAt': TABLES.rateLimits.ttlAttribute,
-};
-const COUNT_BELOW_LIMIT = '(attribute_not_exists(#count) OR #count < :limit)';
+} as const;
+type Name = keyof typeof NAMES;
+
 /**
  * A ban takes effect from the second after it is written: requests already in flight in that
  * second, which the windows admitted before the client could see any refusal, are still served.
@@ -61,197 +97,231 @@ const COUNT_BELOW_LIMIT = '(attribute_not_exists(#count) OR #count < :limit)';
 const NOT_BANNED = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now OR #bannedFrom > :now)';
 /** A ban in force is never extended or moved. */
 const NO_BAN_IN_FORCE = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now)';
+const DAY_BELOW_LIMIT = '(attribute_not_exists(#day) OR #day < :perDay)';
+/** A later minute is never moved back, whatever a lagging clock says. */
+const MINUTE_BEFORE = '(attribute_not_exists(#minute) OR #minute < :minute)';
 
-/**
- * Per-key fixed windows (calendar minute and calendar day, UTC) on DynamoDB counters, without
- * transactions: each window is one conditional UpdateItem that increments only below its limit,
- * so no interleaving can serve more than a window's limit. Both run in parallel; when one refuses,
- * the other's increment is taken back, so a refused request uses up neither window.
- *
- * The ban lives on the day counter, which every request writes anyway: the day condition also
- * requires "not banned", so the happy path needs no extra read.
- */
 export class RateLimiter {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly clock: () => number = Date.now,
+    /** The limiter's clock, epoch ms; answers read it again when they are made. */
+    readonly now: () => number = Date.now,
+    private readonly conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
   ) {}
 
   async admit(keyId: string, limits: Limits): Promise<Admission> {
-    const nowMs = this.clock();
-    const now = unixSeconds(nowMs);
-    const minute = counter(keyId, 'minute', now, limits.perMinute);
-    const day = counter(keyId, 'day', now, limits.perDay);
-    const [m, d] = await this.takeBoth(minute, day, now);
-    if (m.taken && d.taken) {
-      return { admitted: true, headers: firstToRunOut(stateAfter(minute, m.count), stateAfter(day, d.count)) };
+    const now = unixSeconds(this.now());
+    const day = windowAt('day', now);
+    const key = limiterKey(keyId, day);
+    const ourMinute = windowAt('minute', now).start;
+    // Most requests fall in a minute already started: try that first, learn otherwise from the answer.
+    let plan: Plan = { kind: 'admit', minute: ourMinute, newMinute: false };
+    for (let write = 0; write < MAX_WRITES; write++) {
+      if (plan.kind === 'banned') return banned(plan.until, limits);
+      if (plan.kind === 'refuse') return this.refuse(keyId, day, plan, limits, now);
+      const outcome = await this.take(key, plan, limits, now, day);
+      if (outcome.applied) {
+        const stored = stateOf(outcome.output.Attributes ?? {});
+        const minute = { limit: limits.perMinute, remaining: Math.max(0, limits.perMinute - stored.inMinute), resetAt: plan.minute + MINUTE_SECONDS };
+        const today = { limit: limits.perDay, remaining: Math.max(0, limits.perDay - stored.day), resetAt: day.resetAt };
+        return { admitted: true, headers: firstToRunOut(minute, today) };
+      }
+      plan = planFor(await this.found(key, outcome.found), ourMinute, limits, now);
     }
+    throw new Error(`Rate limit item ${key} kept changing`);
+  }
 
-    const [dayItem] = await Promise.all([
-      d.taken ? undefined : (d.found ?? this.read(day.key)),
-      m.taken ? this.giveBack(minute) : undefined,
-      d.taken ? this.giveBack(day) : undefined,
-    ]);
-    if (dayItem && isBanned(dayItem, now)) return banned(dayItem.bannedUntil as number, limits, nowMs);
-
-    // Only refusals by a window count towards a ban: requests refused for the ban itself do not,
-    // so a ban ends on time however hard the key keeps knocking.
-    const rejected = await this.countRejection(minute);
-    if (rejected > limits.perMinute * BAN.rejectedPerMinuteFactor) {
-      const until = now + BAN.durationSeconds;
-      return banned(until, limits, nowMs, await this.ban(keyId, now, until));
-    }
-    const refusing = d.taken ? minute : day;
-    return {
-      admitted: false,
-      reason: refusing === minute ? 'RATE_LIMITED' : 'QUOTA_EXCEEDED',
-      retryAfterSeconds: secondsUntil(refusing.window.resetAt, nowMs),
-      headers: { limit: refusing.limit, remaining: 0, resetAt: refusing.window.resetAt },
-    };
+  /** The limiter item of a key for the UTC day containing `nowMs`, read consistently. */
+  async read(keyId: string, nowMs: number = this.now()): Promise<LimiterState | undefined> {
+    const found = await this.readItem(limiterKey(keyId, windowAt('day', unixSeconds(nowMs))));
+    return found === 'absent' ? undefined : found;
   }
 
   /**
-   * Both windows in one round trip. If either call fails outright, what the other took is given
-   * back before the error goes on, so a request that is not served never uses up a window.
+   * The one admitting write. In the stored minute it increments both counts; the first request of
+   * a new minute sets the minute with a count of 1 and no refusals.
    */
-  private async takeBoth(minute: Counter, day: Counter, now: number): Promise<[Take, Take]> {
-    const [m, d] = await Promise.allSettled([this.take(minute, now, false), this.take(day, now, true)]);
-    if (m.status === 'fulfilled' && d.status === 'fulfilled') return [m.value, d.value];
-    const took = (r: PromiseSettledResult<Take>) => r.status === 'fulfilled' && r.value.taken;
-    await Promise.allSettled([took(m) && this.giveBack(minute), took(d) && this.giveBack(day)]);
-    throw [m, d].find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
-  }
-
-  private async take(c: Counter, now: number, checkBan: boolean): Promise<Take> {
-    const outcome = await conditionalWrite(() =>
+  private take(key: string, plan: { minute: number; newMinute: boolean }, limits: Limits, now: number, day: Window) {
+    const values = { ':one': 1, ':minute': plan.minute, ':perDay': limits.perDay, ':now': now };
+    return conditionalWrite(() =>
       this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: c.key },
-          UpdateExpression: 'ADD #count :one SET #expiresAt = :expiresAt',
-          ConditionExpression: checkBan ? `${COUNT_BELOW_LIMIT} AND ${NOT_BANNED}` : COUNT_BELOW_LIMIT,
-          ExpressionAttributeNames: pick(
-            NAMES,
-            checkBan ? ['#count', '#expiresAt', '#bannedUntil', '#bannedFrom'] : ['#count', '#expiresAt'],
-          ),
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':limit': c.limit,
-            ':expiresAt': expiresAt(c.window.resetAt),
-            ...(checkBan ? { ':now': now } : {}),
-          },
+          Key: { pk: key },
+          ...(plan.newMinute
+            ? {
+                UpdateExpression:
+                  'SET #day = if_not_exists(#day, :zero) + :one, #minute = :minute, #inMinute = :one, #refused = :zero, #expiresAt = :expiresAt',
+                ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED}`,
+                ExpressionAttributeNames: names('#day', '#minute', '#inMinute', '#refused', '#expiresAt', '#bannedUntil', '#bannedFrom'),
+                ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiresAt(day.resetAt) },
+              }
+            : {
+                UpdateExpression: 'SET #day = #day + :one, #inMinute = #inMinute + :one',
+                ConditionExpression: `#minute = :minute AND #inMinute < :perMinute AND #day < :perDay AND ${NOT_BANNED}`,
+                ExpressionAttributeNames: names('#day', '#minute', '#inMinute', '#bannedUntil', '#bannedFrom'),
+                ExpressionAttributeValues: { ...values, ':perMinute': limits.perMinute },
+              }),
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
-    if (!outcome.applied) return { taken: false, found: outcome.found ? counterItem(outcome.found) : undefined };
-    const count = numberOf(outcome.output.Attributes?.count);
-    if (count === undefined) throw new Error(`Rate limit counter ${c.key} returned no count`);
-    return { taken: true, count };
-  }
-
-  /** Unconditional: the increment being taken back was made by this request. */
-  private async giveBack(c: Counter): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: c.key },
-        UpdateExpression: 'ADD #count :minusOne SET #expiresAt = :expiresAt',
-        ExpressionAttributeNames: pick(NAMES, ['#count', '#expiresAt']),
-        ExpressionAttributeValues: { ':minusOne': -1, ':expiresAt': expiresAt(c.window.resetAt) },
-      }),
-    );
-  }
-
-  /** The embedded server returns no item with a failed condition; then it is read, consistently. */
-  private async read(key: string): Promise<CounterItem | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
-    return Item ? counterItem(Item) : undefined;
-  }
-
-  /** Refusals this minute, this one included. */
-  private async countRejection(minute: Counter): Promise<number> {
-    const { Attributes } = await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: minute.key },
-        UpdateExpression: 'ADD #rejected :one SET #expiresAt = :expiresAt',
-        ExpressionAttributeNames: pick(NAMES, ['#rejected', '#expiresAt']),
-        ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt(minute.window.resetAt) },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return numberOf(Attributes?.rejected) ?? 1;
   }
 
   /**
-   * Written on every day counter the ban overlaps, so a ban that crosses midnight still holds on
-   * the next day's counter. A ban in force is never extended: concurrent refusals that all cross
-   * the threshold leave the first one's end. True when this call wrote the ban.
+   * Counts the refusal in its minute, and bans the key when the refusals pass the threshold. Only
+   * refusals by a window count: requests refused for the ban itself do not, so a ban ends on time
+   * however hard the key keeps knocking.
    */
-  private async ban(keyId: string, now: number, until: number): Promise<boolean> {
-    const writes = await Promise.all(
-      daysCovering(now, until).map((window) =>
-        conditionalWrite(() =>
+  private async refuse(
+    keyId: string,
+    day: Window,
+    plan: Extract<Plan, { kind: 'refuse' }>,
+    limits: Limits,
+    now: number,
+  ): Promise<Admission> {
+    const key = limiterKey(keyId, day);
+    const refused = await this.countRefusal(key, plan, day);
+    if (refused !== undefined && refused > limits.perMinute * BAN.rejectedPerMinuteFactor) {
+      const ban = await this.ban(keyId, now);
+      return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
+    }
+    const { reason } = plan;
+    const resetAt = reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt;
+    return { admitted: false, reason, headers: { limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay, remaining: 0, resetAt } };
+  }
+
+  /**
+   * Refusals in the minute, this one included; undefined when the minute moved on meanwhile (the
+   * refusal then belongs to no minute still counting).
+   */
+  private async countRefusal(key: string, plan: { minute: number; newMinute: boolean }, day: Window): Promise<number | undefined> {
+    const inMinute = () =>
+      conditionalWrite(() =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: key },
+            UpdateExpression: 'ADD #refused :one',
+            ConditionExpression: '#minute = :minute',
+            ExpressionAttributeNames: names('#refused', '#minute'),
+            ExpressionAttributeValues: { ':one': 1, ':minute': plan.minute },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        ),
+      );
+    let outcome = plan.newMinute
+      ? await conditionalWrite(() =>
           this.doc.send(
             new UpdateCommand({
               TableName: this.table,
-              Key: { pk: counterKey(keyId, window) },
-              UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
-              ConditionExpression: NO_BAN_IN_FORCE,
-              ExpressionAttributeNames: pick(NAMES, ['#bannedFrom', '#bannedUntil', '#expiresAt']),
-              ExpressionAttributeValues: {
-                ':from': now + 1,
-                ':until': until,
-                ':now': now,
-                ':expiresAt': expiresAt(Math.max(window.resetAt, until)),
-              },
+              Key: { pk: key },
+              UpdateExpression: 'SET #minute = :minute, #inMinute = :zero, #refused = :one, #expiresAt = :expiresAt',
+              ConditionExpression: MINUTE_BEFORE,
+              ExpressionAttributeNames: names('#minute', '#inMinute', '#refused', '#expiresAt'),
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': plan.minute, ':expiresAt': expiresAt(day.resetAt) },
+              ReturnValues: 'UPDATED_NEW',
             }),
           ),
-        ),
+        )
+      : await inMinute();
+    // Another request started the minute first: count in it.
+    if (!outcome.applied && plan.newMinute) outcome = await inMinute();
+    return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : undefined;
+  }
+
+  /**
+   * Bans the key, unless a ban is already in force; returns the end of the ban that holds, so
+   * requests crossing the threshold together all report the one stored end. A ban that runs past
+   * midnight is also written on the next day's item, by the request whose ban took. `started`
+   * when this request's ban took.
+   */
+  private async ban(keyId: string, now: number): Promise<{ until: number; started: boolean }> {
+    const until = now + BAN.durationSeconds;
+    const [today, ...later] = daysCovering(now, until);
+    if (!today) throw new Error('A ban covers at least the day it starts');
+    const outcome = await this.writeBan(keyId, today, now, until);
+    if (!outcome.applied) {
+      const found = await this.found(limiterKey(keyId, today), outcome.found);
+      return { until: found === 'absent' || found.bannedUntil === undefined ? until : found.bannedUntil, started: false };
+    }
+    await Promise.all(later.map((day) => this.writeBan(keyId, day, now, until)));
+    return { until, started: true };
+  }
+
+  private writeBan(keyId: string, day: Window, now: number, until: number) {
+    return conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: limiterKey(keyId, day) },
+          UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
+          ConditionExpression: NO_BAN_IN_FORCE,
+          ExpressionAttributeNames: names('#bannedFrom', '#bannedUntil', '#expiresAt'),
+          ExpressionAttributeValues: { ':from': now + 1, ':until': until, ':now': now, ':expiresAt': expiresAt(Math.max(day.resetAt, until)) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
       ),
     );
-    return writes.some((write) => write.applied);
+  }
+
+  /**
+   * The item a failed condition met. DynamoDB returns it (none: there is no item); the embedded
+   * server never does, so there it is read, consistently, on this path only.
+   */
+  private async found(key: string, item: Item | undefined): Promise<Found> {
+    if (item) return stateOf(item);
+    return this.conditionFailures.returnedByServer ? 'absent' : this.readItem(key);
+  }
+
+  private async readItem(key: string): Promise<Found> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
+    return Item ? stateOf(Item) : 'absent';
   }
 }
 
-function counter(keyId: string, kind: WindowKind, now: number, limit: number): Counter {
-  const window = windowAt(kind, now);
-  return { window, key: counterKey(keyId, window), limit };
+/**
+ * What to do given the stored item. The reason is the window that really refused: the day only
+ * when its count has reached the day limit, the minute only when the current minute is full.
+ */
+function planFor(found: Found, ourMinute: number, limits: Limits, now: number): Plan {
+  if (found === 'absent') return { kind: 'admit', minute: ourMinute, newMinute: true };
+  if (isBanned(found, now)) return { kind: 'banned', until: found.bannedUntil as number };
+  // A stored minute ahead of ours (another function's clock runs a little ahead) is the current one.
+  const current = found.minute !== undefined && found.minute >= ourMinute;
+  const minute = current ? (found.minute as number) : ourMinute;
+  const newMinute = !current;
+  const reason = found.day >= limits.perDay ? 'QUOTA_EXCEEDED' : current && found.inMinute >= limits.perMinute ? 'RATE_LIMITED' : undefined;
+  if (reason === undefined) return { kind: 'admit', minute, newMinute };
+  // A ban written this second is not in force yet for requests the windows still admit; one the
+  // windows refuse is told of it, and not counted again.
+  if (found.bannedUntil !== undefined && found.bannedUntil > now) return { kind: 'banned', until: found.bannedUntil };
+  return { kind: 'refuse', reason, minute, newMinute };
 }
 
-function stateAfter(c: Counter, count: number): WindowState {
-  return { limit: c.limit, remaining: Math.max(0, c.limit - count), resetAt: c.window.resetAt };
+function isBanned(state: LimiterState, now: number): boolean {
+  return state.bannedUntil !== undefined && state.bannedUntil > now && (state.bannedFrom ?? 0) <= now;
 }
 
 /** The ban headers carry the per-minute limit, the bound whose abuse caused the ban. */
-function banned(until: number, limits: Limits, nowMs: number, started = false): Admission {
+function banned(until: number, limits: Limits): Admission {
+  return { admitted: false, reason: 'KEY_TEMPORARILY_BANNED', headers: { limit: limits.perMinute, remaining: 0, resetAt: until } };
+}
+
+function stateOf(item: Item): LimiterState {
   return {
-    admitted: false,
-    reason: 'KEY_TEMPORARILY_BANNED',
-    retryAfterSeconds: secondsUntil(until, nowMs),
-    headers: { limit: limits.perMinute, remaining: 0, resetAt: until },
-    ...(started ? { banStarted: true as const } : {}),
+    day: numberOf(item.day) ?? 0,
+    minute: numberOf(item.minute),
+    inMinute: numberOf(item.inMinute) ?? 0,
+    refused: numberOf(item.refused) ?? 0,
+    bannedFrom: numberOf(item.bannedFrom),
+    bannedUntil: numberOf(item.bannedUntil),
   };
 }
 
-/**
- * DynamoDB expressions may only name the attributes they use, so each takes its own subset.
- */
-function pick(names: typeof NAMES, keys: (keyof typeof NAMES)[]): Record<string, string> {
-  return Object.fromEntries(keys.map((k) => [k, names[k]]));
-}
-
-function isBanned(item: CounterItem, now: number): boolean {
-  return item.bannedUntil !== undefined && item.bannedUntil > now && (item.bannedFrom ?? 0) <= now;
-}
-
-/**
- * An item from the document client (numbers wrapped, see lib/aws/dynamo.ts) or from a failed
- * condition, which lib-dynamodb leaves in attribute-value form (`{ N: '5' }`).
- */
-function counterItem(item: Record<string, unknown>): CounterItem {
-  return { bannedFrom: numberOf(item.bannedFrom), bannedUntil: numberOf(item.bannedUntil) };
+/** DynamoDB expressions may only name the attributes they use, so each takes its own subset. */
+function names(...keys: Name[]): Record<string, string> {
+  return Object.fromEntries(keys.map((k) => [k, NAMES[k]]));
 }

@@ -41,9 +41,9 @@ export function windowAt(kind: WindowKind, nowSeconds: number): Window {
   return { kind, start, resetAt: start + length };
 }
 
-/** Partition key of a window's counter item: one item per key and window. */
-export function counterKey(keyId: string, window: Pick<Window, 'kind' | 'start'>): string {
-  return `${keyId}#${window.kind === 'minute' ? 'm' : 'd'}#${window.start}`;
+/** Partition key of a key's limiter item for one UTC day: one item per key and day. */
+export function limiterKey(keyId: string, day: Pick<Window, 'start'>): string {
+  return `${keyId}#${day.start}`;
 }
 
 /** TTL of an item that must last until `untilSeconds`. */
@@ -57,6 +57,16 @@ export function expiresAt(untilSeconds: number): number {
  */
 export function secondsUntil(targetSeconds: number, nowMs: number): number {
   return Math.max(1, Math.ceil((targetSeconds * 1000 - nowMs) / 1000));
+}
+
+/**
+ * A refusal's headers as they stand when the answer is made, not when the request started:
+ * `Reset` is never in the past (a window that ended while the request waited reports the next
+ * second), and `Retry-After` is `Reset - now` rounded up, at least 1.
+ */
+export function refusalAt(state: WindowState, nowMs: number): { headers: WindowState; retryAfterSeconds: number } {
+  const resetAt = Math.max(state.resetAt, unixSeconds(nowMs) + 1);
+  return { headers: { ...state, resetAt }, retryAfterSeconds: secondsUntil(resetAt, nowMs) };
 }
 
 /** The day windows a ban from `fromSeconds` to `untilSeconds` (exclusive) overlaps. */

@@ -96,7 +96,7 @@ test('the limiter unreachable is 503 too, with no rate-limit headers since no wi
 
 test('a stack that cannot answer before the function deadline answers 503 just before it', async () => {
   // Fault injection: a limiter whose DynamoDB never answers.
-  const stuck = { admit: () => new Promise<never>(() => undefined) };
+  const stuck = { admit: () => new Promise<never>(() => undefined), now: Date.now };
   const handler = makeCancelOrderHandler({ orders, limiter: stuck });
   const nearDeadline = { ...context, getRemainingTimeInMillis: () => 700 } as Context;
   const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);

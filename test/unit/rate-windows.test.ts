@@ -1,8 +1,9 @@
 import {
-  counterKey,
   daysCovering,
   expiresAt,
   firstToRunOut,
+  limiterKey,
+  refusalAt,
   secondsUntil,
   unixSeconds,
   windowAt,
@@ -27,11 +28,22 @@ test('unixSeconds floors milliseconds, so the last millisecond of a window stays
   expect(unixSeconds(Date.parse('2026-11-22T10:00:59.999Z'))).toBe(at('2026-11-22T10:00:59Z'));
 });
 
-test('counter keys tell key, window kind and window start apart', () => {
-  const minute = windowAt('minute', at('2026-11-22T10:00:30Z'));
+test('limiter keys tell key and day apart', () => {
   const day = windowAt('day', at('2026-11-22T10:00:30Z'));
-  expect(counterKey('k1', minute)).toBe(`k1#m#${at('2026-11-22T10:00:00Z')}`);
-  expect(counterKey('k1', day)).toBe(`k1#d#${at('2026-11-22T00:00:00Z')}`);
+  expect(limiterKey('k1', day)).toBe(`k1#${at('2026-11-22T00:00:00Z')}`);
+  expect(limiterKey('k1', windowAt('day', at('2026-11-23T00:00:00Z')))).not.toBe(limiterKey('k1', day));
+});
+
+test('a refusal answered later than its window ended reports the next second, never a past Reset', () => {
+  const state = { limit: 60, remaining: 0, resetAt: at('2026-11-22T10:01:00Z') };
+  expect(refusalAt(state, Date.parse('2026-11-22T10:00:15.000Z'))).toEqual({ headers: state, retryAfterSeconds: 45 });
+  expect(refusalAt(state, Date.parse('2026-11-22T10:00:59.400Z'))).toEqual({ headers: state, retryAfterSeconds: 1 });
+  // Answered after the reset: the window the request was refused by is over; retry in a second.
+  expect(refusalAt(state, Date.parse('2026-11-22T10:01:04.300Z'))).toEqual({
+    headers: { ...state, resetAt: at('2026-11-22T10:01:05Z') },
+    retryAfterSeconds: 1,
+  });
+  expect(refusalAt(state, Date.parse('2026-11-22T10:01:00.000Z')).headers.resetAt).toBe(at('2026-11-22T10:01:01Z'));
 });
 
 test('items expire a little after what they record', () => {

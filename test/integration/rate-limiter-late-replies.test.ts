@@ -1,0 +1,123 @@
+// The limiter when DynamoDB's replies come late or never: the server applies a picked call and the
+// caller hears a timeout (or nothing for a while). Never more than a limit is served, and the
+// stored count is exactly what was served plus the slots that lost replies used up.
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { RateLimiter } from '../../lib/limits/limiter';
+import type { Limits } from '../../lib/limits/plans';
+import { createTestTables, type TestTables } from '../support/dynamo';
+import { lateReplies, limiterDocumentClient, type AppliedCall, type LateReply } from '../support/limiter-clients';
+
+let tables: TestTables;
+/** Reads the limiter items past the faults. */
+let checker: RateLimiter;
+const clients: DynamoDBDocumentClient[] = [];
+let nowMs: number;
+const clock = () => nowMs;
+const DAY_MS = 86_400_000;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  checker = new RateLimiter(tables.doc, tables.names.rateLimits, clock);
+});
+afterAll(async () => {
+  for (const doc of clients) doc.destroy();
+  await tables.drop();
+});
+
+/** A limiter on `doc`, its calls picked for faults by `pick`. */
+function limiterWithFaults(doc: DynamoDBDocumentClient, pick: (n: number, attempt: number) => LateReply | undefined) {
+  clients.push(doc);
+  const faults = lateReplies(doc, pick);
+  return { limiter: new RateLimiter(doc, tables.names.rateLimits, clock), faults };
+}
+
+/** A lost reply of an admitting write used up a slot: its answer held the new day count. */
+const slotsUsed = (lost: AppliedCall[]) => lost.filter((call) => call.attributes?.day !== undefined).length;
+
+type Outcome = 'served' | 'refused' | 'failed';
+
+/** One request: what its caller saw, and how many slots its lost replies used up. */
+interface Request {
+  outcome: Outcome;
+  slotsLost: number;
+}
+
+/**
+ * Key with 2/min and 3/day, 3 requests a minute for 4 minutes of each of 5 days, one at a time, so
+ * each lost reply belongs to the request in flight. Returns per day each minute's requests and the
+ * day count stored afterwards.
+ */
+async function manyWindows(limiter: RateLimiter, lost: () => AppliedCall[]) {
+  const keyId = `key-${randomUUID()}`;
+  const limits: Limits = { perMinute: 2, perDay: 3 };
+  const days: { minutes: Request[][]; stored: number | undefined }[] = [];
+  for (let day = 0; day < 5; day++) {
+    const minutes: Request[][] = [];
+    for (let minute = 0; minute < 4; minute++) {
+      nowMs = Date.parse('2026-11-22T10:00:15.000Z') + day * DAY_MS + minute * 60_000;
+      const requests: Request[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = lost().length;
+        const outcome: Outcome = await limiter.admit(keyId, limits).then(
+          (a) => (a.admitted ? 'served' : 'refused'),
+          () => 'failed',
+        );
+        requests.push({ outcome, slotsLost: slotsUsed(lost().slice(before)) });
+      }
+      minutes.push(requests);
+    }
+    days.push({ minutes, stored: (await checker.read(keyId, nowMs))?.day });
+  }
+  return days;
+}
+
+const served = (requests: Request[]) => requests.filter((r) => r.outcome === 'served').length;
+
+const pattern = (n: number): LateReply | undefined =>
+  n % 3 === 0 ? { kind: 'timeout-after-write' } : n % 7 === 0 ? { kind: 'timeout-before-write' } : n % 5 === 0 ? { kind: 'late', ms: 30 } : undefined;
+
+test('over many windows with lost and late replies, no limit is exceeded and the count is served + slots used by lost replies', async () => {
+  const { limiter, faults } = limiterWithFaults(limiterDocumentClient(tables.endpoint), pattern);
+  const days = await manyWindows(limiter, () => faults.lost);
+  for (const day of days) {
+    const requests = day.minutes.flat();
+    for (const minute of day.minutes) expect(served(minute)).toBeLessThanOrEqual(2);
+    expect(served(requests)).toBeLessThanOrEqual(3);
+    expect(day.stored).toBe(served(requests) + requests.reduce((sum, r) => sum + r.slotsLost, 0));
+    // A request whose counter write was lost used up at most that one slot, and was not served.
+    for (const r of requests) if (r.slotsLost > 0) expect(r).toEqual({ outcome: 'failed', slotsLost: 1 });
+  }
+  // The faults did hit admitting writes, and requests were still served.
+  const all = days.flatMap((d) => d.minutes.flat());
+  expect(all.some((r) => r.slotsLost > 0)).toBe(true);
+  expect(served(all)).toBeGreaterThan(0);
+});
+
+test('the same faults against a client that retries: a request uses up more than its one slot, which is why the limiter sends without retries', async () => {
+  const retrying = createDocumentClient(createDynamoClient({ endpoint: tables.endpoint, requestTimeoutMs: 60_000 }));
+  // Only first attempts are faulted, as a passing network fault would hit one attempt.
+  const { limiter, faults } = limiterWithFaults(retrying, (n, attempt) => (attempt === 1 ? pattern(n) : undefined));
+  const days = await manyWindows(limiter, () => faults.lost);
+  const requests = days.flatMap((d) => d.minutes.flat());
+  expect(requests.some((r) => r.slotsLost > 1 || (r.slotsLost > 0 && r.outcome !== 'failed'))).toBe(true);
+});
+
+test('parallel requests with lost and late replies on one minute never serve more than its limit', async () => {
+  nowMs = Date.parse('2026-11-22T10:00:15.000Z');
+  const keyId = `key-${randomUUID()}`;
+  const limits: Limits = { perMinute: 5, perDay: 1000 };
+  const { limiter, faults } = limiterWithFaults(limiterDocumentClient(tables.endpoint), (n) =>
+    n % 4 === 0 ? { kind: 'timeout-after-write' } : n % 3 === 0 ? { kind: 'late', ms: 25 } : undefined,
+  );
+  const outcomes = await Promise.all(
+    Array.from({ length: 30 }, () => limiter.admit(keyId, limits).then((a) => a.admitted, () => false)),
+  );
+  const servedCount = outcomes.filter(Boolean).length;
+  const stored = await checker.read(keyId, nowMs);
+  expect(servedCount).toBeLessThanOrEqual(5);
+  expect(stored?.inMinute).toBe(servedCount + slotsUsed(faults.lost));
+  expect(stored?.day).toBe(servedCount + slotsUsed(faults.lost));
+  expect(stored?.inMinute).toBeLessThanOrEqual(5);
+});

@@ -1,0 +1,154 @@
+// Document clients for limiter tests on the embedded server: configured like the deployed limiter's
+// (one attempt per call), with middleware that logs the calls, adds what real DynamoDB does and the
+// embedded server does not (the item with a failed condition), and makes replies come late or
+// never after the server has applied a call.
+import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/aws/conditional';
+import { LIMITER_CLIENT, RateLimiter } from '../../lib/limits/limiter';
+
+/**
+ * The limiter's client, with a patient per-attempt timeout: hundreds of parallel calls queue in the
+ * one embedded server process, and a timeout there would be the machine's, not the limiter's.
+ */
+export function limiterDocumentClient(endpoint: string): DynamoDBDocumentClient {
+  return createDocumentClient(createDynamoClient({ endpoint, ...LIMITER_CLIENT, requestTimeoutMs: 60_000 }));
+}
+
+/** One call as the code under test sent it (once per call: the log sits before any retry). */
+export interface LoggedCall {
+  operation: string;
+  table: string | undefined;
+}
+
+/** Logs every call sent through the given clients, in the order they were sent, into one log. */
+export function logCalls(...docs: DynamoDBDocumentClient[]): { take(): LoggedCall[] } {
+  let log: LoggedCall[] = [];
+  for (const doc of docs) {
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const table = (args.input as { TableName?: unknown }).TableName;
+        log.push({ operation: String(context.commandName).replace(/Command$/, ''), table: typeof table === 'string' ? table : undefined });
+        return next(args);
+      },
+      { step: 'initialize', name: 'testCallLog', priority: 'high' },
+    );
+  }
+  return {
+    take: () => {
+      const taken = log;
+      log = [];
+      return taken;
+    },
+  };
+}
+
+/**
+ * What DynamoDB does with `ReturnValuesOnConditionCheckFailure: ALL_OLD`: the failed condition
+ * carries the item, or nothing when there is none. Read through `raw`, a client of its own, so the
+ * call log does not see it.
+ */
+export function returnItemOnConditionFailure(doc: DynamoDBDocumentClient, endpoint: string): void {
+  const raw = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  doc.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        const input = args.input as { TableName?: string; Key?: Record<string, unknown>; ReturnValuesOnConditionCheckFailure?: string };
+        if (isConditionFailure(error) && !error.Item && input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+          const Key = attributeKey(input.Key ?? {});
+          const { Item } = await raw.send(new GetItemCommand({ TableName: input.TableName, Key, ConsistentRead: true }));
+          if (Item) error.Item = Item;
+        }
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'testReturnItemOnConditionFailure', priority: 'low' },
+  );
+}
+
+/** Whether the document client has marshalled the key yet depends on middleware order: take either form. */
+function attributeKey(key: Record<string, unknown>): Record<string, AttributeValue> {
+  return Object.fromEntries(
+    Object.entries(key).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? { S: value } : typeof value === 'number' || typeof value === 'bigint' ? { N: String(value) } : (value as AttributeValue),
+    ]),
+  );
+}
+
+/** What a late-reply fault does to the call it picked. */
+export type LateReply =
+  /** Sent and applied by the server; the reply is lost: the caller sees the SDK's TimeoutError. */
+  | { kind: 'timeout-after-write' }
+  /** Never reaches the server: the caller sees the SDK's TimeoutError. */
+  | { kind: 'timeout-before-write' }
+  /** Applied, and answered after this many ms. */
+  | { kind: 'late'; ms: number };
+
+export interface AppliedCall {
+  input: Record<string, unknown>;
+  /** What the server answered (only for calls it applied), before the fault hid it. */
+  attributes: Record<string, unknown> | undefined;
+}
+
+/**
+ * Picks calls by number (`pick(n, attempt)`: n counts every attempt sent through the client, from
+ * 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost. Sits inside the SDK's retry loop, as a network fault does, so a client that retried
+ * would send the picked call again. Returns the calls the server applied whose replies were lost.
+ */
+export function lateReplies(doc: DynamoDBDocumentClient, pick: (n: number, attempt: number) => LateReply | undefined): { lost: AppliedCall[] } {
+  const state = { lost: [] as AppliedCall[], n: 0 };
+  doc.middlewareStack.add(
+    (next) => async (args) => {
+      const header = (args.request as { headers?: Record<string, string> }).headers?.['amz-sdk-request'] ?? '';
+      const fault = pick(++state.n, Number(/attempt=(\d+)/.exec(header)?.[1] ?? 1));
+      if (fault?.kind === 'timeout-before-write') throw timeoutError();
+      let result: Awaited<ReturnType<typeof next>>;
+      try {
+        result = await next(args);
+      } catch (error) {
+        // The server refused the call (e.g. a failed condition): nothing was applied, and the caller
+        // still never hears the answer.
+        if (fault?.kind === 'timeout-after-write') throw timeoutError();
+        throw error;
+      }
+      if (fault?.kind === 'late') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      if (fault?.kind === 'timeout-after-write') {
+        const output = result.output as { Attributes?: Record<string, unknown> };
+        state.lost.push({ input: args.input as Record<string, unknown>, attributes: output.Attributes });
+        throw timeoutError();
+      }
+      return result;
+    },
+    // Outside the deserializer, to see the answer; inside the retry step, as the network is.
+    { step: 'deserialize', name: 'testLateReplies', priority: 'high' },
+  );
+  return state;
+}
+
+/** As the SDK's node HTTP handler reports a request that outlived its requestTimeout. */
+function timeoutError(): Error {
+  return Object.assign(new Error('Request timed out'), { name: 'TimeoutError' });
+}
+
+export type ServerBehaviour = 'the embedded server' | 'DynamoDB';
+export const SERVER_BEHAVIOURS: ServerBehaviour[] = ['the embedded server', 'DynamoDB'];
+
+/**
+ * A limiter on its own logged client: on the embedded server as it is, or with failed conditions
+ * answered as DynamoDB answers them and the limiter told so (as deployed).
+ */
+export function limiterOn(
+  behaviour: ServerBehaviour,
+  endpoint: string,
+  table: string,
+  clock: () => number,
+): { limiter: RateLimiter; doc: DynamoDBDocumentClient; calls: ReturnType<typeof logCalls> } {
+  const doc = limiterDocumentClient(endpoint);
+  const calls = logCalls(doc);
+  if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
+  return { limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER), doc, calls };
+}

@@ -1,0 +1,48 @@
+// The rate-limit middleware turns a refusal into its answer when the answer is made: a limiter
+// that took long to decide must not produce a Retry-After counted from when the request started,
+// nor a Reset already in the past.
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Admission } from '../../lib/limits/limiter';
+import { rateLimit } from '../../lib/http/rate-limit';
+import { RateLimitRejectedError } from '../../lib/http/errors';
+import type { Caller } from '../../lib/keys/context';
+
+const caller: Caller = { keyId: 'k', plan: 'free', limits: { perMinute: 60, perDay: 1000 } };
+const minuteEnd = Date.parse('2026-11-22T10:01:00Z') / 1000;
+
+/** Runs the middleware for one request whose admission is answered at `answeredAtMs`. */
+async function answer(admission: Admission, answeredAtMs: number) {
+  const middleware = rateLimit<{ statusCode: number; headers?: Record<string, string> }>(
+    { admit: async () => admission, now: () => answeredAtMs },
+    () => caller,
+  );
+  const request = { event: {} as APIGatewayProxyEvent, response: { statusCode: 429 } } as unknown as Parameters<NonNullable<typeof middleware.before>>[0];
+  const error = await Promise.resolve(middleware.before?.(request)).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await (error ? middleware.onError : middleware.after)?.(request);
+  return { error, headers: request.response?.headers };
+}
+
+const refused: Admission = { admitted: false, reason: 'RATE_LIMITED', headers: { limit: 60, remaining: 0, resetAt: minuteEnd } };
+
+test('Retry-After is counted from the moment of the answer', async () => {
+  const { error, headers } = await answer(refused, Date.parse('2026-11-22T10:00:50.200Z'));
+  expect(error).toBeInstanceOf(RateLimitRejectedError);
+  expect((error as RateLimitRejectedError).retryAfterSeconds).toBe(10);
+  expect(headers).toMatchObject({ 'X-RateLimit-Reset': String(minuteEnd), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Limit': '60' });
+});
+
+test('a refusal answered after its window ended reports a Reset one second ahead and Retry-After 1', async () => {
+  const { error, headers } = await answer(refused, Date.parse('2026-11-22T10:01:03.500Z'));
+  expect((error as RateLimitRejectedError).retryAfterSeconds).toBe(1);
+  expect(headers).toMatchObject({ 'X-RateLimit-Reset': String(minuteEnd + 4) });
+});
+
+test('an admitted request keeps the headers the limiter gave it', async () => {
+  const admitted: Admission = { admitted: true, headers: { limit: 60, remaining: 59, resetAt: minuteEnd } };
+  const { error, headers } = await answer(admitted, Date.parse('2026-11-22T10:00:20Z'));
+  expect(error).toBeUndefined();
+  expect(headers).toEqual({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(minuteEnd) });
+});
