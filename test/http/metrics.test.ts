@@ -40,6 +40,7 @@ function recorded(metric: keyof typeof BUSINESS_METRICS): Record<string, unknown
       const [directive] = record._aws.CloudWatchMetrics;
       expect(directive?.Namespace).toBe(METRICS_NAMESPACE);
       expect(directive?.Metrics).toContainEqual({ Name: name, Unit: unit });
+      expect(directive?.Dimensions).toHaveLength(1);
       const dimensions = directive?.Dimensions[0] ?? [];
       expect(dimensions).toEqual(['service', 'stage', ...Object.keys(BUSINESS_METRICS[metric].dimensions)]);
       expect(record).toMatchObject({ service: SERVICE_NAME, stage: LOCAL_STAGE });
