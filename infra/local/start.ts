@@ -30,8 +30,11 @@ async function main(): Promise<void> {
     process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   }
   const { startLocalStack, storeProblem } = await import('./serve');
-  process.on('uncaughtException', (error) => fail(storeProblem(error, options) ?? error));
+  // Only while starting: a crash of the running stack later keeps Node's own report.
+  const duringStart = (error: Error) => fail(storeProblem(error, options) ?? error);
+  process.on('uncaughtException', duringStart);
   const stack = await startLocalStack(options, options.quiet ? undefined : (line) => console.log(line));
+  process.off('uncaughtException', duringStart);
   console.log(stack.banner.join('\n'));
   const stop = () => void stack.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
