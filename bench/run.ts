@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick]`: runs each suite below in turn, prints one Markdown table and
-// writes bench/results.json. README.md (Benchmarks) says what the figures mean.
+// `npm run bench [-- --quick] [--suite <name>]...`: runs each suite below in turn, prints one
+// Markdown table and, when every suite ran, writes bench/results.json. README.md (Benchmarks) says
+// what the figures mean.
 
 import './support/env';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +36,12 @@ function markdown(rows: readonly Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const quick = parseArgs({ options: { quick: { type: 'boolean', default: false } } }).values.quick ?? false;
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, suite: { type: 'string', multiple: true } } });
+  const quick = values.quick ?? false;
+  // `--suite <name>` (repeatable) runs only the suites named; a name that matches none is an error.
+  const unknown = (values.suite ?? []).filter((name) => !SUITES.some((s) => s.name === name));
+  if (unknown.length) throw new Error(`No suite named ${unknown.join(', ')}; the suites are: ${SUITES.map((s) => s.name).join(', ')}`);
+  const selected = values.suite ? SUITES.filter((s) => values.suite?.includes(s.name)) : SUITES;
   const started = Date.now();
   const loadAtStart = os.loadavg()[0];
   const log = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
@@ -44,7 +50,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const suites: Record<string, unknown> = {};
   try {
-    for (const suite of SUITES) {
+    for (const suite of selected) {
       log(suite.name);
       const result = await suite.run({ quick, endpoint: dynamo.endpoint, outDir, log });
       rows.push(...result.rows);
@@ -64,10 +70,11 @@ async function main(): Promise<void> {
     loadAverage: { start: loadAtStart, end: os.loadavg()[0] },
     suites,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  // A partial run would leave the other suites' figures out of the file.
+  if (selected === SUITES) writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine;
   console.log(markdown(rows));
-  console.log(`\n${results.mode} run in ${durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadAtStart?.toFixed(2)} → ${results.loadAverage.end?.toFixed(2)}. Written to bench/results.json.`);
+  console.log(`\n${results.mode} run in ${durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadAtStart?.toFixed(2)} → ${results.loadAverage.end?.toFixed(2)}.${selected === SUITES ? ' Written to bench/results.json.' : ''}`);
 }
 
 main().catch((error: unknown) => {

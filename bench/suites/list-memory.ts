@@ -1,10 +1,10 @@
 // listOrders at growing table sizes: the deployed entry against a plain Scan loop that buffers
 // every order, each listing in a fresh process (bench/support/list-child.ts) so its peak is its own.
 
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle } from '../support/bundle';
+import { runChild } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables } from '../support/fixtures';
 import type { ListRun, ListVariant } from '../support/list-child';
@@ -32,23 +32,8 @@ const label = (mode: Mode) => (mode === 'old space capped' ? `old space capped a
 
 type Outcome = ListRun | { failed: string };
 
-function runChild(file: string, mode: Mode, variant: ListVariant, env: Record<string, string>): Promise<Outcome> {
-  const { flags, live } = MODES[mode];
-  return new Promise((resolve, reject) => {
-    // Asynchronous on purpose: the embedded server the child reads from runs in this process.
-    const child = spawn(process.execPath, ['--expose-gc', ...flags, file, variant, live ? 'live' : 'sampled'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as ListRun);
-      else if (/heap out of memory/i.test(err)) resolve({ failed: 'heap out of memory' });
-      else reject(new Error(`list child (${variant}) exited ${code}: ${err.slice(0, 800)}`));
-    });
-  });
-}
+const runCase = (file: string, mode: Mode, variant: ListVariant, env: Record<string, string>): Promise<Outcome> =>
+  runChild<ListRun>(file, [variant, MODES[mode].live ? 'live' : 'sampled'], env, MODES[mode].flags);
 
 const summary = (runs: Outcome[]) => {
   const ok = runs.filter((r): r is ListRun => !('failed' in r));
@@ -76,7 +61,7 @@ export const listMemory: Suite = {
         for (let k = 0; k < CASES.length; k++) {
           const i = (k + r) % CASES.length;
           const c = CASES[i] as (typeof CASES)[number];
-          outcomes[i]?.push(await runChild(file, c.mode, c.variant, env));
+          outcomes[i]?.push(await runCase(file, c.mode, c.variant, env));
         }
       }
       await tables.drop();

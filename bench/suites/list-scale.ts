@@ -3,7 +3,6 @@
 // deployed ceiling these figures give (infra/list-budget.ts). Orders with varied fields, so the
 // compressed sizes are those of real data, not of repeated fixtures.
 
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
@@ -13,6 +12,7 @@ import { createLocalApp } from '../../infra/local/app';
 import { ceiling, LIST_SETTINGS, listSettings, STREAMING_LIMITS, type CodingFigures, type ListFigures } from '../../infra/list-budget';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { bundle } from '../support/bundle';
+import { runChildOrThrow } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
 import type { ScaleRun, ScaleVariant } from '../support/list-scale-child';
@@ -23,21 +23,6 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'sup
 const CODINGS = ['identity', 'gzip', 'br'] as const;
 type Coding = (typeof CODINGS)[number];
 const MiB = 1024 * 1024;
-
-function runChild(file: string, args: string[], env: Record<string, string>): Promise<ScaleRun> {
-  return new Promise((resolve, reject) => {
-    // Asynchronous: the embedded server (and for the clients the local stack) run in this process.
-    const child = spawn(process.execPath, ['--expose-gc', file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('error', reject);
-    // The result is the last line: anything the service logs comes before it.
-    const result = () => JSON.parse(out.trim().split('\n').pop() ?? '') as ScaleRun;
-    child.once('close', (code) => (code === 0 ? resolve(result()) : reject(new Error(`list-scale child ${args.join(' ')} exited ${code}: ${err.slice(0, 800)}`))));
-  });
-}
 
 /** The orders in a handler's output: their count and the sum of their ids, whatever the order. */
 function checkOutput(file: string, coding: Coding): { orders: number; idSum: bigint; json: boolean } {
@@ -76,7 +61,7 @@ export const listScale: Suite = {
       const env = childEnv({ ...lambdaEnv(tables.names, endpoint), BENCH_CALLER: JSON.stringify(tables.caller) });
       for (const coding of CODINGS) {
         const out = path.join(outDir, `list-${size}.${coding}`);
-        const run = await runChild(file, ['handler', coding, out], env);
+        const run = await runChildOrThrow<ScaleRun>(file, ['handler', coding, out], env);
         if (process.env.BENCH_DEBUG) log(JSON.stringify(run));
         const check = checkOutput(out, coding);
         rmSync(out);
@@ -89,7 +74,7 @@ export const listScale: Suite = {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${BASE_PATH}`;
       try {
         for (const variant of ['client-stream', 'client-json'] as const) {
-          const run = await runChild(file, [variant], childEnv({ BENCH_URL: url, BENCH_KEY: tables.key }));
+          const run = await runChildOrThrow<ScaleRun>(file, [variant], childEnv({ BENCH_URL: url, BENCH_KEY: tables.key }));
           clients.push({ ...run, size, variant });
           log(`  ${n(size)} orders, ${variant}: ${n(run.totalMs)} ms`);
         }
