@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../lib/aws/tables';
+import { FUNCTIONS } from '../../infra/functions';
 import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -48,7 +49,7 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   const stage = () => stageNamed(synthesised, stageName);
 
   test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
-    '%s is a minified ESM bundle with a source map that exports the handler the template names',
+    '%s is a minified ESM bundle within its size budget, with a source map, exporting the handler the template names',
     (entry) => {
       const { template, stack } = stage();
       const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]
@@ -68,6 +69,8 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
       expect(code.length / code.split('\n').length).toBeGreaterThan(1_000);
 
       expect(importInFreshNode(file)).toMatchObject({ [exportName]: 'function' });
+      // Within its size budget (infra/functions.ts): module loading is most of a cold start.
+      expect(statSync(file).size).toBeLessThanOrEqual(FUNCTIONS[entry].bundleBudgetKib * 1024);
     },
   );
 });
