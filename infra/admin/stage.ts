@@ -65,7 +65,11 @@ export async function readStageOutputs(cloudFormation: CloudFormationClient, sta
     if (!value) missing.push(key);
     return value ?? '';
   };
-  const tables = { orders: output(TABLE_NAME_OUTPUTS.orders), apiKeys: output(TABLE_NAME_OUTPUTS.apiKeys) };
+  const tables = {
+    orders: output(TABLE_NAME_OUTPUTS.orders),
+    apiKeys: output(TABLE_NAME_OUTPUTS.apiKeys),
+    rateLimits: output(TABLE_NAME_OUTPUTS.rateLimits),
+  };
   const usagePlanIds = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, output(USAGE_PLAN_ID_OUTPUTS[plan])]));
   // Checked before anything is written, so a key is never stored for a stage it cannot be set up in.
   if (missing.length > 0) {

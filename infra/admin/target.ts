@@ -3,6 +3,7 @@ import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/keys/repository'
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { optionalEnv } from '../../lib/aws/env';
 import { OrdersRepository } from '../../lib/orders/repository';
+import { RateLimiter } from '../../lib/limits/limiter';
 import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../local/local-config';
 import { errorMessage, UsageError } from './errors';
@@ -25,12 +26,14 @@ export interface AdminTarget {
   unreachableHint: string;
   keys: ApiKeysRepository;
   orders: OrdersRepository;
+  /** Read only: `keys usage` reads a key's limiter item; the service alone writes it. */
+  limiter: Pick<RateLimiter, 'read'>;
   gateway?: GatewayKeys;
   close(): void;
 }
 
-/** The tables the admin command uses; the rate-limit counters are the service's own business. */
-export type AdminTableNames = Pick<TableNames, 'orders' | 'apiKeys'>;
+/** The tables the admin command uses; it only ever reads the rate-limit items. */
+export type AdminTableNames = TableNames;
 
 export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
@@ -47,6 +50,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     unreachableHint: options.unreachableHint,
     keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
     orders: new OrdersRepository(options.doc, options.names.orders),
+    limiter: new RateLimiter(options.doc, options.names.rateLimits),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     close: options.close ?? (() => undefined),
   };

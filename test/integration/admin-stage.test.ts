@@ -12,7 +12,8 @@ import { authenticate } from '../../lib/keys/service';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createDynamoClient } from '../../lib/aws/dynamo';
 import { OrdersRepository } from '../../lib/orders/repository';
-import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
+import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
+import { RateLimiter } from '../../lib/limits/limiter';
 import { stageTarget } from '../../infra/admin/stage';
 import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
 import { adminRunner, type Admin } from '../support/admin-harness';
@@ -150,6 +151,15 @@ test('keys list --stage prod reads the prod stack and shows the gateway key ids'
   expect(run.stdout.split('\n')[0]).toContain('GATEWAY KEY');
   expect(run.stdout).toContain(created.gatewayKeyId);
   expect(run.stdout).not.toContain(created.key);
+});
+
+test("keys usage --stage reads the stage's rate-limit table", async () => {
+  const created = await createOnStage('--plan', 'free');
+  await new RateLimiter(tables.doc, tables.names.rateLimits).admit(created.id, PLAN_LIMITS.free);
+  const run = await admin('--stage', 'staging', 'keys', 'usage', created.id, '--json');
+  expect(run.code).toBe(0);
+  expect(openedStages).toEqual(['staging', 'staging']);
+  expect(JSON.parse(run.stdout)).toMatchObject({ id: created.id, plan: 'free', day: { used: 1, remaining: 999 } });
 });
 
 test('orders ship --stage works on the stage orders table', async () => {

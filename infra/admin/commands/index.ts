@@ -1,6 +1,6 @@
 import type { AdminCommand } from '../command';
-import { keysCreate, keysList, keysRevoke } from './keys';
+import { keysCreate, keysList, keysRevoke, keysUsage } from './keys';
 import { ordersImport, ordersShip } from './orders';
 
 /** Every admin command, in the order the usage text lists them. */
-export const COMMANDS: readonly AdminCommand[] = [keysCreate, keysList, keysRevoke, ordersImport, ordersShip];
+export const COMMANDS: readonly AdminCommand[] = [keysCreate, keysList, keysRevoke, keysUsage, ordersImport, ordersShip];

@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../../../lib/keys/repository';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
 import { KEY_PREFIX } from '../../../lib/keys/format';
 import { isPlanName, limitsFor, MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../../lib/limits/plans';
+import { usageAt } from '../../../lib/limits/limiter';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, errorMessage, UsageError } from '../errors';
 import { columns } from '../output';
@@ -184,6 +185,28 @@ async function revokeKey(id: string, { target, out, now }: CommandContext): Prom
   );
 }
 
+const isoTime = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
+
+/** A key's plan and limits, and what it has used of them now, from its limiter item. */
+async function keyUsage(args: { id: string; json: boolean }, { target, out, now }: CommandContext): Promise<void> {
+  const record = await target.keys.get(args.id);
+  if (!record) throw new AdminFailure(`No API key with id ${args.id} in ${target.label}`);
+  const limits = limitsOf(record);
+  if (!limits) throw new AdminFailure(`${args.id} is an enterprise key without readable custom limits`);
+  const usage = usageAt(await target.limiter.read(record.id, now.getTime()), limits, now.getTime());
+  if (args.json) {
+    out.out(JSON.stringify({ id: record.id, plan: record.plan, limits, ...usage }));
+    return;
+  }
+  const { minute, day } = usage;
+  out.out(`${record.id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}) in ${target.label}, at ${now.toISOString()}`);
+  out.out(`  limits:      ${limitsText(limits)}`);
+  out.out(`  this minute: ${minute.used} used, ${minute.remaining} remaining, ${minute.refused} refused; resets ${isoTime(minute.resetAt)}`);
+  out.out(`  today (UTC): ${day.used} used, ${day.remaining} remaining; resets ${isoTime(day.resetAt)}`);
+  out.out(usage.bannedUntil === undefined ? '  ban:         none' : `  ban:         banned until ${isoTime(usage.bannedUntil)}`);
+  if (record.revokedAt !== undefined) out.out(`  revoked:     ${record.revokedAt}`);
+}
+
 const fixedPlans = Object.entries(PLAN_LIMITS).map(
   ([plan, { perMinute, perDay }]) => `  ${plan.padEnd(10)} ${perMinute}/min, ${perDay}/day`,
 );
@@ -229,4 +252,18 @@ export const keysRevoke = defineCommand({
   ],
   parse: ({ args: [id = ''] }) => keyIdArgument(id),
   run: revokeKey,
+});
+
+export const keysUsage = defineCommand({
+  name: 'keys usage',
+  options: { json: { type: 'boolean' } },
+  arguments: ['<key-id>'],
+  help: [
+    "A key's plan and limits, and its use now: this minute's and today's counts and what remains,",
+    "the requests refused this minute, and any ban with its end. Read from the service's own",
+    'rate-limit item (one per key and UTC day); nothing is changed.',
+    '--json prints one JSON object: id, plan, limits, minute, day, bannedUntil (Unix seconds).',
+  ],
+  parse: ({ values, args: [id = ''] }) => ({ id: keyIdArgument(id), json: values.json ?? false }),
+  run: keyUsage,
 });
