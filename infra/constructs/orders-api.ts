@@ -35,27 +35,11 @@ import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/limits/p
 import { integrationTimeoutSeconds } from '../functions';
 import type { CustomDomainConfig, StageConfig } from '../stages';
 import { addGatewayResponses, literal, velocitySafe } from './gateway-responses';
+import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 
 /** `/v1` is both the stage name and a custom domain's base path, so every address carries it. */
 export const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
 
-/**
- * The content types the 405 methods map to their answer. Any other is refused by API Gateway as
- * UNSUPPORTED_MEDIA_TYPE, whose gateway response is the same 405 Error body (without Allow). With
- * passthrough instead, a body API Gateway cannot read a status code from would make the MOCK fail
- * with a 500.
- */
-export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
-  'application/json',
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/xml',
-  'text/xml',
-  'text/html',
-  'text/csv',
-  'application/octet-stream',
-] as const;
 
 export interface OrdersApiProps {
   config: StageConfig;

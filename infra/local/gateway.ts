@@ -7,7 +7,7 @@ import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/ke
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
 import { errorJson } from '../../lib/contract/errors';
-import { gatewayResponse, methodNotAllowed, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
+import { gatewayResponse, methodNotAllowedFor, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../functions';
 import { policyAllows } from './policy';
@@ -256,7 +256,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const resource = compiled.find((c) => c.pattern.test(resourcePath));
     if (!resource) throw answer('MISSING_AUTHENTICATION_TOKEN');
     const matched = resource.methods.get(method);
-    if (!matched) return methodNotAllowed([...resource.methods.keys()]);
+    if (!matched) return methodNotAllowedFor([...resource.methods.keys()], req.headers['content-type']);
     const handler = options.handlers[matched.operationId];
     if (!handler) throw answer('DEFAULT_5XX');
 

@@ -50,3 +50,32 @@ export function gatewayResponse(type: GatewayResponseType): PlainResponse {
 export function methodNotAllowed(allowed: readonly string[]): PlainResponse {
   return errorResponse({ code: 'METHOD_NOT_ALLOWED', headers: { Allow: allowed.join(', ') } });
 }
+
+/**
+ * The content types the 405 methods map to their answer. Any other is refused by API Gateway as
+ * UNSUPPORTED_MEDIA_TYPE, whose gateway response is the same 405 Error body (without Allow). With
+ * passthrough instead, a body API Gateway cannot read a status code from would make the MOCK fail
+ * with a 500.
+ */
+export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/xml',
+  'text/xml',
+  'text/html',
+  'text/csv',
+  'application/octet-stream',
+] as const;
+
+/**
+ * The 405 for a request with this Content-Type, as the deployed gateway gives it: a listed (or
+ * absent) type reaches the 405 method and gets `Allow`; any other is refused before it as
+ * UNSUPPORTED_MEDIA_TYPE, the same Error body without `Allow`.
+ */
+export function methodNotAllowedFor(allowed: readonly string[], contentType: string | undefined): PlainResponse {
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  const mapped = mediaType === undefined || mediaType === '' || (METHOD_NOT_ALLOWED_CONTENT_TYPES as readonly string[]).includes(mediaType);
+  return mapped ? methodNotAllowed(allowed) : gatewayResponse('UNSUPPORTED_MEDIA_TYPE');
+}

@@ -102,6 +102,12 @@ describe('the 405 answers every body the same', () => {
   });
 });
 
+test('a content type the deployed 405 method does not map: the same 405 without Allow', async () => {
+  const response = await fetch(`${stack.baseUrl}/v1/store/orders/1`, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: 'png' });
+  await expectError(response, 405, 'METHOD_NOT_ALLOWED');
+  expect(response.headers.get('allow')).toBeNull();
+});
+
 describe('refusals the gateway makes itself carry the Error body', () => {
   test('no Host header: 400 BAD_REQUEST as JSON', async () => {
     const response = await rawExchange(stack.baseUrl, 'GET /v1/store/orders HTTP/1.1\r\nConnection: close\r\n\r\n');

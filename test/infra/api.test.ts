@@ -4,7 +4,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { ERRORS, errorJson } from '../../lib/contract/errors';
 import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/limits/plans';
 import { ROUTES } from '../../lib/contract/routes';
-import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../infra/constructs/orders-api';
+import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
