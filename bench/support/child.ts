@@ -23,8 +23,8 @@ export function runChild<T>(file: string, args: readonly string[], env: Record<s
 }
 
 /** The result of a child that must not fail. */
-export async function runChildOrThrow<T>(file: string, args: readonly string[], env: Record<string, string>): Promise<T> {
-  const result = await runChild<T>(file, args, env);
+export async function runChildOrThrow<T>(file: string, args: readonly string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<T> {
+  const result = await runChild<T>(file, args, env, nodeFlags);
   if (typeof result === 'object' && result !== null && 'failed' in result) throw new Error(`${file} ${args.join(' ')}: ${String(result.failed)}`);
   return result as T;
 }
