@@ -1,3 +1,5 @@
+// listOrders with and without Accept-Encoding, through the local gateway.
+
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
@@ -8,7 +10,6 @@ import { bearer, startLocalStack, type LocalStack } from '../support/local-stack
 import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
-/** listOrders with and without Accept-Encoding, through the local gateway. */
 let stack: LocalStack;
 let key: string;
 const EXTREME_IDS = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '0'];

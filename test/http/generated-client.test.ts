@@ -1,3 +1,9 @@
+// A client generated from openapi.json, as a consumer would build it: openapi-typescript's types
+// and openapi-fetch. Out of the box it loses digits of int64 ids; the recipe in client/examples
+// (types generated with ids as strings, parseAs: 'text' and a lossless parser) type-checks against
+// the generated types and keeps every digit against the local stack. openapi-typescript runs in a
+// child process, as a consumer's build step would (it is ESM at heart, which jest does not load).
+
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,13 +13,6 @@ import ts from 'typescript';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
-/**
- * A client generated from openapi.json, as a consumer would build it: openapi-typescript's types
- * and openapi-fetch. Out of the box it loses digits of int64 ids; the recipe in client/examples
- * (types generated with ids as strings, parseAs: 'text' and a lossless parser) type-checks against
- * the generated types and keeps every digit against the local stack. openapi-typescript runs in a
- * child process, as a consumer's build step would (it is ESM at heart, which jest does not load).
- */
 /** What client/examples/openapi-fetch.ts exports (its own types need the generated file). */
 interface Recipe {
   storeOrdersClient(baseUrl: string, apiKey: string): unknown;
