@@ -4,7 +4,15 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
 import { tablesTarget, type AdminTarget } from '../../infra/admin/target';
+import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
+import { runSmokeCommand } from '../../infra/smoke/run';
+import { createDynamoClient } from '../../lib/aws/dynamo';
+import { PLAN_NAMES } from '../../lib/limits/plans';
+import type { TableId } from '../../lib/aws/tables';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../infra/smoke/suite';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
@@ -87,4 +95,81 @@ test('against a server that answers 200 to everything, the checks fail', async (
   } finally {
     server.close();
   }
+});
+
+describe('the command line', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  const apiGateway = mockClient(APIGatewayClient);
+  const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+  let gatewayKeys = 0;
+
+  beforeEach(() => {
+    cloudFormation.reset();
+    apiGateway.reset();
+    // The stack outputs of a stage whose API is this local stack, on the test tables.
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        {
+          StackName: 'StoreOrders-staging',
+          CreationTime: new Date(),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: [
+            { OutputKey: API_URL_OUTPUT, OutputValue: `${stack.baseUrl}${BASE_PATH}/` },
+            ...Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => ({ OutputKey: key, OutputValue: stack.tables.names[table as TableId] })),
+            ...PLAN_NAMES.map((plan) => ({ OutputKey: USAGE_PLAN_ID_OUTPUTS[plan], OutputValue: `plan-${plan}` })),
+          ],
+        },
+      ],
+    });
+    apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++gatewayKeys}` }));
+    apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
+    apiGateway.on(UpdateApiKeyCommand).resolves({});
+  });
+  afterAll(() => {
+    cloudFormation.restore();
+    apiGateway.restore();
+  });
+
+  function command(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    return runSmokeCommand(argv, {
+      out: { out: (line) => out.push(line), err: (line) => err.push(line) },
+      stageClients: () => ({
+        cloudFormation: new CloudFormationClient({ region: 'eu-west-1', credentials }),
+        apiGateway: new APIGatewayClient({ region: 'eu-west-1', credentials }),
+        dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
+      }),
+      local: () => {
+        throw new Error('--stage must not use the local stack');
+      },
+      sleep: async () => undefined,
+    }).then((code) => ({ code, out, err }));
+  }
+
+  test('--stage staging: URL from the stack outputs, its own keys registered with API Gateway and revoked, exit 0', async () => {
+    const { code, out, err } = await command('--stage', 'staging', '--allow-writes');
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out[0]).toBe(`Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through stage staging (stack StoreOrders-staging in eu-west-1))`);
+    expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 1} passed, 0 failed, 1 skipped`);
+    // The key for the read checks and the one run to its limit: both made for the enterprise
+    // plan's usage plan, both disabled at the end.
+    const created = apiGateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId);
+    expect(created).toEqual(['plan-enterprise', 'plan-enterprise']);
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+    const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
+    expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
+  });
+
+  test('usage mistakes exit 2 with the usage text; --help exits 0', async () => {
+    for (const argv of [[], ['--url', 'http://127.0.0.1:1/v1'], ['--stage', 'dev'], ['--bogus']]) {
+      const { code, err } = await command(...argv);
+      expect([argv, code]).toEqual([argv, 2]);
+      expect(err.join('\n')).toContain('Usage: npm run smoke');
+    }
+    const help = await command('--help');
+    expect(help.code).toBe(0);
+    expect(help.out.join('\n')).toContain('--allow-writes');
+  });
 });
