@@ -168,6 +168,23 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id] });
 
+  const pending = new Map<string, Promise<APIGatewayAuthorizerResult>>();
+
+  /**
+   * One authorizer invocation, within its deadline. Concurrent requests with the same uncached
+   * token share it (API Gateway would invoke the authorizer for each): the embedded server is far
+   * slower than DynamoDB under a burst, and a burst of lookups would otherwise outlast the deadline.
+   */
+  function callAuthorizer(header: string, arn: string): Promise<APIGatewayAuthorizerResult> {
+    const running = pending.get(header);
+    if (running) return running;
+    const context = contextOf('authorizer');
+    const invocation = inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
+    const call = beforeDeadline(invocation, context).finally(() => pending.delete(header));
+    pending.set(header, call);
+    return call;
+  }
+
   async function authorize(header: string | undefined, arn: string): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
     if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
     const cached = cache.get(header);
@@ -175,9 +192,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     let result: APIGatewayAuthorizerResult;
     const started = Date.now();
     try {
-      const context = contextOf('authorizer');
-      const call = inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
-      result = await beforeDeadline(call, context);
+      result = await callAuthorizer(header, arn);
     } catch (error) {
       if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
       throw answer('AUTHORIZER_FAILURE');
