@@ -1,7 +1,8 @@
 // Imported first by bench/run.ts and the load stack: the logger and the SDK read these when their
-// modules load, and the bench measures the service, not log output or the SDK's Node-version notice.
+// modules load, and the bench measures the service, not log or metric output or the SDK's Node-version notice.
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { SERVICE_NAME } from '../../lib/aws/service';
@@ -18,6 +19,7 @@ export function lambdaEnv(tables: TableNames, endpoint?: string): Record<string,
     AWS_SECRET_ACCESS_KEY: 'bench',
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   if (endpoint) env.DYNAMODB_ENDPOINT = endpoint;
