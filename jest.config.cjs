@@ -14,4 +14,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
+  // Two CPUs: much of a test's time is spent waiting on the embedded server or a child process, so
+  // two workers keep both CPUs busy (jest's default, cores - 1, leaves one idle). More starves the
+  // embedded server, which runs in jest's own process, on a cold transform cache.
+  maxWorkers: '100%',
 };
