@@ -1,6 +1,6 @@
 // The local gateway stops a function at its deadline, as Lambda does: a buffered answer becomes
 // API Gateway's 5XX, and a stream already under way is cut. Deadlines are shortened here (the
-// deployed ones are checked against the stack in test/infra/local-context.test.ts).
+// deployed ones are checked against the stack in test/infra/local-context.spec.ts).
 
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -35,8 +35,25 @@ export function testApp(options: { bundling?: boolean } = {}): App {
   });
 }
 
-/** Both stages, synthesised the way `cdk synth` does (same builder, same context, cdk-nag included). */
+let withoutBundling: Synthesised | undefined;
+
+/**
+ * Both stages, synthesised the way `cdk synth` does (same builder, same context, cdk-nag included).
+ * Without bundling the result is made once per test file and shared: the tests only read it.
+ */
 export function synthesiseStages(options: { bundling?: boolean } = {}): Synthesised {
+  if (options.bundling) return synthesise(options);
+  withoutBundling ??= synthesise(options);
+  return withoutBundling;
+}
+
+/** The stage stacks of the shared synthesis, by stage name. */
+export function stageStacks(): Record<StageName, StoreOrdersStack> {
+  const { stages } = synthesiseStages();
+  return Object.fromEntries(stages.map(({ stage, stack }) => [stage, stack])) as Record<StageName, StoreOrdersStack>;
+}
+
+function synthesise(options: { bundling?: boolean }): Synthesised {
   const app = testApp(options);
   const { account, stages } = addServiceStacks(app);
   const assembly = app.synth();

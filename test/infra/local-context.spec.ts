@@ -6,13 +6,12 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, type FunctionId } from '../../infra/functions';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { STAGE_NAMES } from '../../infra/outputs';
-import { addServiceStacks } from '../../infra/service-app';
-import { logicalId, testApp } from './synth';
+import { logicalId, stageStacks } from './synth';
 
 const IDS = Object.keys(FUNCTIONS) as FunctionId[];
 const FROZEN_NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
-const { stages: stacks } = addServiceStacks(testApp());
+const stacks = stageStacks();
 const templates = Object.fromEntries(STAGE_NAMES.map((stage) => [stage, Template.fromStack(stacks[stage])]));
 
 /** The context the local gateway builds, read at the instant it is made. */

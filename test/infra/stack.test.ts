@@ -1,0 +1,12 @@
+// The template assertions on the default synthesis (both stages, cdk.json's flags, cdk-nag, no
+// bundling) run in this one jest file: loading aws-cdk-lib and synthesising the app cost seconds
+// in every file that does it, and these specs only read the one synthesis (test/infra/synth.ts
+// shares it). Each spec stays in its own file, named for what it checks. The bundle test and the
+// stage-configuration variants synthesise apps of their own, in their own files.
+
+import './api.spec';
+import './data-and-observability.spec';
+import './functions.spec';
+import './nag.spec';
+import './dashboard.spec';
+import './local-context.spec';
