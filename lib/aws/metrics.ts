@@ -3,6 +3,7 @@
 // emitting one costs no API call; locally they are lines in the stack's output.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ERRORS } from '../contract/errors';
+import { RATE_LIMIT_CODES } from '../contract/operations';
 import { KEY_REFUSAL_CAUSES, type KeyRefusalCause } from '../keys/service';
 import type { RejectionReason } from '../limits/limiter';
 import { PLAN_NAMES, type PlanName } from '../limits/plans';
@@ -21,9 +22,6 @@ export const COMMON_DIMENSIONS = ['service', 'stage'] as const;
 /** The cancel outcomes counted: cancelled, no such order, already shipped. */
 export const CANCEL_OUTCOMES = ['204', String(ERRORS.ORDER_NOT_FOUND.status), String(ERRORS.ORDER_ALREADY_SHIPPED.status)] as const;
 export type CancelOutcome = (typeof CANCEL_OUTCOMES)[number];
-
-const REASONS: Record<RejectionReason, true> = { RATE_LIMITED: true, QUOTA_EXCEEDED: true, KEY_TEMPORARILY_BANNED: true };
-export const REFUSAL_REASONS = Object.keys(REASONS) as RejectionReason[];
 
 export type MetricUnitName = (typeof MetricUnit)[keyof typeof MetricUnit];
 
@@ -46,7 +44,7 @@ export const BUSINESS_METRICS = {
     name: 'RateLimitRefusals',
     unit: MetricUnit.Count,
     description: "Requests the service's limiter refused, by reason and plan",
-    dimensions: { reason: REFUSAL_REASONS, plan: PLAN_NAMES },
+    dimensions: { reason: RATE_LIMIT_CODES, plan: PLAN_NAMES },
   },
   bans: {
     name: 'KeyBans',

@@ -10,6 +10,7 @@
 // a write may use up a slot without serving; it can never over-admit.
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BAN, type Limits } from './plans';
+import type { RateLimitCode } from '../contract/operations';
 import { TABLES } from '../aws/tables';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
 import type { DynamoOptions } from '../aws/dynamo';
@@ -28,7 +29,8 @@ import {
 
 export type { WindowState } from './windows';
 
-export type RejectionReason = 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'KEY_TEMPORARILY_BANNED';
+/** The limiter refuses with exactly the contract's rate-limit codes. */
+export type RejectionReason = RateLimitCode;
 
 /**
  * A refusal's `headers.resetAt` is when the refusing window (or the ban) ends; the Retry-After
