@@ -26,8 +26,16 @@ export interface ApiHandlerDeps {
   limiter: Pick<RateLimiter, 'admit' | 'now'>;
 }
 
+const callers = new WeakMap<ApiEvent, Caller | undefined>();
+
+/** The caller the authorizer context names, read from the event once per request. */
+function callerIn(event: ApiEvent): Caller | undefined {
+  if (!callers.has(event)) callers.set(event, callerFromAuthorizerContext(event.requestContext?.authorizer));
+  return callers.get(event);
+}
+
 function callerOf(request: { event: ApiEvent }): Caller {
-  const caller = callerFromAuthorizerContext(request.event.requestContext?.authorizer);
+  const caller = callerIn(request.event);
   if (!caller) throw new MissingCallerError('No authorizer context');
   return caller;
 }
@@ -48,11 +56,7 @@ function logHandledError(error: unknown): void {
  */
 function requestLogKeys(request: { event: ApiEvent }): void {
   logger.resetKeys();
-  const { requestContext } = request.event;
-  logger.appendKeys({
-    apiRequestId: requestContext?.requestId,
-    keyId: callerFromAuthorizerContext(requestContext?.authorizer)?.keyId,
-  });
+  logger.appendKeys({ apiRequestId: request.event.requestContext?.requestId, keyId: callerIn(request.event)?.keyId });
 }
 
 /**
@@ -94,8 +98,8 @@ export const DEADLINE_MARGIN_MS = 500;
 
 /**
  * Answers 503 SERVICE_UNAVAILABLE just before the Lambda deadline if the stack has not answered:
- * the limiter and the update each retry a slow DynamoDB within bounds, but one after the other
- * they could outlast the function, and then API Gateway, not the service, would answer.
+ * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
+ * after the other, could outlast the function, and then API Gateway, not the service, would answer.
  */
 function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
