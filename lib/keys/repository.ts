@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, type Limits, type PlanName } from '../limits/plans';
-import { conditionalWrite } from '../aws/conditional';
+import { conditionalWrite, type Item } from '../aws/conditional';
 import { numberOf } from '../aws/numbers';
 
 /** A stored API key: never the key itself, only its SHA-256 hash. */
@@ -16,8 +16,6 @@ export interface ApiKeyRecord {
   /** The API Gateway API key bound to the key's usage plan, in a deployed stage. */
   gatewayKeyId?: string;
 }
-
-type Item = Record<string, unknown>;
 
 export class ApiKeysRepository {
   constructor(

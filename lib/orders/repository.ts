@@ -10,10 +10,8 @@ import {
 import { isOrderStatus, type Order, type OrderStatus } from './order';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from './errors';
 import { mergeAsyncIterables } from './async-merge';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../aws/conditional';
+import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
 import { numberText } from '../aws/numbers';
-
-type Item = Record<string, unknown>;
 
 /** What a conditional `pending -> X` transition found. */
 type TransitionOutcome = { kind: 'done' } | { kind: 'missing' } | { kind: 'current'; status: OrderStatus };
