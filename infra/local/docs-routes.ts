@@ -83,7 +83,8 @@ function servedDocument(document: JsonObject, port: number | undefined): JsonObj
   return servers ? { ...document, servers } : document;
 }
 
-function listeningPort(server: Server | undefined): number | undefined {
+/** The port a server listens on, once it listens. */
+export function listeningPort(server: Server | undefined): number | undefined {
   const address = server?.address();
   return typeof address === 'object' && address ? address.port : undefined;
 }

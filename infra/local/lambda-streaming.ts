@@ -140,7 +140,9 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     let body: Buffer;
     try {
-      body = this.body(Buffer.concat([this.framing(), chunk]));
+      // Only the first write carries the prelude; later chunks go on without a copy.
+      const framing = this.framing();
+      body = this.body(framing.length > 0 ? Buffer.concat([framing, chunk]) : chunk);
     } catch (error) {
       done(error as Error);
       return;

@@ -11,7 +11,7 @@ import { TABLES } from '../../lib/aws/tables';
 import { isUnreachable } from '../admin/errors';
 import { createLocalApp } from './app';
 import { createTables } from './create-tables';
-import { docsRoutes, DOCS_PATH, OPENAPI_PATH } from './docs-routes';
+import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
 import { DEMO_ORDERS, seedDemoData, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from './local-config';
@@ -111,8 +111,7 @@ export async function startLocalStack(options: StartOptions, onAccessLog?: (line
       );
       server.listen(options.port, options.host, () => resolve());
     });
-    const address = server.address();
-    const apiPort = typeof address === 'object' && address ? address.port : options.port;
+    const apiPort = listeningPort(server) ?? options.port;
     const apiUrl = `http://${options.host}:${apiPort}${BASE_PATH}`;
     const where = options.dynamodbEndpoint
       ? `DynamoDB at ${dynamo.endpoint} (--dynamodb-endpoint)`
