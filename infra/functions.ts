@@ -57,7 +57,7 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
 };
 
 /** API Gateway's default (and, for buffered responses, maximum) integration timeout. */
-export const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
+const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
 
 /** How long API Gateway waits for a route's function: buffered answers are capped at 29 s. */
 export function integrationTimeoutSeconds(id: FunctionName, streaming: boolean): number {

@@ -46,7 +46,7 @@ export const MEASURED: ListFigures = {
 };
 
 /** Headroom over the time the largest listing needs, for a slower vCPU or a slower Scan than measured. */
-export const TIMEOUT_SAFETY = 1.5;
+const TIMEOUT_SAFETY = 1.5;
 /** Timeouts are rounded up to this, so a small change in the figures does not move the setting. */
 const TIMEOUT_STEP_SECONDS = 30;
 
@@ -61,7 +61,7 @@ export interface Ceiling {
   bytes: number;
 }
 
-export const vcpus = (memoryMb: number): number => memoryMb / STREAMING_LIMITS.memoryMbPerVcpu;
+const vcpus = (memoryMb: number): number => memoryMb / STREAMING_LIMITS.memoryMbPerVcpu;
 
 /** Seconds to send `bytes`: the full-speed part costs nothing here, the rest goes at the cap. */
 export function wireSeconds(bytes: number): number {
@@ -89,7 +89,7 @@ export function ceiling(figures: CodingFigures, memoryMb: number, timeoutSeconds
 }
 
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
-export function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
+function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
   const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
   return Math.max(cpu, wireSeconds(orders * figures.bytesPerOrder));
 }

@@ -7,12 +7,13 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { TableNames } from '../../lib/aws/tables';
 import type { ApiKeyRecord } from '../../lib/keys/repository';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
 import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../outputs';
 import { AdminFailure } from './errors';
-import { tablesTarget, type AdminTableNames, type AdminTarget, type GatewayKeys } from './target';
+import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';
 
 /** The clients a deployed stage is reached through; tests pass mocked or local ones. */
 export interface StageClients {
@@ -23,7 +24,7 @@ export interface StageClients {
 
 /** Everything the admin command needs from a stage's stack outputs (names in infra/outputs.ts). */
 export interface StageOutputs {
-  tables: AdminTableNames;
+  tables: TableNames;
   usagePlanIds: Record<PlanName, string>;
 }
 

@@ -32,12 +32,10 @@ export interface AdminTarget {
   close(): void;
 }
 
-/** The tables the admin command uses; it only ever reads the rate-limit items. */
-export type AdminTableNames = TableNames;
-
 export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
-  names: AdminTableNames;
+  /** The tables the admin command uses; it only ever reads the rate-limit items. */
+  names: TableNames;
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;

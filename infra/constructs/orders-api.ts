@@ -28,18 +28,17 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
-import { methodNotAllowed } from '../../lib/contract/gateway-responses';
+import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, ROUTES, type FunctionName, type Route } from '../../lib/contract/routes';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/keys/format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/limits/plans';
 import { integrationTimeoutSeconds } from '../functions';
 import type { CustomDomainConfig, StageConfig } from '../stages';
 import { addGatewayResponses, literal, velocitySafe } from './gateway-responses';
-import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
+import { pascalCase } from './names';
 
 /** `/v1` is both the stage name and a custom domain's base path, so every address carries it. */
-export const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
-
+const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
 
 export interface OrdersApiProps {
   config: StageConfig;
@@ -252,12 +251,4 @@ function accessLogFormat(): AccessLogFormat {
       xrayTraceId: AccessLogField.contextXrayTraceId(),
     }),
   );
-}
-
-export function pascalCase(text: string): string {
-  return text
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
 }

@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
 import type { StageConfig } from '../stages';
+import { pascalCase } from './names';
 
 export interface ServiceAlarmsProps {
   stage: Stage;
@@ -40,7 +41,7 @@ export interface ServiceAlarmsProps {
 const PERIOD = Duration.minutes(5);
 
 /** The share of its timeout after which a long-running invocation is alarmed on. */
-export const DURATION_ALARM_FRACTION = 0.8;
+const DURATION_ALARM_FRACTION = 0.8;
 
 /**
  * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (its
@@ -66,7 +67,7 @@ export class ServiceAlarms extends Construct {
     });
 
     for (const [operationId, method] of Object.entries(props.bufferedRoutes)) {
-      this.add(`LatencyP99${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}`, {
+      this.add(`LatencyP99${pascalCase(operationId)}`, {
         alarmDescription: `p99 latency of ${operationId} above ${config.p99LatencyMs} ms.`,
         metric: method.metricLatency(stage, { statistic: 'p99', period: PERIOD }),
         threshold: config.p99LatencyMs,
@@ -78,7 +79,7 @@ export class ServiceAlarms extends Construct {
 
     for (const [name, { fn, timeout }] of Object.entries(props.longRunning)) {
       const threshold = Math.round(timeout.toMilliseconds() * DURATION_ALARM_FRACTION);
-      this.add(`DurationNearTimeout${name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`, {
+      this.add(`DurationNearTimeout${pascalCase(name)}`, {
         alarmDescription:
           `An invocation of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its ${timeout.toSeconds()} s timeout: ` +
           'the store is nearing the size one response can carry, and a larger listing would be cut.',

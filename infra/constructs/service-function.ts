@@ -59,7 +59,7 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
-        format: BUNDLING.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+        format: OutputFormat.ESM,
         target: BUNDLING.target,
         mainFields: [...BUNDLING.mainFields],
         banner: BUNDLING.banner,
