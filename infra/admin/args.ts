@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isStageName, STAGE_NAMES, type StageName } from '../outputs';
 import type { AdminCommand, CommandContext, OptionSpecs } from './command';
 import { COMMANDS } from './commands';
-import { shownArgument, UsageError } from './errors';
+import { errorMessage, shownArgument, UsageError } from './errors';
 
 /** Options every command takes; the usage text describes them under "Options". */
 export const GLOBAL_OPTIONS = {
@@ -55,7 +55,7 @@ function parseTokens(argv: readonly string[]): { values: Record<string, string |
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // parseArgs' own messages name the option and what was wrong with it.
-    throw new UsageError(shownArgument(error instanceof Error ? error.message : String(error)));
+    throw new UsageError(shownArgument(errorMessage(error)));
   }
 }
 

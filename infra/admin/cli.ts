@@ -2,6 +2,7 @@ import { runAdmin } from './run';
 import { processOutput } from './output';
 import { localTarget } from './target';
 import { defaultStageClients, stageTarget } from './stage';
+import { errorMessage } from './errors';
 
 // The SDK's notice about Node 20 would be printed on every run of a command-line tool.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -16,7 +17,7 @@ runAdmin(process.argv.slice(2), {
   },
   (error: unknown) => {
     // runAdmin handles its own errors; this is a last resort that still avoids a stack trace.
-    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Error: ${errorMessage(error)}\n`);
     process.exitCode = 1;
   },
 );

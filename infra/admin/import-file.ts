@@ -5,6 +5,7 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import { canonicalInt64, isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
 import { int64Problem } from './int64-text';
+import { errorMessage } from './errors';
 
 export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
 
@@ -117,7 +118,7 @@ export function parseImportFile(text: string): ImportFile {
     // A byte-order mark is common in files saved by Windows editors and is not JSON.
     document = parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    return { ok: false, problems: [`not valid JSON: ${error instanceof Error ? error.message : String(error)}`] };
+    return { ok: false, problems: [`not valid JSON: ${errorMessage(error)}`] };
   }
   if (!Array.isArray(document)) return { ok: false, problems: ['must be a JSON array of orders'] };
 

@@ -8,7 +8,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { TABLES } from '../../lib/aws/tables';
-import { isUnreachable } from '../admin/errors';
+import { errorMessage, isUnreachable } from '../admin/errors';
 import { createLocalApp } from './app';
 import { createTables } from './create-tables';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
@@ -32,7 +32,7 @@ function code(error: unknown): unknown {
 async function checkDataDir(dir: string): Promise<void> {
   const found = await stat(dir).catch((error: unknown) => {
     if (code(error) === 'ENOENT') return undefined;
-    throw new StartUsageError(`--data-dir ${dir} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StartUsageError(`--data-dir ${dir} cannot be read: ${errorMessage(error)}`);
   });
   if (found && !found.isDirectory()) throw new StartUsageError(`--data-dir ${dir} is a file, not a folder`);
 }

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { isEnvSet, optionalEnv } from '../../lib/aws/env';
 import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portNumber } from './local-config';
+import { errorMessage } from '../admin/errors';
 
 /** A mistake the user can fix on the command line. */
 export class StartUsageError extends Error {
@@ -70,7 +71,7 @@ function parseTokens(argv: readonly string[]): ReturnType<typeof parseArgs<{ opt
     return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
-    throw new StartUsageError(`${error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error)} (npm start -- --help lists the options)`);
+    throw new StartUsageError(`${errorMessage(error).replace(/\. To specify a positional.*$/s, '')} (npm start -- --help lists the options)`);
   }
 }
 
@@ -78,7 +79,7 @@ function checked<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    throw new StartUsageError(error instanceof Error ? error.message : String(error));
+    throw new StartUsageError(errorMessage(error));
   }
 }
 

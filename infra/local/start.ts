@@ -2,13 +2,11 @@
 // log level the functions' logger reads when it is created. Every mistake is one line and exit 2;
 // an unexpected failure is one line and exit 1; never a stack trace.
 
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../admin/errors';
 import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
 
-const EXIT_FAILURE = 1;
-const EXIT_USAGE = 2;
-
 function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (error instanceof StartUsageError) {
     console.error(`npm start: ${message}`);
     process.exit(EXIT_USAGE);

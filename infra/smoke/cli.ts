@@ -3,6 +3,7 @@ import { defaultStageClients } from '../admin/stage';
 import { processOutput } from '../admin/output';
 import { localTarget } from '../admin/target';
 import { runSmokeCommand } from './run';
+import { errorMessage } from '../admin/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -11,7 +12,7 @@ runSmokeCommand(process.argv.slice(2), { out: processOutput, stageClients: defau
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Error: ${errorMessage(error)}\n`);
     process.exitCode = 1;
   },
 );

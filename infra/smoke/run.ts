@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../outputs';
 import { stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
-import { errorMessage } from '../admin/errors';
+import { errorMessage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '../admin/errors';
 import type { Output } from '../admin/output';
 import { bearer, call } from './http';
 import { runSmoke } from './suite';
@@ -32,8 +32,6 @@ export interface SmokeDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-class UsageError extends Error {}
-
 function parseSmokeArgs(argv: readonly string[]) {
   try {
     return parseArgs({
@@ -59,7 +57,7 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
     const values = parseSmokeArgs(argv);
     if (values.help) {
       deps.out.out(SMOKE_USAGE);
-      return 0;
+      return EXIT_OK;
     }
     const { stage } = values;
     if (stage !== undefined && !isStageName(stage)) throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
@@ -93,14 +91,14 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
     });
     const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
     deps.out.out(`${count('ok')} passed, ${count('FAIL')} failed, ${count('skip')} skipped`);
-    return count('FAIL') === 0 ? 0 : 1;
+    return count('FAIL') === 0 ? EXIT_OK : EXIT_FAILURE;
   } catch (error) {
     if (error instanceof UsageError) {
       deps.out.err(`Error: ${error.message}\n\n${SMOKE_USAGE}`);
-      return 2;
+      return EXIT_USAGE;
     }
     deps.out.err(`Error: ${errorMessage(error)}`);
-    return 1;
+    return EXIT_FAILURE;
   } finally {
     if (own && admin) await revokeKey(admin, own.id).catch((error: unknown) => deps.out.err(`Could not revoke the throwaway key ${own?.id}: ${errorMessage(error)}`));
     admin?.close();

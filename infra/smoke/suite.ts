@@ -15,6 +15,7 @@ import type { Output } from '../admin/output';
 import type { AdminTarget } from '../admin/target';
 import { bearer, call, CheckFailed, header, must, mustBeError, type Answer } from './http';
 import { createThrowawayKey, firstAccepted, revokeKey } from './throwaway-keys';
+import { errorMessage } from '../admin/errors';
 
 /**
  * Order ids the smoke suite may create: nothing else uses this range. Each run imports its own
@@ -105,7 +106,7 @@ const CHECKS: Check[] = [
       try {
         list = parse(answer.text);
       } catch (error) {
-        throw new CheckFailed(`the body is not one valid JSON value (${error instanceof Error ? error.message : String(error)})`);
+        throw new CheckFailed(`the body is not one valid JSON value (${errorMessage(error)})`);
       }
       must(Array.isArray(list), 'the body is not a JSON array');
       const orders = list as unknown[];
@@ -230,7 +231,7 @@ export async function runSmoke(context: SmokeOptions): Promise<CheckResult[]> {
       result = { name: check.name, outcome: 'ok', ...(detail ? { detail } : {}) };
     } catch (error) {
       const outcome: Outcome = error instanceof Skip ? 'skip' : 'FAIL';
-      const detail = error instanceof CheckFailed || error instanceof Skip ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = error instanceof CheckFailed || error instanceof Skip ? error.message : `unexpected error: ${errorMessage(error)}`;
       result = { name: check.name, outcome, detail };
     }
     results.push(result);
