@@ -46,6 +46,7 @@ export class StoreOrdersStack extends Stack {
     const make = (entry: FunctionId): ServiceFunction => {
       const fn = new ServiceFunction(this, pascalCase(entry), {
         entry,
+        stage: config.stage,
         logRetention: config.logRetention,
         logRemovalPolicy: removalPolicy,
       });
@@ -82,7 +83,6 @@ export class StoreOrdersStack extends Stack {
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
       stage: this.api.api.deploymentStage,
-      functions: Object.values(this.functions).map((fn) => fn.function),
     });
     this.addOutputs();
     explainNagFindings(this);

@@ -3,9 +3,8 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, STAGE_ENV_VAR, type MetricDeclaration } from '../../lib/aws/metrics';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import type { StageName } from '../outputs';
 
@@ -13,8 +12,6 @@ export interface ServiceDashboardProps {
   stageName: StageName;
   /** The API Gateway stage whose traffic, errors and latency are shown. */
   stage: Stage;
-  /** The functions that write business metrics: each is told its stage, which its metrics carry. */
-  functions: readonly LambdaFunction[];
 }
 
 const PERIOD = Duration.minutes(5);
@@ -36,7 +33,6 @@ export class ServiceDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
-    for (const fn of props.functions) fn.addEnvironment(STAGE_ENV_VAR, props.stageName);
 
     const business = (declaration: MetricDeclaration, statistic: string): IMetric[] =>
       dimensionCombinations(declaration.dimensions).map(

@@ -6,7 +6,9 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
+import type { StageName } from '../outputs';
 import { BUNDLING, FUNCTIONS, HANDLER_EXPORT, type FunctionId } from '../functions';
 
 // The CDK app runs as ESM (tsx) and the tests as CommonJS (jest), so both ways of finding this file are needed.
@@ -16,6 +18,8 @@ const REPO_ROOT = path.resolve(HERE, '..', '..');
 export interface ServiceFunctionProps {
   /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
   entry: FunctionId;
+  /** The stage the function serves; its business metrics carry it as a dimension. */
+  stage: StageName;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
 }
@@ -57,6 +61,7 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
+        [STAGE_ENV_VAR]: props.stage,
       },
       bundling: {
         format: OutputFormat.ESM,
