@@ -3,9 +3,7 @@
 // (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
 
 import { stat } from 'node:fs/promises';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { OrdersRepository } from '../../lib/orders/repository';
+import { createDynamoClient } from '../../lib/aws/dynamo';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { TABLES } from '../../lib/aws/tables';
 import { errorMessage, isUnreachable } from '../admin/errors';
@@ -85,26 +83,24 @@ export async function startLocalStack(options: StartOptions, onAccessLog?: (line
     await dynamo.close();
   };
   try {
-    const doc = createDocumentClient(client);
     let created;
     try {
       created = await createTables(client, LOCAL_TABLES);
     } catch (error) {
       throw storeProblem(error, options) ?? error;
     }
-    const orders = new OrdersRepository(doc, LOCAL_TABLES.orders);
-    const keys = new ApiKeysRepository(doc, LOCAL_TABLES.apiKeys);
-    // Only into a new store: an existing one may hold the user's own orders with the demo ids.
-    const seeded = options.demo && created.length === Object.keys(TABLES).length;
-    if (seeded) await seedDemoData(orders, keys);
-    const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
-
-    const { server } = createLocalApp({
+    // The app's own repositories seed and read the demo data; nothing listens before server.listen.
+    const { server, orders, keys } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       publicRoutes: docsRoutes({ server: () => server }),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
+    // Only into a new store: an existing one may hold the user's own orders with the demo ids.
+    const seeded = options.demo && created.length === Object.keys(TABLES).length;
+    if (seeded) await seedDemoData(orders, keys);
+    const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
+
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) =>
         reject(code(error) === 'EADDRINUSE' ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`) : error),
