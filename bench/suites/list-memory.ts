@@ -8,7 +8,7 @@ import { runChild } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables } from '../support/fixtures';
 import type { ListRun, ListVariant } from '../support/list-child';
-import { median, n } from '../support/stats';
+import { median, n, pct } from '../support/stats';
 import type { Row, Suite } from '../support/suite';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'list-child.ts');
@@ -83,7 +83,6 @@ export const listMemory: Suite = {
       const from = handler.find((f) => f.size >= 20_000);
       const to = handler[handler.length - 1];
       if (!from || !to || to.size <= from.size) continue;
-      const pct = (a: number, b: number) => `${b >= a ? '+' : ''}${n((b / a - 1) * 100, 1)}%`;
       rows.push(['listOrders memory growth', `handler, ${n(from.size)} → ${n(to.size)} orders, ${label(mode)}`, `rss ${pct(from.peakRssMB, to.peakRssMB)}, heap ${pct(from.peakHeapMB, to.peakHeapMB)}`, '']);
     }
     return { rows, figures };

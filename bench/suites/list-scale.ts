@@ -18,7 +18,7 @@ import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
 import { startScanServer } from '../support/scan-server';
 import type { ScaleRun, ScaleVariant } from '../support/list-scale-child';
-import { n } from '../support/stats';
+import { n, pct } from '../support/stats';
 import type { Row, Suite } from '../support/suite';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'list-scale-child.ts');
@@ -55,7 +55,6 @@ interface HandlerFigures extends ScaleRun {
   ordersPerCpuSecond: number;
 }
 
-const pct = (from: number, to: number) => `${to >= from ? '+' : ''}${n((to / from - 1) * 100, 1)}%`;
 
 export const listScale: Suite = {
   name: 'listOrders at scale',

@@ -15,3 +15,6 @@ export function rotations<T>(items: readonly T[], round: number): T[] {
 /** A number for the table: thousands separated, fixed decimals. */
 export const n = (value: number, digits = 0): string =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The change from `from` to `to` as a signed percentage, e.g. `+12.5%`. */
+export const pct = (from: number, to: number): string => `${to >= from ? '+' : ''}${n((to / from - 1) * 100, 1)}%`;
