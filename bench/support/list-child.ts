@@ -2,13 +2,13 @@
 // so its memory peak is its own. Prints one JSON line: bytes, checks, timings, peaks above baseline.
 
 import { createHash } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
 import type { Caller } from '../../lib/keys/context';
 import { orderJson, type Order } from '../../lib/orders/order';
-import { orderFromItem } from '../../lib/orders/repository';
+import { orderFromAttributes } from '../../lib/orders/repository';
 import { proxyEvent } from './fixtures';
 
 export type ListVariant = 'handler' | 'plain scan';
@@ -60,10 +60,10 @@ function take(chunk: Buffer): void {
 async function plainScan(): Promise<number> {
   const doc = documentClientFromEnv();
   const orders: Order[] = [];
-  let startKey: Record<string, unknown> | undefined;
+  let startKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
-    for (const item of page.Items ?? []) orders.push(orderFromItem(item));
+    for (const item of page.Items ?? []) orders.push(orderFromAttributes(item));
     startKey = page.LastEvaluatedKey;
     sample();
   } while (startKey);
