@@ -87,7 +87,7 @@ export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
       optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
         ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
           'another terminal, or set DYNAMODB_PORT to the port its banner shows.'
-        : 'Check DYNAMODB_ENDPOINT and the table name variables (ORDERS_TABLE, API_KEYS_TABLE).',
+        : `Check DYNAMODB_ENDPOINT and the table name variables (${Object.values(TABLES).map((table) => table.envVar).join(', ')}).`,
     close: () => client.destroy(),
   });
 }

@@ -2,6 +2,7 @@ import { parseCommandLine, synopsis } from '../../infra/admin/args';
 import { COMMANDS } from '../../infra/admin/commands';
 import { UsageError } from '../../infra/admin/errors';
 import { USAGE } from '../../infra/admin/usage';
+import { TABLES } from '../../lib/aws/tables';
 
 test('the usage text lists every command of the registry with its synopsis and help', () => {
   expect(COMMANDS.length).toBeGreaterThan(0);
@@ -27,4 +28,8 @@ test('synopsis marks optional options with brackets and shows a string option va
   expect(
     synopsis({ name: 'a b', arguments: ['<x>'], options: { must: { type: 'string', value: 'N', required: true }, flag: { type: 'boolean' } } }),
   ).toBe('a b <x> --must N [--flag]');
+});
+
+test('the help names every table variable the admin command honours', () => {
+  for (const { envVar } of Object.values(TABLES)) expect(USAGE).toContain(envVar);
 });
