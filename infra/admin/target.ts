@@ -4,7 +4,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { optionalEnv } from '../../lib/aws/env';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
-import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
+import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../local/local-config';
 import { errorMessage, UsageError } from './errors';
 
@@ -87,7 +87,7 @@ export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
       optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
         ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
           'another terminal, or set DYNAMODB_PORT to the port its banner shows.'
-        : `Check DYNAMODB_ENDPOINT and the table name variables (${Object.values(TABLES).map((table) => table.envVar).join(', ')}).`,
+        : `Check DYNAMODB_ENDPOINT and the table name variables (${TABLE_ENV_VARS.join(', ')}).`,
     close: () => client.destroy(),
   });
 }

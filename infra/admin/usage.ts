@@ -1,10 +1,9 @@
 import { synopsis } from './args';
 import { COMMANDS } from './commands';
 import { STAGE_NAMES } from '../outputs';
-import { TABLES } from '../../lib/aws/tables';
+import { TABLE_ENV_VARS } from '../../lib/aws/tables';
 
 const stages = STAGE_NAMES.join('|');
-const tableVars = Object.values(TABLES).map((table) => table.envVar).join(', ');
 
 const commands = COMMANDS.map((command) =>
   [`  ${synopsis(command)}`, ...command.help.map((line) => `      ${line}`)].join('\n'),
@@ -30,7 +29,7 @@ Options:
 Environment (local stack only):
   DYNAMODB_PORT          The local stack's DynamoDB port, as given to npm start (default 8000).
   DYNAMODB_ENDPOINT      A DynamoDB endpoint URL instead (http://host:port).
-  ${tableVars}
+  ${TABLE_ENV_VARS.join(', ')}
                          Table names (default: the local stack's).
 
 Exit status: 0 done, 1 failed (nothing found, DynamoDB unreachable, invalid file), 2 bad usage.`;

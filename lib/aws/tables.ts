@@ -20,5 +20,8 @@ export const TABLES = {
   },
 } as const satisfies Record<string, TableSpec>;
 
+/** The environment variables that carry the table names, in declaration order. */
+export const TABLE_ENV_VARS: readonly string[] = Object.values(TABLES).map((table) => table.envVar);
+
 export type TableId = keyof typeof TABLES;
 export type TableNames = Record<TableId, string>;
