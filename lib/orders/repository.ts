@@ -93,7 +93,7 @@ export class OrdersRepository {
 
   async get(id: string): Promise<Order | undefined> {
     const { Item } = await this.doc.send(
-      new GetItemCommand({ TableName: this.table, Key: { id: { N: id } }, ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.table, Key: { id: { N: String(BigInt(id)) } }, ConsistentRead: true }),
     );
     return Item ? orderFromAttributes(Item) : undefined;
   }
