@@ -12,8 +12,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createLocalApp } from '../../infra/local/app';
 import { ceiling, LIST_SETTINGS, listSettings, STREAMING_LIMITS, type CodingFigures, type ListFigures } from '../../infra/list-budget';
 import { BASE_PATH } from '../../lib/contract/routes';
-import { bundle } from '../support/bundle';
-import { lambdaRuntimeNodeFlags } from '../support/lambda-runtime';
+import { bundle, DEPLOYED_NODE_FLAGS } from '../support/bundle';
+import { lambdaRuntimeHeapFlags } from '../support/lambda-runtime';
 import { runChildOrThrow } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
@@ -30,10 +30,10 @@ type Coding = (typeof CODINGS)[number];
  * its heap to the allocation rate and the run's length, so that peak counts garbage too; with the
  * bounded limits the peak is close to what the listing keeps alive.
  */
-const DEPLOYED_HEAP = lambdaRuntimeNodeFlags(LIST_SETTINGS.memoryMb);
+const DEPLOYED_HEAP = lambdaRuntimeHeapFlags(LIST_SETTINGS.memoryMb);
 const BOUNDED_HEAP = ['--max-semi-space-size=2', '--max-old-space-size=64'] as const;
 const CASES: readonly { coding: Coding; bounded: boolean }[] = [...CODINGS.map((coding) => ({ coding, bounded: false })), { coding: 'gzip', bounded: true }];
-const caseName = (c: { coding: Coding; bounded: boolean }) => `${c.coding}, ${c.bounded ? `heap bounded (${BOUNDED_HEAP.join(' ')})` : `Lambda's heap (${DEPLOYED_HEAP.filter((f) => f.includes('space')).join(' ')})`}`;
+const caseName = (c: { coding: Coding; bounded: boolean }) => `${c.coding}, ${c.bounded ? `heap bounded (${BOUNDED_HEAP.join(' ')})` : `Lambda's heap (${DEPLOYED_HEAP.join(' ')})`}`;
 const MiB = 1024 * 1024;
 
 /** The orders in a handler's output: their count and the sum of their ids, whatever the order. */
@@ -74,7 +74,7 @@ export const listScale: Suite = {
       const env = childEnv({ ...lambdaEnv(tables.names, scans.endpoint), BENCH_CALLER: JSON.stringify(tables.caller) });
       for (const { coding, bounded } of CASES) {
         const out = path.join(outDir, `list-${size}.${coding}`);
-        const run = await runChildOrThrow<ScaleRun>(file, ['handler', coding, out], env, bounded ? BOUNDED_HEAP : DEPLOYED_HEAP);
+        const run = await runChildOrThrow<ScaleRun>(file, ['handler', coding, out], env, bounded ? BOUNDED_HEAP : [...DEPLOYED_NODE_FLAGS, ...DEPLOYED_HEAP]);
         if (process.env.BENCH_DEBUG) log(JSON.stringify(run));
         const check = checkOutput(out, coding);
         rmSync(out);

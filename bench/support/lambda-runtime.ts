@@ -4,13 +4,7 @@
 // old space, and exposes gc. It passes these on the command line, after NODE_OPTIONS, so they win
 // over any heap flag a function sets in NODE_OPTIONS (node applies NODE_OPTIONS first).
 
-import { DEPLOYED_NODE_FLAGS } from './bundle';
-
-export function lambdaRuntimeNodeFlags(memoryMb: number): readonly string[] {
+export function lambdaRuntimeHeapFlags(memoryMb: number): readonly string[] {
   const newSpace = Math.floor(memoryMb / 10);
-  return [
-    ...DEPLOYED_NODE_FLAGS,
-    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
-    `--max-old-space-size=${memoryMb - newSpace}`,
-  ];
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
 }
