@@ -1,12 +1,21 @@
 // The settings of each Lambda function, declared once and free of aws-cdk-lib so that every reader
 // can load it: the CDK stack deploys them, the local gateway gives each handler the same Lambda
 // context and deadline, and the bench bundles and runs the functions with them.
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TableId } from '../lib/aws/tables';
 import type { FunctionName } from '../lib/contract/routes';
 import { LIST_SETTINGS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from './list-budget';
 
 /** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
 export type FunctionId = FunctionName | 'authorizer';
+
+// The CDK app and the bench run as ESM (tsx), the tests as CommonJS (jest): both ways of finding this file are needed.
+const HERE = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(HERE, '..');
+
+/** The entry file of a function, as the stack and the bench bundle it. */
+export const functionEntry = (id: FunctionId): string => path.join(REPO_ROOT, 'functions', `${id}.ts`);
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';

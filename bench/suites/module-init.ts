@@ -5,9 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FUNCTIONS } from '../../infra/functions';
+import { FUNCTIONS, functionEntry, type FunctionId } from '../../infra/functions';
 import { tableNamesWithPrefix } from '../../infra/local/create-tables';
-import { bundle, DEPLOYED_NODE_FLAGS, functionEntry } from '../support/bundle';
+import { bundle, DEPLOYED_NODE_FLAGS } from '../support/bundle';
 import { childEnv, lambdaEnv } from '../support/env';
 import { median, n, rotations } from '../support/stats';
 import type { Row, Suite } from '../support/suite';
@@ -40,7 +40,7 @@ export const moduleInit: Suite = {
   async run({ quick, outDir }) {
     const runs = quick ? 8 : 40;
     const bundles: { name: string; file: string }[] = [];
-    for (const id of Object.keys(FUNCTIONS)) bundles.push({ name: id, file: await bundle(functionEntry(id), outDir, id) });
+    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) bundles.push({ name: id, file: await bundle(functionEntry(id), outDir, id) });
     bundles.push({ name: 'bare', file: await bundle(BARE_ENTRY, outDir, 'bare') });
     // No endpoint: module init makes no DynamoDB call.
     const env = childEnv(lambdaEnv(tableNamesWithPrefix('bench-init')));

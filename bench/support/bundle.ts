@@ -1,12 +1,6 @@
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLING } from '../../infra/functions';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** The entry file of a function, as the stack bundles it. */
-export const functionEntry = (id: string): string => path.join(REPO_ROOT, 'functions', `${id}.ts`);
 
 /** Node flags the deployed functions run with: source maps on when the bundles carry them. */
 export const DEPLOYED_NODE_FLAGS: readonly string[] = BUNDLING.sourceMap ? ['--enable-source-maps'] : [];

@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -9,11 +8,8 @@ import { Construct } from 'constructs';
 import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import type { StageName } from '../outputs';
-import { BUNDLING, FUNCTIONS, HANDLER_EXPORT, type FunctionId } from '../functions';
+import { BUNDLING, FUNCTIONS, functionEntry, HANDLER_EXPORT, REPO_ROOT, type FunctionId } from '../functions';
 
-// The CDK app runs as ESM (tsx) and the tests as CommonJS (jest), so both ways of finding this file are needed.
-const HERE = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = path.resolve(HERE, '..', '..');
 
 export interface ServiceFunctionProps {
   /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
@@ -46,7 +42,7 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     this.function = new NodejsFunction(this, 'Function', {
       role: this.role,
-      entry: path.join(REPO_ROOT, 'functions', `${props.entry}.ts`),
+      entry: functionEntry(props.entry),
       handler: HANDLER_EXPORT,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
