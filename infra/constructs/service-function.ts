@@ -2,13 +2,14 @@ import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import type { StageName } from '../outputs';
 import { BUNDLING, FUNCTIONS, functionEntry, HANDLER_EXPORT, REPO_ROOT, type FunctionId } from '../functions';
+import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
 
 
 export interface ServiceFunctionProps {
@@ -32,6 +33,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const settings = FUNCTIONS[props.entry];
+    const nodeFlags = settings.nodeFlags ?? [];
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
       removalPolicy: props.logRemovalPolicy,
@@ -58,6 +60,7 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
         [STAGE_ENV_VAR]: props.stage,
+        ...(nodeFlags.length ? nodeFlagsEnvironment(nodeFlags) : {}),
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -70,7 +73,21 @@ export class ServiceFunction extends Construct {
         externalModules: [...BUNDLING.external],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
+        ...(nodeFlags.length ? { commandHooks: wrapperHooks() } : {}),
       },
     });
   }
+}
+
+/** Copies the node-flags wrapper into the bundle, executable: Lambda runs it from the code's root. */
+function wrapperHooks(): ICommandHooks {
+  const target = (outputDir: string) => JSON.stringify(path.join(outputDir, NODE_FLAGS_WRAPPER.fileName));
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) => [
+      `cp ${JSON.stringify(NODE_FLAGS_WRAPPER.source)} ${target(outputDir)}`,
+      `chmod 755 ${target(outputDir)}`,
+    ],
+  };
 }

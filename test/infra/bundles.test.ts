@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../lib/aws/tables';
-import { FUNCTIONS } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId } from '../../infra/functions';
+import { LAMBDA_TASK_ROOT, lambdaRuntimeNodeFlags, NODE_FLAGS_WRAPPER } from '../../infra/runtime/lambda-node';
 import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -22,17 +24,20 @@ const LAMBDA_LIKE_ENV = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
+/** The code of the imported function, as it is before the bundle loads in Lambda. */
+const AWSLAMBDA_GLOBAL = `
+    globalThis.awslambda ??= {
+      streamifyResponse: (handler) => handler,
+      HttpResponseStream: { from: (stream) => stream },
+    };`;
+
 /**
  * Imports the bundle in a fresh Node process, as the Lambda runtime does (ESM, outside jest's
  * module system), with the runtime's `awslambda` global for streamed handlers. Prints the type of
  * every export.
  */
 function importInFreshNode(file: string): Record<string, string> {
-  const script = `
-    globalThis.awslambda ??= {
-      streamifyResponse: (handler) => handler,
-      HttpResponseStream: { from: (stream) => stream },
-    };
+  const script = `${AWSLAMBDA_GLOBAL}
     const mod = await import(${JSON.stringify(pathToFileURL(file).href)});
     process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(mod).map(([k, v]) => [k, typeof v]))));
   `;
@@ -73,4 +78,46 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
       expect(statSync(file).size).toBeLessThanOrEqual(FUNCTIONS[entry].bundleBudgetKib * 1024);
     },
   );
+});
+
+/** A function's asset directory and its environment, from the synthesised template. */
+function deployed(stageName: 'staging' | 'prod', entry: FunctionId): { assetDir: string; environment: Record<string, string> } {
+  const { template, stack } = stageNamed(synthesised, stageName);
+  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]?.Properties as {
+    Code: { S3Key: string };
+    Environment: { Variables: Record<string, string> };
+  };
+  return { assetDir: path.join(synthesised.assemblyDir, `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`), environment: props.Environment.Variables };
+}
+
+describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundles of %s', (stageName) => {
+  test('list-orders carries the wrapper its environment names, executable, and Lambda can start the bundle through it', () => {
+    const { assetDir, environment } = deployed(stageName, 'list-orders');
+    const wrapperPath = environment.AWS_LAMBDA_EXEC_WRAPPER ?? '';
+    expect(wrapperPath.startsWith(`${LAMBDA_TASK_ROOT}/`)).toBe(true);
+    const wrapper = path.join(assetDir, path.relative(LAMBDA_TASK_ROOT, wrapperPath));
+    expect(readFileSync(wrapper, 'utf8')).toBe(readFileSync(NODE_FLAGS_WRAPPER.source, 'utf8'));
+    expect(statSync(wrapper).mode & 0o111).toBe(0o111);
+
+    // As Lambda starts it: the wrapper gets the runtime's command, whose entry script loads the handler.
+    const runtimeEntry = path.join(mkdtempSync(path.join(os.tmpdir(), 'runtime-')), 'index.mjs');
+    const bundle = pathToFileURL(path.join(assetDir, 'index.mjs')).href;
+    writeFileSync(runtimeEntry, `${AWSLAMBDA_GLOBAL}\nconst mod = await import(${JSON.stringify(bundle)});\nprocess.stdout.write(JSON.stringify({ handler: typeof mod.handler, execArgv: process.execArgv }));\n`);
+    const runtimeFlags = lambdaRuntimeNodeFlags(FUNCTIONS['list-orders'].memoryMb);
+    const out = execFileSync(wrapper, [process.execPath, ...runtimeFlags, runtimeEntry], {
+      env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV, ...environment },
+      cwd: assetDir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(JSON.parse(out)).toEqual({ handler: 'function', execArgv: [...runtimeFlags, ...(environment.EXTRA_NODE_FLAGS ?? '').split(' ')] });
+    expect(environment.EXTRA_NODE_FLAGS).toBe(FUNCTIONS['list-orders'].nodeFlags?.join(' '));
+  });
+
+  test.each(['authorizer', 'cancel-order'] as const)('%s declares no node flags, so it has neither the wrapper nor its variables', (entry) => {
+    const { assetDir, environment } = deployed(stageName, entry);
+    expect(existsSync(path.join(assetDir, NODE_FLAGS_WRAPPER.fileName))).toBe(false);
+    expect(environment.AWS_LAMBDA_EXEC_WRAPPER).toBeUndefined();
+    expect(environment[NODE_FLAGS_WRAPPER.flagsVar]).toBeUndefined();
+  });
 });
