@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle } from '../support/bundle';
-import { runChild } from '../support/child';
+import { deployedLaunch, launchFlags, runChild, type ChildLaunch } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables } from '../support/fixtures';
 import type { ListRun, ListVariant } from '../support/list-child';
@@ -19,21 +19,22 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'sup
  */
 const HEAP_CAP_MB = 48;
 
-/** Node flags and sampling of each mode; `live` runs a full collection before every sample. */
-type Mode = 'default heap' | 'old space capped' | 'live heap (gc before each sample)';
-const MODES: Record<Mode, { flags: readonly string[]; live: boolean }> = {
-  'default heap': { flags: [], live: false },
-  'old space capped': { flags: [`--max-old-space-size=${HEAP_CAP_MB}`], live: false },
-  'live heap (gc before each sample)': { flags: [], live: true },
+/** How each mode starts node, and its sampling; `live` runs a full collection before every sample. */
+type Mode = 'as deployed' | 'old space capped' | 'live heap (gc before each sample)';
+const DEPLOYED = deployedLaunch('list-orders');
+const MODES: Record<Mode, { launch: ChildLaunch; live: boolean }> = {
+  'as deployed': { launch: DEPLOYED, live: false },
+  'old space capped': { launch: { nodeFlags: [`--max-old-space-size=${HEAP_CAP_MB}`] }, live: false },
+  'live heap (gc before each sample)': { launch: {}, live: true },
 };
 const CASES = (Object.keys(MODES) as Mode[]).flatMap((mode) => (['handler', 'plain scan'] as const).map((variant) => ({ mode, variant })));
 
-const label = (mode: Mode) => (mode === 'old space capped' ? `old space capped at ${HEAP_CAP_MB} MB` : mode);
+const label = (mode: Mode) => (mode === 'as deployed' ? `as deployed (${launchFlags(DEPLOYED)})` : mode === 'old space capped' ? `old space capped at ${HEAP_CAP_MB} MB` : mode);
 
 type Outcome = ListRun | { failed: string };
 
 const runCase = (file: string, mode: Mode, variant: ListVariant, env: Record<string, string>): Promise<Outcome> =>
-  runChild<ListRun>(file, [variant, MODES[mode].live ? 'live' : 'sampled'], env, MODES[mode].flags);
+  runChild<ListRun>(file, [variant, MODES[mode].live ? 'live' : 'sampled'], env, MODES[mode].launch);
 
 const summary = (runs: Outcome[]) => {
   const ok = runs.filter((r): r is ListRun => !('failed' in r));

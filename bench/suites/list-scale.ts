@@ -12,9 +12,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createLocalApp } from '../../infra/local/app';
 import { ceiling, LIST_SETTINGS, listSettings, STREAMING_LIMITS, type CodingFigures, type ListFigures } from '../../infra/list-budget';
 import { BASE_PATH } from '../../lib/contract/routes';
-import { bundle, DEPLOYED_NODE_FLAGS } from '../support/bundle';
-import { lambdaRuntimeHeapFlags } from '../support/lambda-runtime';
-import { runChildOrThrow } from '../support/child';
+import { bundle } from '../support/bundle';
+import { deployedLaunch, launchFlags, runChildOrThrow, type ChildLaunch } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
 import { startScanServer } from '../support/scan-server';
@@ -25,15 +24,15 @@ import type { Row, Suite } from '../support/suite';
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'list-scale-child.ts');
 const CODINGS = ['identity', 'gzip', 'br'] as const;
 type Coding = (typeof CODINGS)[number];
-/**
- * Each listing runs with the heap flags the Lambda runtime gives the deployed function. V8 sizes
- * its heap to the allocation rate and the run's length, so that peak counts garbage too; with the
- * bounded limits the peak is close to what the listing keeps alive.
- */
-const DEPLOYED_HEAP = lambdaRuntimeHeapFlags(LIST_SETTINGS.memoryMb);
-const BOUNDED_HEAP = ['--max-semi-space-size=2', '--max-old-space-size=64'] as const;
-const CASES: readonly { coding: Coding; bounded: boolean }[] = [...CODINGS.map((coding) => ({ coding, bounded: false })), { coding: 'gzip', bounded: true }];
-const caseName = (c: { coding: Coding; bounded: boolean }) => `${c.coding}, ${c.bounded ? `heap bounded (${BOUNDED_HEAP.join(' ')})` : `Lambda's heap (${DEPLOYED_HEAP.join(' ')})`}`;
+/** As deployed, and (when list-orders adds node flags) gzip without them, to show what they buy. */
+const DEPLOYED = deployedLaunch('list-orders');
+const CASES: readonly { coding: Coding; deployed: boolean }[] = [
+  ...CODINGS.map((coding) => ({ coding, deployed: true })),
+  ...(DEPLOYED.wrapperFlags ? [{ coding: 'gzip' as const, deployed: false }] : []),
+];
+const launch = (c: { deployed: boolean }): ChildLaunch => (c.deployed ? DEPLOYED : { nodeFlags: DEPLOYED.nodeFlags });
+const caseName = (c: { coding: Coding; deployed: boolean }) =>
+  `${c.coding}, ${c.deployed ? `as deployed (${launchFlags(DEPLOYED)})` : `Lambda's heap without ${DEPLOYED.wrapperFlags?.join(' ')}`}`;
 const MiB = 1024 * 1024;
 
 /** The orders in a handler's output: their count and the sum of their ids, whatever the order. */
@@ -52,7 +51,7 @@ function checkOutput(file: string, coding: Coding): { orders: number; idSum: big
 interface HandlerFigures extends ScaleRun {
   size: number;
   coding: Coding;
-  bounded: boolean;
+  deployed: boolean;
   valid: boolean;
   bytesPerOrder: number;
   ordersPerCpuSecond: number;
@@ -72,15 +71,16 @@ export const listScale: Suite = {
       const scans = await startScanServer({ upstream: endpoint, table: tables.names.orders, count: size, orders: variedOrders });
       const expected = variedOrders(size).reduce((sum, o) => sum + BigInt(o.id), 0n);
       const env = childEnv({ ...lambdaEnv(tables.names, scans.endpoint), BENCH_CALLER: JSON.stringify(tables.caller) });
-      for (const { coding, bounded } of CASES) {
+      for (const c of CASES) {
+        const { coding, deployed } = c;
         const out = path.join(outDir, `list-${size}.${coding}`);
-        const run = await runChildOrThrow<ScaleRun>(file, ['handler', coding, out], env, bounded ? BOUNDED_HEAP : [...DEPLOYED_NODE_FLAGS, ...DEPLOYED_HEAP]);
+        const run = await runChildOrThrow<ScaleRun>(file, ['handler', coding, out], env, launch(c));
         if (process.env.BENCH_DEBUG) log(JSON.stringify(run));
         const check = checkOutput(out, coding);
         rmSync(out);
         const valid = run.status === 200 && check.json && check.orders === size && check.idSum === expected;
-        handlers.push({ ...run, size, coding, bounded, valid, orders: check.orders, bytesPerOrder: run.bytes / size, ordersPerCpuSecond: size / (run.cpuMs / 1000) });
-        log(`  ${n(size)} orders, ${caseName({ coding, bounded })}: ${n(run.totalMs)} ms`);
+        handlers.push({ ...run, size, coding, deployed, valid, orders: check.orders, bytesPerOrder: run.bytes / size, ordersPerCpuSecond: size / (run.cpuMs / 1000) });
+        log(`  ${n(size)} orders, ${caseName(c)}: ${n(run.totalMs)} ms`);
       }
       const app = createLocalApp({ endpoint: scans.endpoint, tables: tables.names });
       await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -100,7 +100,7 @@ export const listScale: Suite = {
     }
 
     for (const h of handlers) {
-      const plain = handlers.find((p) => p.size === h.size && p.coding === 'identity');
+      const plain = handlers.find((p) => p.size === h.size && p.coding === 'identity' && p.deployed);
       rows.push([
         'listOrders at scale',
         `${n(h.size)} orders, ${caseName(h)}${h.valid ? '' : ', INVALID OUTPUT'}`,
@@ -122,19 +122,19 @@ export const listScale: Suite = {
     const first = sizes[0] as number;
     const last = sizes[sizes.length - 1] as number;
     for (const c of CASES) {
-      const [a, b] = [first, last].map((size) => handlers.find((h) => h.size === size && h.coding === c.coding && h.bounded === c.bounded));
+      const [a, b] = [first, last].map((size) => handlers.find((h) => h.size === size && h.coding === c.coding && h.deployed === c.deployed));
       if (a && b) rows.push(['listOrders memory growth', `handler, ${caseName(c)}, ${n(first)} → ${n(last)} orders`, `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`, 'aim within ±20%']);
     }
     for (const variant of ['client-stream', 'client-json'] as const) {
       const [a, b] = [first, last].map((size) => clients.find((c) => c.size === size && c.variant === variant));
       if (a && b) rows.push(['client memory growth', `${variant === 'client-stream' ? 'listOrdersStream' : 'JSON.parse'}, ${n(first)} → ${n(last)} orders`, `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`, variant === 'client-stream' ? 'aim within ±20%' : 'grows with the body']);
     }
-    const firstByte = handlers.find((h) => h.coding === 'gzip' && !h.bounded && h.size === (sizes.includes(200_000) ? 200_000 : last));
+    const firstByte = handlers.find((h) => h.coding === 'gzip' && h.deployed && h.size === (sizes.includes(200_000) ? 200_000 : last));
     if (firstByte) rows.push(['first byte', `gzip, ${n(firstByte.size)} orders`, `${n(firstByte.ttfbMs)} ms of ${n(firstByte.totalMs)} ms: ${n((firstByte.ttfbMs / firstByte.totalMs) * 100, 1)}% of the total`, 'aim below 25%']);
 
     // The deployed ceiling from this run's own figures at the largest size.
     const at = (coding: Coding): CodingFigures | undefined => {
-      const h = handlers.find((x) => x.size === last && x.coding === coding && !x.bounded);
+      const h = handlers.find((x) => x.size === last && x.coding === coding && x.deployed);
       return h ? { bytesPerOrder: h.bytesPerOrder, ordersPerCpuSecond: h.ordersPerCpuSecond } : undefined;
     };
     const [plain, gzip, br] = [at('identity'), at('gzip'), at('br')];

@@ -9,6 +9,7 @@ import { documentClientFromEnv } from '../../lib/aws/dynamo';
 import type { Caller } from '../../lib/keys/context';
 import { orderJson, type Order } from '../../lib/orders/order';
 import { orderFromAttributes } from '../../lib/orders/repository';
+import { childArgs } from './child-args';
 import { proxyEvent } from './fixtures';
 
 export type ListVariant = 'handler' | 'plain scan';
@@ -28,12 +29,12 @@ export interface ListRun {
 
 const MB = 1024 * 1024;
 const OPEN_BRACE = 0x7b;
-const variant = process.argv[2] as ListVariant;
+const [variant, sampling] = childArgs() as [ListVariant, string];
 const table = process.env.ORDERS_TABLE ?? '';
 const gc = (globalThis as { gc?: () => void }).gc;
 // In `live` mode every sample follows a full collection and is taken only at chunk and page
 // boundaries: the peak is then what the run keeps alive, not garbage V8 has not collected yet.
-const live = process.argv[3] === 'live';
+const live = sampling === 'live';
 
 const peak = { rss: 0, heap: 0 };
 function sample(): void {

@@ -11,6 +11,7 @@ import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/loca
 import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
 import type { Caller } from '../../lib/keys/context';
+import { childArgs } from './child-args';
 import { proxyEvent } from './fixtures';
 
 export type ScaleVariant = 'handler' | 'client-stream' | 'client-json';
@@ -31,7 +32,7 @@ export interface ScaleRun {
 }
 
 const MB = 1024 * 1024;
-const [variant, coding, outFile] = process.argv.slice(2) as [ScaleVariant, string, string];
+const [variant, coding, outFile] = childArgs() as [ScaleVariant, string, string];
 
 const peak = { rss: 0, heap: 0 };
 function sample(): void {
