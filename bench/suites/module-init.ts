@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FUNCTIONS, functionEntry, type FunctionId } from '../../infra/functions';
 import { tableNamesWithPrefix } from '../../infra/local/create-tables';
-import { bundle, DEPLOYED_NODE_FLAGS } from '../support/bundle';
+import { bundle } from '../support/bundle';
+import { deployedLaunch, launchArgs } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';
 import { median, n, rotations } from '../support/stats';
 import type { Row, Suite } from '../support/suite';
@@ -39,34 +40,41 @@ export const moduleInit: Suite = {
   name: 'module init',
   async run({ quick, outDir }) {
     const runs = quick ? 8 : 40;
-    // As deployed, a function's node also gets the V8 flags it declares (through the wrapper).
-    const bundles: { name: string; file: string; nodeFlags: readonly string[] }[] = [];
-    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) bundles.push({ name: id, file: await bundle(functionEntry(id), outDir, id), nodeFlags: FUNCTIONS[id].nodeFlags ?? [] });
-    bundles.push({ name: 'bare', file: await bundle(BARE_ENTRY, outDir, 'bare'), nodeFlags: [] });
+    const functions: { id: FunctionId; file: string }[] = [];
+    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) functions.push({ id, file: await bundle(functionEntry(id), outDir, id) });
+    const bare = await bundle(BARE_ENTRY, outDir, 'bare');
     // No endpoint: module init makes no DynamoDB call.
     const env = childEnv(lambdaEnv(tableNamesWithPrefix('bench-init')));
     const rows: Row[] = [];
     const figures = [];
     for (const deployed of [false, true]) {
-      const flagsOf = (b: (typeof bundles)[number]) => (deployed ? [...DEPLOYED_NODE_FLAGS, ...b.nodeFlags] : []);
-      const samples = new Map<string, Sample[]>(bundles.map((b) => [b.name, []]));
-      for (const b of bundles) timeImport(b.file, env, flagsOf(b)); // warms the OS file cache
+      // As deployed, node starts with the flags Lambda gives the function (its heap sizes follow its
+      // memory, and they change the time V8 takes to load a bundle), the bare bundle with the same.
+      const timed = functions.flatMap(({ id, file }) => {
+        const flags = deployed ? launchArgs(deployedLaunch(id)) : [];
+        return [
+          { key: `${id}`, file, flags },
+          { key: `bare as ${id}`, file: bare, flags },
+        ];
+      });
+      const samples = new Map<string, Sample[]>(timed.map((t) => [t.key, []]));
+      for (const t of timed) timeImport(t.file, env, t.flags); // warms the OS file cache
       for (let round = 0; round < runs; round++) {
-        for (const b of rotations(bundles, round)) samples.get(b.name)?.push(timeImport(b.file, env, flagsOf(b)));
+        for (const t of rotations(timed, round)) samples.get(t.key)?.push(timeImport(t.file, env, t.flags));
       }
-      const medians = (name: string): Sample => {
-        const all = samples.get(name) ?? [];
+      const medians = (key: string): Sample => {
+        const all = samples.get(key) ?? [];
         return [median(all.map((s) => s[0])), median(all.map((s) => s[1]))];
       };
-      const [bareWall, bareCpu] = medians('bare');
-      for (const b of bundles.filter((b) => b.name !== 'bare')) {
-        const [wall, cpu] = medians(b.name);
-        const kB = statSync(b.file).size / 1024;
-        const flags = flagsOf(b);
-        figures.push({ name: b.name, nodeFlags: flags, runs, bundleKB: kB, wallMs: wall, cpuMs: cpu, bareWallMs: bareWall, bareCpuMs: bareCpu });
+      for (const { id, file } of functions) {
+        const [wall, cpu] = medians(id);
+        const [bareWall, bareCpu] = medians(`bare as ${id}`);
+        const kB = statSync(file).size / 1024;
+        const flags = timed.find((t) => t.key === id)?.flags ?? [];
+        figures.push({ name: id, nodeFlags: flags, runs, bundleKB: kB, wallMs: wall, cpuMs: cpu, bareWallMs: bareWall, bareCpuMs: bareCpu });
         rows.push([
           `module init${deployed ? ' (as deployed)' : ''}`,
-          `${b.name} (${n(kB, 1)} kB${flags.length ? `; ${flags.join(' ')}` : ''})`,
+          `${id} (${n(kB, 1)} kB${flags.length ? `; ${flags.join(' ')}` : ''})`,
           `${n(wall, 1)} ms wall, ${n(cpu, 1)} ms CPU (median of ${runs})`,
           `bare ${n(bareWall, 1)} ms wall (×${n(wall / bareWall, 2)}), ${n(bareCpu, 1)} ms CPU (×${n(cpu / bareCpu, 2)})`,
         ]);

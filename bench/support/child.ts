@@ -22,8 +22,10 @@ export function deployedLaunch(id: FunctionId): ChildLaunch {
   return nodeFlags.length ? { nodeFlags: runtime, wrapperFlags: nodeFlags } : { nodeFlags: runtime };
 }
 
-/** The flags a launch gives node, in order, as a label. */
-export const launchFlags = (launch: ChildLaunch): string => [...(launch.nodeFlags ?? []), ...(launch.wrapperFlags ?? [])].join(' ');
+/** The flags a launch gives node, in the order node gets them. */
+export const launchArgs = (launch: ChildLaunch): string[] => [...(launch.nodeFlags ?? []), ...(launch.wrapperFlags ?? [])];
+/** The same, as a label. */
+export const launchFlags = (launch: ChildLaunch): string => launchArgs(launch).join(' ');
 
 /**
  * Runs a bundled bench script in a fresh node and resolves to its result: the last line it prints,
