@@ -38,10 +38,24 @@ export function dynamoEndpoint(text: string, name: string): string {
   return url.origin;
 }
 
+/**
+ * A port from its command-line option when given (even empty, which is then refused as the
+ * option's mistake), else from its environment variable, else the default. An Error names where a
+ * bad value came from.
+ */
+export function portSetting(
+  envName: 'PORT' | 'DYNAMODB_PORT',
+  env: NodeJS.ProcessEnv,
+  option?: { name: string; value: string | undefined },
+): number {
+  if (option?.value !== undefined) return portNumber(option.value, option.name);
+  const fallback = envName === 'PORT' ? DEFAULT_API_PORT : DEFAULT_DYNAMODB_PORT;
+  return portNumber(optionalEnv(envName, env) ?? String(fallback), envName);
+}
+
 /** The local stack's DynamoDB endpoint: DYNAMODB_ENDPOINT, else 127.0.0.1 on DYNAMODB_PORT (8000). */
 export function localDynamoEndpoint(env: NodeJS.ProcessEnv = process.env): string {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT', env);
   if (endpoint !== undefined) return dynamoEndpoint(endpoint, 'DYNAMODB_ENDPOINT');
-  const port = portNumber(optionalEnv('DYNAMODB_PORT', env) ?? String(DEFAULT_DYNAMODB_PORT), 'DYNAMODB_PORT');
-  return `http://${DEFAULT_HOST}:${port}`;
+  return `http://${DEFAULT_HOST}:${portSetting('DYNAMODB_PORT', env)}`;
 }

@@ -1,8 +1,8 @@
 // The command line of `npm start`. Every mistake in it is a StartUsageError: one line, exit 2.
 
 import { parseArgs } from 'node:util';
-import { isEnvSet, optionalEnv } from '../../lib/aws/env';
-import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portNumber } from './local-config';
+import { isEnvSet } from '../../lib/aws/env';
+import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portSetting } from './local-config';
 import { errorMessage } from '../admin/errors';
 
 /** A mistake the user can fix on the command line. */
@@ -97,13 +97,8 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   }
   const options: StartOptions = {
     host: values.host ?? DEFAULT_HOST,
-    port: checked(() => portNumber(values.port ?? optionalEnv('PORT', env) ?? String(DEFAULT_API_PORT), values.port ? '--port' : 'PORT')),
-    dynamodbPort: checked(() =>
-      portNumber(
-        values['dynamodb-port'] ?? optionalEnv('DYNAMODB_PORT', env) ?? String(DEFAULT_DYNAMODB_PORT),
-        values['dynamodb-port'] ? '--dynamodb-port' : 'DYNAMODB_PORT',
-      ),
-    ),
+    port: checked(() => portSetting('PORT', env, { name: '--port', value: values.port })),
+    dynamodbPort: checked(() => portSetting('DYNAMODB_PORT', env, { name: '--dynamodb-port', value: values['dynamodb-port'] })),
     demo: !values['no-demo'],
     quiet: values.quiet ?? false,
   };

@@ -121,6 +121,9 @@ test('each mistake on the command line is one line and exit 2', async () => {
     [['--port'], /--port/],
     [['stray'], /Unexpected argument "stray"/],
     [['--port', 'abc'], /--port must be a port number/],
+    // An empty option is the option's mistake, not the environment's, and never the default.
+    [['--port', ''], /--port must be a port number from 0 to 65535, got ""/, userEnv({ PORT: '3001' })],
+    [['--dynamodb-port', ''], /--dynamodb-port must be a port number/],
     [['--data-dir', file], /is a file, not a folder/],
     [['--dynamodb-endpoint', '127.0.0.1:8000'], /--dynamodb-endpoint must be an http/],
     [['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--data-dir', dir], /cannot go with --dynamodb-endpoint/],
