@@ -37,6 +37,13 @@ export function defaultStageClients(): StageClients {
   };
 }
 
+/** Frees the clients' sockets, so a command can exit. */
+export function closeStageClients(clients: StageClients): void {
+  clients.cloudFormation.destroy();
+  clients.apiGateway.destroy();
+  clients.dynamo.destroy();
+}
+
 function isMissingStack(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationError' && /does not exist/.test(error.message);
 }
@@ -57,9 +64,14 @@ export async function stackOutputs(cloudFormation: CloudFormationClient, stage: 
   }
 }
 
-export async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<StageOutputs> {
+/** The tables and usage plans of a stage, from its stack outputs (read here unless given). */
+export async function readStageOutputs(
+  cloudFormation: CloudFormationClient,
+  stage: StageName,
+  read?: Map<string, string>,
+): Promise<StageOutputs> {
   const stackName = stackNameFor(stage);
-  const outputs = await stackOutputs(cloudFormation, stage);
+  const outputs = read ?? (await stackOutputs(cloudFormation, stage));
   const missing: string[] = [];
   const output = (key: string): string => {
     const value = outputs.get(key);
@@ -129,15 +141,14 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
   };
 }
 
-/** A deployed stage: its tables from the stack outputs, and its API Gateway keys. */
-export async function stageTarget(stage: StageName, clients: StageClients): Promise<AdminTarget> {
-  const close = () => {
-    clients.cloudFormation.destroy();
-    clients.apiGateway.destroy();
-    clients.dynamo.destroy();
-  };
+/**
+ * A deployed stage: its tables from the stack outputs, and its API Gateway keys. A caller that has
+ * read the outputs already passes them, so the stack is described once.
+ */
+export async function stageTarget(stage: StageName, clients: StageClients, outputsRead?: Map<string, string>): Promise<AdminTarget> {
+  const close = () => closeStageClients(clients);
   try {
-    const outputs = await readStageOutputs(clients.cloudFormation, stage);
+    const outputs = await readStageOutputs(clients.cloudFormation, stage, outputsRead);
     const region = await clients.cloudFormation.config.region();
     return tablesTarget({
       doc: createDocumentClient(clients.dynamo),

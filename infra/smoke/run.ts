@@ -3,7 +3,7 @@
 // a fake AWS control plane.
 import { parseArgs } from 'node:util';
 import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../outputs';
-import { stackOutputs, stageTarget, type StageClients } from '../admin/stage';
+import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
 import { errorMessage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '../admin/errors';
 import type { Output } from '../admin/output';
@@ -67,9 +67,14 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
     let url = values.url;
     if (stage !== undefined) {
       const clients = deps.stageClients();
-      url ??= (await stackOutputs(clients.cloudFormation, stage)).get(API_URL_OUTPUT);
+      // One DescribeStacks: the URL and the tables and plans come from the same outputs.
+      const outputs = await stackOutputs(clients.cloudFormation, stage).catch((error: unknown) => {
+        closeStageClients(clients);
+        throw error;
+      });
+      admin = await stageTarget(stage, clients, outputs);
+      url ??= outputs.get(API_URL_OUTPUT);
       if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
-      admin = await stageTarget(stage, clients);
     } else {
       admin = deps.local();
     }

@@ -158,6 +158,8 @@ describe('the command line', () => {
     const created = apiGateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId);
     expect(created).toEqual(['plan-enterprise', 'plan-enterprise']);
     expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+    // The URL, tables and usage plans all come from one description of the stack.
+    expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(1);
     const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
     expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
   });
