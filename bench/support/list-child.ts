@@ -3,14 +3,10 @@
 
 import { createHash } from 'node:crypto';
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
-import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
-import type { Caller } from '../../lib/keys/context';
 import { orderJson, type Order } from '../../lib/orders/order';
 import { orderFromAttributes } from '../../lib/orders/repository';
-import { childArgs } from './child-args';
-import { proxyEvent } from './fixtures';
+import { childArgs, listThroughHandler, loadListHandler, MB, peakSampler, runMain } from './listing-child';
 
 export type ListVariant = 'handler' | 'plain scan';
 
@@ -27,7 +23,6 @@ export interface ListRun {
   peakHeapMB: number;
 }
 
-const MB = 1024 * 1024;
 const OPEN_BRACE = 0x7b;
 const [variant, sampling] = childArgs() as [ListVariant, string];
 const table = process.env.ORDERS_TABLE ?? '';
@@ -36,13 +31,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 // boundaries: the peak is then what the run keeps alive, not garbage V8 has not collected yet.
 const live = sampling === 'live';
 
-const peak = { rss: 0, heap: 0 };
-function sample(): void {
-  if (live) gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  peak.rss = Math.max(peak.rss, rss);
-  peak.heap = Math.max(peak.heap, heapUsed);
-}
+const { peak, sample } = peakSampler(live ? () => gc?.() : undefined);
 
 /** Discards the output as API Gateway forwards it, keeping only what the checks need. */
 const sink = { bytes: 0, orders: 0, firstByteAt: 0, firstOrderAt: 0, hash: createHash('sha256') };
@@ -73,10 +62,8 @@ async function plainScan(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
-  installLocalLambdaRuntime();
   // The deployed entry, loaded in both variants so their baselines hold the same modules.
-  const { handler } = await import('../../functions/list-orders');
+  const handler = await loadListHandler();
   // The first call sets the client up; that belongs to the baseline, not to the listing.
   await documentClientFromEnv().send(new ScanCommand({ TableName: table, Limit: 1 }));
   gc?.();
@@ -84,15 +71,7 @@ async function main(): Promise<void> {
   const baseline = process.memoryUsage();
   const timer = live ? undefined : setInterval(sample, 2);
   const started = performance.now();
-  let status = 0;
-  if (variant === 'handler') {
-    const stream = new LocalResponseStream({ head: (p) => (status = p.statusCode ?? 200), write: (chunk, done) => { take(chunk); done(); }, end: () => undefined });
-    const finished = new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
-    await handler(proxyEvent('GET', '/store/orders', caller), stream, lambdaContext('list-orders'));
-    await finished;
-  } else {
-    status = await plainScan();
-  }
+  const status = variant === 'handler' ? await listThroughHandler(handler, take) : await plainScan();
   const ended = performance.now();
   clearInterval(timer);
   sample();
@@ -110,7 +89,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(run)}\n`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -7,12 +7,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreOrdersClient } from '../../client/client';
-import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
-import { lambdaContext } from '../../infra/local/proxy-event';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
-import type { Caller } from '../../lib/keys/context';
-import { childArgs } from './child-args';
-import { proxyEvent } from './fixtures';
+import { childArgs, listThroughHandler, loadListHandler, MB, peakSampler, runMain, type ListHandler } from './listing-child';
 
 export type ScaleVariant = 'handler' | 'client-stream' | 'client-json';
 
@@ -31,40 +27,23 @@ export interface ScaleRun {
   peakHeapMB: number;
 }
 
-const MB = 1024 * 1024;
 const [variant, coding, outFile] = childArgs() as [ScaleVariant, string, string];
-
-const peak = { rss: 0, heap: 0 };
-function sample(): void {
-  const { rss, heapUsed } = process.memoryUsage();
-  peak.rss = Math.max(peak.rss, rss);
-  peak.heap = Math.max(peak.heap, heapUsed);
-}
-
-type ListHandler = (typeof import('../../functions/list-orders'))['handler'];
+const { peak, sample } = peakSampler();
 
 async function handlerRun(handler: ListHandler): Promise<{ status: number; bytes: number; firstByteAt: number }> {
-  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
   const fd = openSync(outFile, 'w');
-  let status = 0;
   let bytes = 0;
   let firstByteAt = 0;
-  const stream = new LocalResponseStream({
-    head: (p) => (status = p.statusCode ?? 200),
-    write: (chunk, done) => {
+  const status = await listThroughHandler(
+    handler,
+    (chunk) => {
       firstByteAt ||= performance.now();
       bytes += chunk.length;
       writeSync(fd, chunk);
       sample();
-      done();
     },
-    end: () => undefined,
-  });
-  const finished = new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
-  const event = proxyEvent('GET', '/store/orders', caller);
-  if (coding !== 'identity') event.headers = { 'Accept-Encoding': coding };
-  await handler(event, stream, lambdaContext('list-orders'));
-  await finished;
+    coding === 'identity' ? undefined : coding,
+  );
   closeSync(fd);
   return { status, bytes, firstByteAt };
 }
@@ -91,9 +70,8 @@ async function clientRun(): Promise<{ status: number; orders: number; firstByteA
 }
 
 async function main(): Promise<void> {
-  installLocalLambdaRuntime();
   // Module init and the client's first call belong to the baseline, not to the listing.
-  const handler = variant === 'handler' ? (await import('../../functions/list-orders')).handler : undefined;
+  const handler = variant === 'handler' ? await loadListHandler() : undefined;
   if (handler) await documentClientFromEnv().send(new ScanCommand({ TableName: process.env.ORDERS_TABLE ?? '', Limit: 1 }));
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
@@ -120,7 +98,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(run)}\n`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);
