@@ -50,19 +50,35 @@ function importInFreshNode(file: string): Record<string, string> {
   return JSON.parse(out) as Record<string, string>;
 }
 
-describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
-  const stage = () => stageNamed(synthesised, stageName);
+/**
+ * A function as the synthesised template deploys it: its asset directory, the bundle file and
+ * export its Handler names, and its environment.
+ */
+function deployed(
+  stageName: 'staging' | 'prod',
+  entry: FunctionId,
+): { assetDir: string; file: string; exportName: string; environment: Record<string, string> } {
+  const { template, stack } = stageNamed(synthesised, stageName);
+  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]?.Properties as {
+    Handler: string;
+    Code: { S3Key: string };
+    Environment: { Variables: Record<string, string> };
+  };
+  const assetDir = path.join(synthesised.assemblyDir, `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`);
+  const dot = props.Handler.lastIndexOf('.');
+  return {
+    assetDir,
+    file: path.join(assetDir, `${props.Handler.slice(0, dot)}.mjs`),
+    exportName: props.Handler.slice(dot + 1),
+    environment: props.Environment.Variables,
+  };
+}
 
+describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
     '%s is a minified ESM bundle within its size budget, with a source map, exporting the handler the template names',
     (entry) => {
-      const { template, stack } = stage();
-      const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]
-        ?.Properties as { Handler: string; Code: { S3Key: string } };
-      const assetDir = path.join(synthesised.assemblyDir, `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`);
-      const dot = props.Handler.lastIndexOf('.');
-      const file = path.join(assetDir, `${props.Handler.slice(0, dot)}.mjs`);
-      const exportName = props.Handler.slice(dot + 1);
+      const { file, exportName } = deployed(stageName, entry);
 
       expect(existsSync(file)).toBe(true);
       expect(existsSync(`${file}.map`)).toBe(true);
@@ -80,19 +96,9 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   );
 });
 
-/** A function's asset directory and its environment, from the synthesised template. */
-function deployed(stageName: 'staging' | 'prod', entry: FunctionId): { assetDir: string; environment: Record<string, string> } {
-  const { template, stack } = stageNamed(synthesised, stageName);
-  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]?.Properties as {
-    Code: { S3Key: string };
-    Environment: { Variables: Record<string, string> };
-  };
-  return { assetDir: path.join(synthesised.assemblyDir, `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`), environment: props.Environment.Variables };
-}
-
 describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundles of %s', (stageName) => {
   test('list-orders carries the wrapper its environment names, executable, and Lambda can start the bundle through it', () => {
-    const { assetDir, environment } = deployed(stageName, 'list-orders');
+    const { assetDir, file, environment } = deployed(stageName, 'list-orders');
     const wrapperPath = environment.AWS_LAMBDA_EXEC_WRAPPER ?? '';
     expect(wrapperPath.startsWith(`${LAMBDA_TASK_ROOT}/`)).toBe(true);
     const wrapper = path.join(assetDir, path.relative(LAMBDA_TASK_ROOT, wrapperPath));
@@ -101,7 +107,7 @@ describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundl
 
     // As Lambda starts it: the wrapper gets the runtime's command, whose entry script loads the handler.
     const runtimeEntry = path.join(mkdtempSync(path.join(os.tmpdir(), 'runtime-')), 'index.mjs');
-    const bundle = pathToFileURL(path.join(assetDir, 'index.mjs')).href;
+    const bundle = pathToFileURL(file).href;
     writeFileSync(runtimeEntry, `${AWSLAMBDA_GLOBAL}\nconst mod = await import(${JSON.stringify(bundle)});\nprocess.stdout.write(JSON.stringify({ handler: typeof mod.handler, execArgv: process.execArgv }));\n`);
     const runtimeFlags = lambdaRuntimeNodeFlags(FUNCTIONS['list-orders'].memoryMb);
     const out = execFileSync(wrapper, [process.execPath, ...runtimeFlags, runtimeEntry], {
