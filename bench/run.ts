@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startEmbeddedDynamo } from '../infra/local/embedded-dynamo';
+import { startEmbeddedDynamo } from '../tools/local/embedded-dynamo';
 import { adminImport } from './suites/admin-import';
 import { handlerOverhead } from './suites/handler-overhead';
 import { limiterCosts } from './suites/limiter-costs';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TABLES } from '../../lib/aws/tables';
 import { createTestTables } from '../../test/support/dynamo';
-import { IMPORT_CONCURRENCY } from '../../infra/admin/commands/orders';
+import { IMPORT_CONCURRENCY } from '../../tools/admin/commands/orders';
 import { childEnv } from '../support/env';
 import { n } from '../support/stats';
 import type { Row, Suite } from '../support/suite';

@@ -1,7 +1,7 @@
 // What cancelOrder's middleware stack costs: the deployed handler against the repository call it
 // wraps, alone and with the limiter, each on a pending order of its own, interleaved call by call.
 
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import { makeCancelOrderHandler } from '../../lib/orders/handlers';
 import { parseOrderId } from '../../lib/orders/order-id';
 import { RateLimiter } from '../../lib/limits/limiter';

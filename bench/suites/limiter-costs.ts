@@ -4,9 +4,9 @@
 // the failure), so the counts are those of a deployed function. Exact counts per call sequence are
 // asserted in test/integration/round-trips.test.ts; this prints the comparison.
 import { randomUUID } from 'node:crypto';
-import { lambdaContext } from '../../infra/local/proxy-event';
-import { invokeStreamedToResponse } from '../../infra/local/invoke';
-import { installLocalLambdaRuntime } from '../../infra/local/lambda-streaming';
+import { lambdaContext } from '../../tools/local/proxy-event';
+import { invokeStreamedToResponse } from '../../tools/local/invoke';
+import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { ON_DYNAMODB } from '../../lib/aws/conditional';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { RateLimiter } from '../../lib/limits/limiter';

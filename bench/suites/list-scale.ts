@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { createLocalApp } from '../../infra/local/app';
+import { createLocalApp } from '../../tools/local/app';
 import { ceiling, LIST_SETTINGS, listSettings, STREAMING_LIMITS, type CodingFigures, type ListFigures } from '../../infra/list-budget';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { bundle } from '../support/bundle';

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FUNCTIONS, functionEntry, type FunctionId } from '../../infra/functions';
-import { tableNamesWithPrefix } from '../../infra/local/create-tables';
+import { tableNamesWithPrefix } from '../../lib/aws/tables';
 import { bundle } from '../support/bundle';
 import { deployedLaunch, launchArgs } from '../support/child';
 import { childEnv, lambdaEnv } from '../support/env';

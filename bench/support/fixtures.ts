@@ -1,4 +1,4 @@
-import { buildProxyEvent } from '../../infra/local/proxy-event';
+import { buildProxyEvent } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiKeysRepository } from '../../lib/keys/repository';

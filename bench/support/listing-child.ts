@@ -2,8 +2,8 @@
 // memory sampling, and one listing by the deployed list-orders entry, streamed into a callback as
 // API Gateway would forward it.
 
-import { installLocalLambdaRuntime, LocalResponseStream } from '../../infra/local/lambda-streaming';
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { installLocalLambdaRuntime, LocalResponseStream } from '../../tools/local/lambda-streaming';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import type { Caller } from '../../lib/keys/context';
 import { proxyEvent } from './fixtures';
 

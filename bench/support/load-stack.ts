@@ -5,8 +5,8 @@
 
 import './env';
 import type { AddressInfo } from 'node:net';
-import { createLocalApp } from '../../infra/local/app';
-import { startEmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+import { createLocalApp } from '../../tools/local/app';
+import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { seededTables } from './fixtures';
 
 export interface LoadStack {

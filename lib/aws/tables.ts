@@ -25,3 +25,8 @@ export const TABLE_ENV_VARS: readonly string[] = Object.values(TABLES).map((tabl
 
 export type TableId = keyof typeof TABLES;
 export type TableNames = Record<TableId, string>;
+
+/** Table names for one local or test environment, from a prefix. */
+export function tableNamesWithPrefix(prefix: string): TableNames {
+  return { orders: `${prefix}-orders`, apiKeys: `${prefix}-api-keys`, rateLimits: `${prefix}-rate-limits` };
+}

@@ -1,5 +1,5 @@
 import { REDACTED_KEY } from '../../lib/keys/format';
-import type { AccessLogEntry } from '../../infra/local/gateway';
+import type { AccessLogEntry } from '../../tools/local/gateway';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 
 // A client that puts its key in the URL must not find it in the local access log, wherever in

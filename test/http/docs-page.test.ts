@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
-import { docsRoutes } from '../../infra/local/docs-routes';
+import { docsRoutes } from '../../tools/local/docs-routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { responseProblems } from '../support/documented-response';
 import { expectUnavailable } from '../support/fault-expectations';
 import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';

@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { FUNCTIONS } from '../../infra/functions';
-import type { ResponsePrelude } from '../../infra/local/lambda-streaming';
+import type { ResponsePrelude } from '../../tools/local/lambda-streaming';
 import type { Route } from '../../lib/contract/routes';
 import { rawRequest } from '../support/raw-http';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';

@@ -1,7 +1,7 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import { generateApiKey } from '../../lib/keys/format';
 import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';

@@ -8,9 +8,9 @@ import { BUSINESS_METRICS } from '../../lib/aws/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/format';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { OrdersRepository } from '../../lib/orders/repository';
-import { DEMO_ORDERS, demoKey } from '../../infra/local/demo-data';
-import { startEmbeddedDynamo } from '../../infra/local/embedded-dynamo';
-import { LOCAL_TABLES } from '../../infra/local/local-config';
+import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-data';
+import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
+import { LOCAL_TABLES } from '../../tools/shared/local-config';
 
 // `npm start` as a user runs it: the real entry in a child process, its output and exit status.
 
@@ -42,7 +42,7 @@ interface Exited {
 }
 
 function launch(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', ...args], { cwd: root, env });
+  return spawn(process.execPath, ['--import', 'tsx', 'tools/local/start.ts', ...args], { cwd: root, env });
 }
 
 /** Runs npm start until it exits (a mistake, or --help). */

@@ -1,8 +1,8 @@
 // listOrders as a stream: what a client receives while the table is still being read.
 
 import { request } from 'node:http';
-import { invokeStreamedToResponse } from '../../infra/local/invoke';
-import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { invokeStreamedToResponse } from '../../tools/local/invoke';
+import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/keys/context';
 import type { Order } from '../../lib/orders/order';

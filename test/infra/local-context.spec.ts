@@ -4,7 +4,7 @@
 
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, type FunctionId } from '../../infra/functions';
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import { STAGE_NAMES } from '../../infra/outputs';
 import { logicalId, stageStacks } from './synth';
 

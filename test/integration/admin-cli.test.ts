@@ -38,8 +38,8 @@ async function cli(command: string, args: string[]): Promise<Exit> {
   }
 }
 
-test('npx tsx infra/admin/cli.ts creates a key in the tables the environment names', async () => {
-  const created = await cli('npx', ['tsx', 'infra/admin/cli.ts', 'keys', 'create', '--plan', 'pro', '--json']);
+test('npx tsx tools/admin/cli.ts creates a key in the tables the environment names', async () => {
+  const created = await cli('npx', ['tsx', 'tools/admin/cli.ts', 'keys', 'create', '--plan', 'pro', '--json']);
   expect(created.code).toBe(0);
   const { key, id, plan } = JSON.parse(created.stdout) as { key: string; id: string; plan: string };
   expect(plan).toBe('pro');
@@ -48,7 +48,7 @@ test('npx tsx infra/admin/cli.ts creates a key in the tables the environment nam
 }, 60_000);
 
 test('the bin launcher runs the same command, with its exit statuses', async () => {
-  const bin = join(root, 'infra/admin/bin.cjs');
+  const bin = join(root, 'tools/admin/bin.cjs');
   const listed = await cli(process.execPath, [bin, 'keys', 'list', '--json']);
   expect(listed.code).toBe(0);
   expect(JSON.parse(listed.stdout)).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localTarget } from '../../infra/admin/target';
+import { localTarget } from '../../tools/admin/target';
 import { adminRunner } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

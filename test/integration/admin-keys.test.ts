@@ -3,7 +3,7 @@ import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/keys/fo
 import { authenticate } from '../../lib/keys/service';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { PLAN_LIMITS } from '../../lib/limits/plans';
-import { localTarget } from '../../infra/admin/target';
+import { localTarget } from '../../tools/admin/target';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

@@ -14,7 +14,7 @@ import { createDynamoClient } from '../../lib/aws/dynamo';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
 import { RateLimiter } from '../../lib/limits/limiter';
-import { stageTarget } from '../../infra/admin/stage';
+import { stageTarget } from '../../tools/admin/stage';
 import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
 import { adminRunner, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';

@@ -1,4 +1,4 @@
-import { lambdaContext } from '../../infra/local/proxy-event';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey, authenticate } from '../../lib/keys/service';
 import { generateApiKey } from '../../lib/keys/format';

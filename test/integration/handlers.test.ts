@@ -2,9 +2,9 @@
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { invokeStreamedToResponse } from '../../infra/local/invoke';
-import { installLocalLambdaRuntime } from '../../infra/local/lambda-streaming';
-import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { invokeStreamedToResponse } from '../../tools/local/invoke';
+import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
+import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/keys/context';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';

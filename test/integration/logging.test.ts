@@ -2,7 +2,7 @@
 // import puts Powertools in dev mode at DEBUG, so every line goes through the global console.
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import type { FunctionId } from '../../infra/functions';
-import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
+import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/keys/context';
 import { ApiKeysRepository } from '../../lib/keys/repository';

@@ -3,9 +3,9 @@
 // so, as deployed; and where the embedded server's own answer makes a difference, as it is.
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { buildProxyEvent, lambdaContext } from '../../infra/local/proxy-event';
-import { invokeStreamedToResponse } from '../../infra/local/invoke';
-import { installLocalLambdaRuntime } from '../../infra/local/lambda-streaming';
+import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
+import { invokeStreamedToResponse } from '../../tools/local/invoke';
+import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { ON_DYNAMODB } from '../../lib/aws/conditional';
 import { routeByOperation } from '../../lib/contract/routes';

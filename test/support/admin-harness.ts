@@ -1,5 +1,5 @@
-import { runAdmin, type AdminDeps } from '../../infra/admin/run';
-import { tablesTarget, type AdminTarget } from '../../infra/admin/target';
+import { runAdmin, type AdminDeps } from '../../tools/admin/run';
+import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
 import type { TestTables } from './dynamo';
 
 export interface AdminRun {

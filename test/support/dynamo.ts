@@ -3,7 +3,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { createTables, tableNamesWithPrefix } from '../../infra/local/create-tables';
+import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { createTables } from '../../tools/local/create-tables';
 import type { TableNames } from '../../lib/aws/tables';
 
 export interface TestTables {

@@ -1,4 +1,4 @@
-import { startEmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 
 /** One embedded DynamoDB-compatible server for the whole run; each test file makes its own tables. */
 export default async function globalSetup(): Promise<void> {

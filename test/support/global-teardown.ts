@@ -1,4 +1,4 @@
-import type { EmbeddedDynamo } from '../../infra/local/embedded-dynamo';
+import type { EmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 
 export default async function globalTeardown(): Promise<void> {
   await (globalThis as { __dynamo?: EmbeddedDynamo }).__dynamo?.close();

@@ -4,7 +4,7 @@ import type { Limits, PlanName } from '../../lib/limits/plans';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/contract/operations';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
-import { createLocalApp, type LocalAppOptions } from '../../infra/local/app';
+import { createLocalApp, type LocalAppOptions } from '../../tools/local/app';
 import { contractValidator } from './contract';
 import { createTestTables, type TestTables } from './dynamo';
 

@@ -4,7 +4,7 @@ import { ApiKeysRepository } from '../../lib/keys/repository';
 import { REQUEST_TIMEOUT_MS } from '../../lib/aws/dynamo';
 import { OrdersRepository } from '../../lib/orders/repository';
 import type { Limits, PlanName } from '../../lib/limits/plans';
-import { createLocalApp } from '../../infra/local/app';
+import { createLocalApp } from '../../tools/local/app';
 import { createTestTables, type TestTables } from './dynamo';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { testClock, type TestClock } from './local-stack';

@@ -1,4 +1,4 @@
-import { mapBounded, PartialFailure } from '../../infra/admin/concurrency';
+import { mapBounded, PartialFailure } from '../../tools/admin/concurrency';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 

@@ -1,4 +1,4 @@
-import { terminalProgress } from '../../infra/admin/output';
+import { terminalProgress } from '../../tools/shared/output';
 
 test('progress is redrawn in place on a terminal and cleared at the end', () => {
   const written: string[] = [];

@@ -1,7 +1,7 @@
-import { parseCommandLine, synopsis } from '../../infra/admin/args';
-import { COMMANDS } from '../../infra/admin/commands';
-import { UsageError } from '../../infra/admin/errors';
-import { USAGE } from '../../infra/admin/usage';
+import { parseCommandLine, synopsis } from '../../tools/admin/args';
+import { COMMANDS } from '../../tools/admin/commands';
+import { UsageError } from '../../tools/shared/errors';
+import { USAGE } from '../../tools/admin/usage';
 import { TABLES } from '../../lib/aws/tables';
 
 test('the usage text lists every command of the registry with its synopsis and help', () => {

@@ -9,7 +9,7 @@ import {
   PRELUDE_CONTENT_TYPE,
   PreludeDecoder,
   type ResponsePrelude,
-} from '../../infra/local/lambda-streaming';
+} from '../../tools/local/lambda-streaming';
 
 const runtime = () =>
   (globalThis as unknown as { awslambda: { HttpResponseStream: { from<S>(stream: S, prelude: ResponsePrelude): S } } }).awslambda;

@@ -1,4 +1,4 @@
-import { policyAllows } from '../../infra/local/policy';
+import { policyAllows } from '../../tools/local/policy';
 import type { PolicyDocument } from 'aws-lambda';
 import { wholeApiResource } from '../../lib/keys/authorizer';
 

@@ -9,7 +9,7 @@ import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
 import { errorJson } from '../../lib/contract/errors';
 import { gatewayResponse, methodNotAllowedFor, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
-import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../functions';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../infra/functions';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';

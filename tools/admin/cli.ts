@@ -1,8 +1,8 @@
 import { runAdmin } from './run';
-import { processOutput } from './output';
+import { processOutput } from '../shared/output';
 import { localTarget } from './target';
 import { defaultStageClients, stageTarget } from './stage';
-import { errorMessage } from './errors';
+import { errorMessage } from '../shared/errors';
 
 // The SDK's notice about Node 20 would be printed on every run of a command-line tool.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

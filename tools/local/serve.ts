@@ -6,13 +6,13 @@ import { stat } from 'node:fs/promises';
 import { createDynamoClient } from '../../lib/aws/dynamo';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { TABLES } from '../../lib/aws/tables';
-import { errorMessage, isUnreachable } from '../admin/errors';
+import { errorMessage, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';
 import { createTables } from './create-tables';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
 import { DEMO_ORDERS, seedDemoData, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
-import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from './local-config';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
 
 export interface LocalStack {

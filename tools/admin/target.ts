@@ -5,8 +5,8 @@ import { optionalEnv } from '../../lib/aws/env';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
-import { localDynamoEndpoint, LOCAL_TABLES } from '../local/local-config';
-import { errorMessage, UsageError } from './errors';
+import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
+import { errorMessage, UsageError } from '../shared/errors';
 
 /**
  * The API Gateway side of a deployed stage's keys. The local gateway authorizes from the table

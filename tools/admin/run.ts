@@ -1,4 +1,4 @@
-import type { StageName } from '../outputs';
+import type { StageName } from '../../infra/outputs';
 import { parseCommandLine } from './args';
 import {
   AdminFailure,
@@ -12,8 +12,8 @@ import {
   isNotDynamo,
   isUnreachable,
   UsageError,
-} from './errors';
-import type { Output } from './output';
+} from '../shared/errors';
+import type { Output } from '../shared/output';
 import type { AdminTarget } from './target';
 import { USAGE } from './usage';
 

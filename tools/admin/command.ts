@@ -1,4 +1,4 @@
-import type { Output } from './output';
+import type { Output } from '../shared/output';
 import type { AdminTarget } from './target';
 
 // The shape of one admin command. A command is one record (commands/*.ts) listed once in

@@ -11,8 +11,8 @@ import type { TableNames } from '../../lib/aws/tables';
 import type { ApiKeyRecord } from '../../lib/keys/repository';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
-import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../outputs';
-import { AdminFailure } from './errors';
+import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../infra/outputs';
+import { AdminFailure } from '../shared/errors';
 import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';
 
 /** The clients a deployed stage is reached through; tests pass mocked or local ones. */

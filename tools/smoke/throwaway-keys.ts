@@ -2,7 +2,7 @@
 // so a deployed stage's keys get their API Gateway side exactly as an operator's would.
 import type { Limits } from '../../lib/limits/plans';
 import { keysCreate, keysRevoke } from '../admin/commands/keys';
-import type { Output } from '../admin/output';
+import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
 import { CheckFailed, type Answer } from './http';
 

@@ -1,9 +1,9 @@
 // `npm run smoke`: see run.ts.
 import { defaultStageClients } from '../admin/stage';
-import { processOutput } from '../admin/output';
+import { processOutput } from '../shared/output';
 import { localTarget } from '../admin/target';
 import { runSmokeCommand } from './run';
-import { errorMessage } from '../admin/errors';
+import { errorMessage } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

@@ -2,11 +2,11 @@
 // and orders go. Everything it reaches is injected, so tests run it against the local stack with
 // a fake AWS control plane.
 import { parseArgs } from 'node:util';
-import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../outputs';
+import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../../infra/outputs';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
-import { errorMessage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '../admin/errors';
-import type { Output } from '../admin/output';
+import { errorMessage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '../shared/errors';
+import type { Output } from '../shared/output';
 import { bearer, call } from './http';
 import { runSmoke } from './suite';
 import { createThrowawayKey, firstAccepted, revokeKey } from './throwaway-keys';

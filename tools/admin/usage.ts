@@ -1,6 +1,6 @@
 import { synopsis } from './args';
 import { COMMANDS } from './commands';
-import { STAGE_NAMES } from '../outputs';
+import { STAGE_NAMES } from '../../infra/outputs';
 import { TABLE_ENV_VARS } from '../../lib/aws/tables';
 
 const stages = STAGE_NAMES.join('|');

@@ -11,11 +11,11 @@ import { deprecationHeaders, ROUTES, type Route } from '../../lib/contract/route
 import { generateApiKey } from '../../lib/keys/format';
 import { canonicalInt64 } from '../../lib/orders/order';
 import { ordersImport } from '../admin/commands/orders';
-import type { Output } from '../admin/output';
+import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
 import { bearer, call, CheckFailed, header, must, mustBeError, type Answer } from './http';
 import { createThrowawayKey, firstAccepted, revokeKey } from './throwaway-keys';
-import { errorMessage } from '../admin/errors';
+import { errorMessage } from '../shared/errors';
 
 /**
  * Order ids the smoke suite may create: nothing else uses this range. Each run imports its own

@@ -2,7 +2,7 @@
 // log level the functions' logger reads when it is created. Every mistake is one line and exit 2;
 // an unexpected failure is one line and exit 1; never a stack trace.
 
-import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../admin/errors';
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
 
 function fail(error: unknown): never {

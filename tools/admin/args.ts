@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { isStageName, STAGE_NAMES, type StageName } from '../outputs';
+import { isStageName, STAGE_NAMES, type StageName } from '../../infra/outputs';
 import type { AdminCommand, CommandContext, OptionSpecs } from './command';
 import { COMMANDS } from './commands';
-import { errorMessage, shownArgument, UsageError } from './errors';
+import { errorMessage, shownArgument, UsageError } from '../shared/errors';
 
 /** Options every command takes; the usage text describes them under "Options". */
 export const GLOBAL_OPTIONS = {

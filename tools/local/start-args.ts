@@ -2,8 +2,8 @@
 
 import { parseArgs } from 'node:util';
 import { isEnvSet } from '../../lib/aws/env';
-import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portSetting } from './local-config';
-import { errorMessage } from '../admin/errors';
+import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portSetting } from '../shared/local-config';
+import { errorMessage } from '../shared/errors';
 
 /** A mistake the user can fix on the command line. */
 export class StartUsageError extends Error {

@@ -5,8 +5,8 @@ import { KEY_PREFIX } from '../../../lib/keys/format';
 import { isPlanName, limitsFor, MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../../lib/limits/plans';
 import { usageAt } from '../../../lib/limits/limiter';
 import { defineCommand, type CommandContext } from '../command';
-import { AdminFailure, errorMessage, UsageError } from '../errors';
-import { columns } from '../output';
+import { AdminFailure, errorMessage, UsageError } from '../../shared/errors';
+import { columns } from '../../shared/output';
 import type { AdminTarget } from '../target';
 
 interface CreateArgs {

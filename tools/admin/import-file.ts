@@ -5,7 +5,7 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import { canonicalInt64, isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
 import { int64Problem } from './int64-text';
-import { errorMessage } from './errors';
+import { errorMessage } from '../shared/errors';
 
 export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
 

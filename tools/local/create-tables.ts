@@ -46,8 +46,3 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
   );
   return created.flat();
 }
-
-/** Table names for one local or test environment, from a prefix. */
-export function tableNamesWithPrefix(prefix: string): TableNames {
-  return { orders: `${prefix}-orders`, apiKeys: `${prefix}-api-keys`, rateLimits: `${prefix}-rate-limits` };
-}

@@ -2,7 +2,7 @@
 // admin command both read them here, so the admin command finds the stack that npm start made.
 
 import { optionalEnv } from '../../lib/aws/env';
-import { tableNamesWithPrefix } from './create-tables';
+import { tableNamesWithPrefix } from '../../lib/aws/tables';
 
 /** Table names of the local stack; the admin command uses them too unless told otherwise. */
 export const LOCAL_TABLES = tableNamesWithPrefix('store-orders-local');

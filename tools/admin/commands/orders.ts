@@ -3,10 +3,10 @@ import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/orders/er
 import { canonicalInt64 } from '../../../lib/orders/order';
 import { defineCommand, type CommandContext } from '../command';
 import { mapBounded, PartialFailure } from '../concurrency';
-import { AdminFailure, errorMessage, shownArgument, UsageError } from '../errors';
+import { AdminFailure, errorMessage, shownArgument, UsageError } from '../../shared/errors';
 import { parseImportFile } from '../import-file';
 import { int64Problem } from '../int64-text';
-import type { Output } from '../output';
+import type { Output } from '../../shared/output';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
