@@ -33,15 +33,22 @@ const machine = () => ({
 
 function markdown(rows: readonly Row[]): string {
   const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(['Figure', 'Subject', 'Measured', 'Against']), line(['---', '---', '---', '---']), ...rows.map(line)].join('\n');
+  return [
+    line(['Figure', 'Subject', 'Measured', 'Against']),
+    line(['---', '---', '---', '---']),
+    ...rows.map(line),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, suite: { type: 'string', multiple: true } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, suite: { type: 'string', multiple: true } },
+  });
   const quick = values.quick ?? false;
   // `--suite <name>` (repeatable) runs only the suites named; a name that matches none is an error.
   const unknown = (values.suite ?? []).filter((name) => !SUITES.some((s) => s.name === name));
-  if (unknown.length) throw new Error(`No suite named ${unknown.join(', ')}; the suites are: ${SUITES.map((s) => s.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`No suite named ${unknown.join(', ')}; the suites are: ${SUITES.map((s) => s.name).join(', ')}`);
   const selected = values.suite ? SUITES.filter((s) => values.suite?.includes(s.name)) : SUITES;
   const started = Date.now();
   const loadAtStart = os.loadavg()[0];
@@ -75,7 +82,9 @@ async function main(): Promise<void> {
   if (selected === SUITES) writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   const m = results.machine;
   console.log(markdown(rows));
-  console.log(`\n${results.mode} run in ${durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadAtStart?.toFixed(2)} → ${results.loadAverage.end?.toFixed(2)}.${selected === SUITES ? ' Written to bench/results.json.' : ''}`);
+  console.log(
+    `\n${results.mode} run in ${durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadAtStart?.toFixed(2)} → ${results.loadAverage.end?.toFixed(2)}.${selected === SUITES ? ' Written to bench/results.json.' : ''}`,
+  );
 }
 
 main().catch((error: unknown) => {

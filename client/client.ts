@@ -103,9 +103,12 @@ export class StoreOrdersClient {
    * yielded, never ends as if it were complete. Leaving the loop early closes the connection.
    */
   async *listOrdersStream(): AsyncGenerator<ListedOrder> {
-    const response = await this.withRetries(() => this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, false));
+    const response = await this.withRetries(() =>
+      this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, false),
+    );
     try {
-      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body)))) yield* parseOrders(`[${batch.join(',')}]`);
+      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body))))
+        yield* parseOrders(`[${batch.join(',')}]`);
     } catch (error) {
       throw streamFailure(error, response.status);
     }
@@ -145,9 +148,24 @@ export class StoreOrdersClient {
    * The body of a 2xx answer (or, with `readBody` false, the answer with its body still to be
    * read), or the error of this attempt.
    */
-  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: true): Promise<string | StoreOrdersApiError>;
-  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: false): Promise<Response | StoreOrdersApiError>;
-  private async attempt(method: string, path: string, headers: Record<string, string>, readBody: boolean): Promise<string | Response | StoreOrdersApiError> {
+  private async attempt(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    readBody: true,
+  ): Promise<string | StoreOrdersApiError>;
+  private async attempt(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    readBody: false,
+  ): Promise<Response | StoreOrdersApiError>;
+  private async attempt(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    readBody: boolean,
+  ): Promise<string | Response | StoreOrdersApiError> {
     let response: Response;
     let text: string;
     try {
@@ -160,7 +178,13 @@ export class StoreOrdersClient {
       // A connection lost while the body streams is a network failure too.
       text = await response.text();
     } catch (cause) {
-      return new StoreOrdersApiError('NETWORK_ERROR', 0, `No response from ${this.baseUrl}: ${failureDetail(cause)}`, undefined, { cause });
+      return new StoreOrdersApiError(
+        'NETWORK_ERROR',
+        0,
+        `No response from ${this.baseUrl}: ${failureDetail(cause)}`,
+        undefined,
+        { cause },
+      );
     }
     return response.ok ? text : toApiError(response, text);
   }
@@ -178,7 +202,11 @@ export class StoreOrdersClient {
 /** The id as canonical int64 digits, or a TypeError before any request is made. */
 function orderIdText(id: unknown): string {
   const text =
-    typeof id === 'bigint' || (typeof id === 'number' && Number.isSafeInteger(id)) ? String(id) : typeof id === 'string' ? id : undefined;
+    typeof id === 'bigint' || (typeof id === 'number' && Number.isSafeInteger(id))
+      ? String(id)
+      : typeof id === 'string'
+        ? id
+        : undefined;
   const canonical = text === undefined ? undefined : canonicalInt64(text);
   if (canonical !== undefined) return canonical;
   const got =
@@ -210,9 +238,15 @@ function fieldOf(value: unknown, name: string): unknown {
 /** A streamed list that failed while being read: cut short, or not the list the API sends. */
 function streamFailure(error: unknown, status: number): StoreOrdersApiError {
   if (error instanceof StoreOrdersApiError) return error;
-  if (error instanceof JsonStreamError && error.kind === 'malformed') return new StoreOrdersApiError('UNEXPECTED_RESPONSE', status, error.message);
-  const detail = error instanceof JsonStreamError ? error.message : `the connection or its decompression failed: ${failureDetail(error)}`;
-  return new StoreOrdersApiError('TRUNCATED_RESPONSE', status, `The order list was cut short: ${detail}`, undefined, { cause: error });
+  if (error instanceof JsonStreamError && error.kind === 'malformed')
+    return new StoreOrdersApiError('UNEXPECTED_RESPONSE', status, error.message);
+  const detail =
+    error instanceof JsonStreamError
+      ? error.message
+      : `the connection or its decompression failed: ${failureDetail(error)}`;
+  return new StoreOrdersApiError('TRUNCATED_RESPONSE', status, `The order list was cut short: ${detail}`, undefined, {
+    cause: error,
+  });
 }
 
 function retryAfterSeconds(header: string | null): number | undefined {
@@ -232,15 +266,22 @@ function toApiError(response: Response, text: string): StoreOrdersApiError {
   } catch {
     // Not JSON: a proxy's page, for example. Reported below without its text.
   }
-  return new StoreOrdersApiError('UNEXPECTED_RESPONSE', response.status, `Unexpected HTTP ${response.status} response`, wait);
+  return new StoreOrdersApiError(
+    'UNEXPECTED_RESPONSE',
+    response.status,
+    `Unexpected HTTP ${response.status} response`,
+    wait,
+  );
 }
 
 /** Ids go from the JSON digits to decimal strings without passing through a JS number. */
 function parseOrders(text: string): ListedOrder[] {
   const parsed = parse(text) as unknown;
-  if (!Array.isArray(parsed)) throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
+  if (!Array.isArray(parsed))
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
   return (parsed as unknown[]).map((value) => {
-    if (typeof value !== 'object' || value === null) throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
+    if (typeof value !== 'object' || value === null)
+      throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
     const item = value as Record<string, unknown>;
     const order: ListedOrder = { status: item.status as OrderStatus };
     if (item.id !== undefined) order.id = int64Text(item.id);

@@ -18,7 +18,12 @@ export interface RetryPolicy {
  * when there should be none. The server's Retry-After wins; without it, "full jitter" exponential
  * backoff: a uniform wait up to the doubled ceiling, which spreads out clients that failed together.
  */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined, random: () => number): number | undefined {
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds: number | undefined,
+  random: () => number,
+): number | undefined {
   if (attempt >= policy.maxRetries) return undefined;
   if (retryAfterSeconds !== undefined) {
     const ms = retryAfterSeconds * 1000;

@@ -59,7 +59,9 @@ export async function* bodyText(chunks: AsyncIterable<Uint8Array>): AsyncGenerat
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
   const gzipped = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-  const bytes: AsyncIterable<Uint8Array> = gzipped ? pipeline(Readable.from(rest()), createGunzip(), () => undefined) : rest();
+  const bytes: AsyncIterable<Uint8Array> = gzipped
+    ? pipeline(Readable.from(rest()), createGunzip(), () => undefined)
+    : rest();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   for await (const chunk of bytes) {
     const text = decoder.decode(chunk, { stream: true });
@@ -134,6 +136,9 @@ export async function* arrayElementBatches(texts: AsyncIterable<string>): AsyncG
     if (batch.length) yield batch;
   }
   if (!closed) {
-    throw new JsonStreamError('truncated', `The order list ended before its closing ] (after ${elements} complete orders)`);
+    throw new JsonStreamError(
+      'truncated',
+      `The order list ended before its closing ] (after ${elements} complete orders)`,
+    );
   }
 }

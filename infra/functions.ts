@@ -80,7 +80,9 @@ const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
 
 /** How long API Gateway waits for a route's function: buffered answers are capped at 29 s. */
 export function integrationTimeoutSeconds(id: FunctionName, streaming: boolean): number {
-  return streaming ? FUNCTIONS[id].timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS : BUFFERED_INTEGRATION_TIMEOUT_SECONDS;
+  return streaming
+    ? FUNCTIONS[id].timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS
+    : BUFFERED_INTEGRATION_TIMEOUT_SECONDS;
 }
 
 /**

@@ -42,7 +42,8 @@ export interface ListFigures {
 export const MEASURED: ListFigures = {
   plain: { bytesPerOrder: 130.65, ordersPerCpuSecond: 64_530 },
   compressed: { bytesPerOrder: 31.03, ordersPerCpuSecond: 70_078 },
-  source: 'bench "listOrders at scale", 1,000,000 orders, as deployed (the Lambda runtime\'s heap flags for 1,769 MB, then --optimize-for-size through the wrapper), 2026-11-22, 2 vCPU AMD EPYC shared with other work',
+  source:
+    'bench "listOrders at scale", 1,000,000 orders, as deployed (the Lambda runtime\'s heap flags for 1,769 MB, then --optimize-for-size through the wrapper), 2026-11-22, 2 vCPU AMD EPYC shared with other work',
 };
 
 /** Headroom over the time the largest listing needs, for a slower vCPU or a slower Scan than measured. */
@@ -85,7 +86,12 @@ export function ceiling(figures: CodingFigures, memoryMb: number, timeoutSeconds
     [byCpu, 'CPU'],
   ];
   const [orders, limitedBy] = candidates.reduce((a, b) => (b[0] < a[0] ? b : a));
-  return { orders, limitedBy, seconds: listingSeconds(figures, memoryMb, orders), bytes: orders * figures.bytesPerOrder };
+  return {
+    orders,
+    limitedBy,
+    seconds: listingSeconds(figures, memoryMb, orders),
+    bytes: orders * figures.bytesPerOrder,
+  };
 }
 
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */

@@ -53,7 +53,11 @@ export class StoreOrdersStack extends Stack {
       this.tables.bind(fn.function, FUNCTIONS[entry].access);
       return fn;
     };
-    this.functions = { authorizer: make('authorizer'), 'list-orders': make('list-orders'), 'cancel-order': make('cancel-order') };
+    this.functions = {
+      authorizer: make('authorizer'),
+      'list-orders': make('list-orders'),
+      'cancel-order': make('cancel-order'),
+    };
 
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
     // made from, so they kept their ids when the API became a construct: an update does not
@@ -61,7 +65,10 @@ export class StoreOrdersStack extends Stack {
     this.api = new OrdersApi(this, 'Default', {
       config,
       authorizer: this.functions.authorizer.function,
-      routeFunctions: { 'list-orders': this.functions['list-orders'].function, 'cancel-order': this.functions['cancel-order'].function },
+      routeFunctions: {
+        'list-orders': this.functions['list-orders'].function,
+        'cancel-order': this.functions['cancel-order'].function,
+      },
       logRemovalPolicy: removalPolicy,
     });
 
@@ -93,7 +100,10 @@ export class StoreOrdersStack extends Stack {
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.url, description: 'Base URL of the API, ending in /v1/' });
     new CfnOutput(this, EXECUTE_API_URL_OUTPUT, { value: api.url, description: 'execute-api URL of the v1 stage' });
     new CfnOutput(this, REST_API_ID_OUTPUT, { value: api.restApiId });
-    new CfnOutput(this, DASHBOARD_URL_OUTPUT, { value: this.dashboard.url, description: 'CloudWatch dashboard of this stage' });
+    new CfnOutput(this, DASHBOARD_URL_OUTPUT, {
+      value: this.dashboard.url,
+      description: 'CloudWatch dashboard of this stage',
+    });
     for (const tableId of Object.keys(TABLE_NAME_OUTPUTS) as TableId[]) {
       new CfnOutput(this, TABLE_NAME_OUTPUTS[tableId], {
         value: this.tables.tables[tableId].tableName,

@@ -18,11 +18,18 @@ function runImport(file: string, env: Record<string, string>): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the embedded server the command writes to runs in this process.
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'orders', 'import', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'orders', 'import', file], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`import exited ${code}: ${err.slice(0, 800)}`))));
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`import exited ${code}: ${err.slice(0, 800)}`)),
+    );
   });
 }
 

@@ -50,7 +50,13 @@ export const handlerOverhead: Suite = {
     // The stack's own CPU, with nothing to wait for: repository and limiter answer at once.
     const stubbed = makeCancelOrderHandler({
       orders: { cancel: async () => undefined, scanPages: () => ({ async *[Symbol.asyncIterator]() {} }) },
-      limiter: { now: Date.now, admit: async () => ({ admitted: true, headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: 0 } }) },
+      limiter: {
+        now: Date.now,
+        admit: async () => ({
+          admitted: true,
+          headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: 0 },
+        }),
+      },
     });
     const stackSamples: number[] = [];
     for (let i = 0; i < iterations * 2; i++) {
@@ -64,10 +70,30 @@ export const handlerOverhead: Suite = {
     return {
       figures: { iterations, medianUs: us, stackOnlyUs },
       rows: [
-        ['handler overhead', 'cancelOrder handler', µs(us.handler), `limiter + repository ${µs(us['limiter + repository'])} (×${n(us.handler / us['limiter + repository'], 2)}, aim ≤ ×1.10)`],
-        ['handler overhead', 'cancelOrder handler', µs(us.handler), `bare repository call ${µs(us.repository)} (×${n(us.handler / us.repository, 2)}, aim ≤ ×2.2 with the limiter)`],
-        ['handler overhead', 'cancelOrder handler', µs(us.handler), `repository alone ${µs(us.repository)}; limiter alone ${µs(us['limiter alone'])}`],
-        ['handler overhead', 'cancelOrder stack, I/O stubbed', µs(stackOnlyUs), `${n((stackOnlyUs / us.repository) * 100, 1)}% of the repository call`],
+        [
+          'handler overhead',
+          'cancelOrder handler',
+          µs(us.handler),
+          `limiter + repository ${µs(us['limiter + repository'])} (×${n(us.handler / us['limiter + repository'], 2)}, aim ≤ ×1.10)`,
+        ],
+        [
+          'handler overhead',
+          'cancelOrder handler',
+          µs(us.handler),
+          `bare repository call ${µs(us.repository)} (×${n(us.handler / us.repository, 2)}, aim ≤ ×2.2 with the limiter)`,
+        ],
+        [
+          'handler overhead',
+          'cancelOrder handler',
+          µs(us.handler),
+          `repository alone ${µs(us.repository)}; limiter alone ${µs(us['limiter alone'])}`,
+        ],
+        [
+          'handler overhead',
+          'cancelOrder stack, I/O stubbed',
+          µs(stackOnlyUs),
+          `${n((stackOnlyUs / us.repository) * 100, 1)}% of the repository call`,
+        ],
       ],
     };
   },

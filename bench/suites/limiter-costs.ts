@@ -12,7 +12,12 @@ import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { makeCancelOrderHandler, makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
-import { limiterDocumentClient, logCalls, returnItemOnConditionFailure, type LoggedCall } from '../../test/support/limiter-clients';
+import {
+  limiterDocumentClient,
+  logCalls,
+  returnItemOnConditionFailure,
+  type LoggedCall,
+} from '../../test/support/limiter-clients';
 import { orderIdAt, proxyEvent, seededTables } from '../support/fixtures';
 import type { Row, Suite } from '../support/suite';
 import { TwoCounterLimiter } from '../support/two-counter-limiter';
@@ -41,32 +46,54 @@ export const limiterCosts: Suite = {
     let nowMs = Date.parse('2026-11-22T10:00:15.000Z');
     const clock = () => nowMs;
     const deps: Record<Variant, OrdersHandlerDeps> = {
-      before: { limiter: new TwoCounterLimiter(counters, tables.names.rateLimits, clock), orders: new OrdersRepository(doc, tables.names.orders, clock) },
-      after: { limiter: new RateLimiter(counters, tables.names.rateLimits, clock, ON_DYNAMODB), orders: new OrdersRepository(doc, tables.names.orders, clock, ON_DYNAMODB) },
+      before: {
+        limiter: new TwoCounterLimiter(counters, tables.names.rateLimits, clock),
+        orders: new OrdersRepository(doc, tables.names.orders, clock),
+      },
+      after: {
+        limiter: new RateLimiter(counters, tables.names.rateLimits, clock, ON_DYNAMODB),
+        orders: new OrdersRepository(doc, tables.names.orders, clock, ON_DYNAMODB),
+      },
     };
-    const label = (table: string | undefined) => Object.entries(tables.names).find(([, name]) => name === table)?.[0] ?? String(table);
+    const label = (table: string | undefined) =>
+      Object.entries(tables.names).find(([, name]) => name === table)?.[0] ?? String(table);
     const cost = (calls: LoggedCall[]): Cost => ({
       calls: calls.length,
       writeUnits: calls.filter((c) => WRITES.has(c.operation)).length,
       sequence: calls.map((c) => `${c.operation}(${label(c.table)})`).join(', '),
     });
     let nextOrder = 0;
-    const keyOf = (perMinute: number) => ({ ...tables.caller, keyId: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`, limits: { perMinute, perDay: 100_000 } });
+    const keyOf = (perMinute: number) => ({
+      ...tables.caller,
+      keyId: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      limits: { perMinute, perDay: 100_000 },
+    });
 
     /** One request on a key whose minute has started, after `before` requests of its own. */
     const scenarios: { route: string; outcome: string; run(variant: Variant): Promise<number> }[] = [
       { route: 'cancelOrder', outcome: '204', run: (v) => cancel(v, orderIdAt(nextOrder++)) },
       { route: 'cancelOrder', outcome: '404 (no such order)', run: (v) => cancel(v, '999999') },
       { route: 'listOrders', outcome: '200', run: (v) => list(v) },
-      { route: 'cancelOrder', outcome: '204, first of its minute', run: (v) => cancel(v, orderIdAt(nextOrder++), { minuteStarted: false }) },
+      {
+        route: 'cancelOrder',
+        outcome: '204, first of its minute',
+        run: (v) => cancel(v, orderIdAt(nextOrder++), { minuteStarted: false }),
+      },
       { route: 'cancelOrder', outcome: '429 RATE_LIMITED', run: (v) => cancel(v, '1', { perMinute: 1 }) },
     ];
 
-    async function cancel(variant: Variant, orderId: string, key: { perMinute?: number; minuteStarted?: boolean } = {}): Promise<number> {
+    async function cancel(
+      variant: Variant,
+      orderId: string,
+      key: { perMinute?: number; minuteStarted?: boolean } = {},
+    ): Promise<number> {
       const caller = keyOf(key.perMinute ?? 1000);
       if (key.minuteStarted !== false) await deps[variant].limiter.admit(caller.keyId, caller.limits);
       log.take();
-      const result = await makeCancelOrderHandler(deps[variant])(proxyEvent('DELETE', `/store/orders/${orderId}`, caller, orderId), lambdaContext('cancel-order'));
+      const result = await makeCancelOrderHandler(deps[variant])(
+        proxyEvent('DELETE', `/store/orders/${orderId}`, caller, orderId),
+        lambdaContext('cancel-order'),
+      );
       return result.statusCode;
     }
 
@@ -75,7 +102,13 @@ export const limiterCosts: Suite = {
       await deps[variant].limiter.admit(caller.keyId, caller.limits);
       log.take();
       const handler = makeListOrdersHandler({ ...deps[variant], scan: { segments: 1 } });
-      return (await invokeStreamedToResponse(handler, proxyEvent('GET', '/store/orders', caller), lambdaContext('list-orders'))).statusCode;
+      return (
+        await invokeStreamedToResponse(
+          handler,
+          proxyEvent('GET', '/store/orders', caller),
+          lambdaContext('list-orders'),
+        )
+      ).statusCode;
     }
 
     const rows: Row[] = [];

@@ -27,9 +27,16 @@ const MODES: Record<Mode, { launch: ChildLaunch; live: boolean }> = {
   'old space capped': { launch: { nodeFlags: [`--max-old-space-size=${HEAP_CAP_MB}`] }, live: false },
   'live heap (gc before each sample)': { launch: {}, live: true },
 };
-const CASES = (Object.keys(MODES) as Mode[]).flatMap((mode) => (['handler', 'plain scan'] as const).map((variant) => ({ mode, variant })));
+const CASES = (Object.keys(MODES) as Mode[]).flatMap((mode) =>
+  (['handler', 'plain scan'] as const).map((variant) => ({ mode, variant })),
+);
 
-const label = (mode: Mode) => (mode === 'as deployed' ? `as deployed (${launchFlags(DEPLOYED)})` : mode === 'old space capped' ? `old space capped at ${HEAP_CAP_MB} MB` : mode);
+const label = (mode: Mode) =>
+  mode === 'as deployed'
+    ? `as deployed (${launchFlags(DEPLOYED)})`
+    : mode === 'old space capped'
+      ? `old space capped at ${HEAP_CAP_MB} MB`
+      : mode;
 
 type Outcome = ListRun | { failed: string };
 
@@ -40,11 +47,21 @@ const summary = (runs: Outcome[]) => {
   const ok = runs.filter((r): r is ListRun => !('failed' in r));
   const failed = runs.find((r): r is { failed: string } => 'failed' in r)?.failed;
   const m = (pick: (r: ListRun) => number) => median(ok.map(pick));
-  return { runs: runs.length, failed, totalMs: m((r) => r.totalMs), ttfbMs: m((r) => r.ttfbMs), firstOrderMs: m((r) => r.firstOrderMs), peakRssMB: m((r) => r.peakRssMB), peakHeapMB: m((r) => r.peakHeapMB), bytes: ok[0]?.bytes ?? 0 };
+  return {
+    runs: runs.length,
+    failed,
+    totalMs: m((r) => r.totalMs),
+    ttfbMs: m((r) => r.ttfbMs),
+    firstOrderMs: m((r) => r.firstOrderMs),
+    peakRssMB: m((r) => r.peakRssMB),
+    peakHeapMB: m((r) => r.peakHeapMB),
+    bytes: ok[0]?.bytes ?? 0,
+  };
 };
 type Summary = ReturnType<typeof summary>;
 const shown = (s: Summary) =>
-  s.failed ?? `total ${n(s.totalMs)} ms, first byte ${n(s.ttfbMs)} ms, first order ${n(s.firstOrderMs)} ms, peak +${n(s.peakRssMB, 1)} MB rss / +${n(s.peakHeapMB, 1)} MB heap`;
+  s.failed ??
+  `total ${n(s.totalMs)} ms, first byte ${n(s.ttfbMs)} ms, first order ${n(s.firstOrderMs)} ms, peak +${n(s.peakRssMB, 1)} MB rss / +${n(s.peakHeapMB, 1)} MB heap`;
 
 export const listMemory: Suite = {
   name: 'listOrders memory',
@@ -84,7 +101,12 @@ export const listMemory: Suite = {
       const from = handler.find((f) => f.size >= 20_000);
       const to = handler[handler.length - 1];
       if (!from || !to || to.size <= from.size) continue;
-      rows.push(['listOrders memory growth', `handler, ${n(from.size)} → ${n(to.size)} orders, ${label(mode)}`, `rss ${pct(from.peakRssMB, to.peakRssMB)}, heap ${pct(from.peakHeapMB, to.peakHeapMB)}`, '']);
+      rows.push([
+        'listOrders memory growth',
+        `handler, ${n(from.size)} → ${n(to.size)} orders, ${label(mode)}`,
+        `rss ${pct(from.peakRssMB, to.peakRssMB)}, heap ${pct(from.peakHeapMB, to.peakHeapMB)}`,
+        '',
+      ]);
     }
     return { rows, figures };
   },

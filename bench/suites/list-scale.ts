@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createLocalApp } from '../../tools/local/app';
-import { ceiling, LIST_SETTINGS, listSettings, STREAMING_LIMITS, type CodingFigures, type ListFigures } from '../../infra/list-budget';
+import {
+  ceiling,
+  LIST_SETTINGS,
+  listSettings,
+  STREAMING_LIMITS,
+  type CodingFigures,
+  type ListFigures,
+} from '../../infra/list-budget';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { bundle } from '../support/bundle';
 import { deployedLaunch, launchFlags, runChildOrThrow, type ChildLaunch } from '../support/child';
@@ -38,7 +45,9 @@ const MiB = 1024 * 1024;
 /** The orders in a handler's output: their count and the sum of their ids, whatever the order. */
 function checkOutput(file: string, coding: Coding): { orders: number; idSum: bigint; json: boolean } {
   const raw = readFileSync(file);
-  const text = (coding === 'gzip' ? gunzipSync(raw) : coding === 'br' ? brotliDecompressSync(raw) : raw).toString('utf8');
+  const text = (coding === 'gzip' ? gunzipSync(raw) : coding === 'br' ? brotliDecompressSync(raw) : raw).toString(
+    'utf8',
+  );
   let orders = 0;
   let idSum = 0n;
   for (const match of text.matchAll(/"id":(-?\d+)/g)) {
@@ -57,7 +66,6 @@ interface HandlerFigures extends ScaleRun {
   ordersPerCpuSecond: number;
 }
 
-
 export const listScale: Suite = {
   name: 'listOrders at scale',
   async run({ quick, endpoint, outDir, log }) {
@@ -68,7 +76,12 @@ export const listScale: Suite = {
     const rows: Row[] = [];
     for (const size of sizes) {
       const tables = await seededTables(endpoint, 0, log);
-      const scans = await startScanServer({ upstream: endpoint, table: tables.names.orders, count: size, orders: variedOrders });
+      const scans = await startScanServer({
+        upstream: endpoint,
+        table: tables.names.orders,
+        count: size,
+        orders: variedOrders,
+      });
       const expected = variedOrders(size).reduce((sum, o) => sum + BigInt(o.id), 0n);
       const env = childEnv({ ...lambdaEnv(tables.names, scans.endpoint), BENCH_CALLER: JSON.stringify(tables.caller) });
       for (const c of CASES) {
@@ -79,7 +92,16 @@ export const listScale: Suite = {
         const check = checkOutput(out, coding);
         rmSync(out);
         const valid = run.status === 200 && check.json && check.orders === size && check.idSum === expected;
-        handlers.push({ ...run, size, coding, deployed, valid, orders: check.orders, bytesPerOrder: run.bytes / size, ordersPerCpuSecond: size / (run.cpuMs / 1000) });
+        handlers.push({
+          ...run,
+          size,
+          coding,
+          deployed,
+          valid,
+          orders: check.orders,
+          bytesPerOrder: run.bytes / size,
+          ordersPerCpuSecond: size / (run.cpuMs / 1000),
+        });
         log(`  ${n(size)} orders, ${caseName(c)}: ${n(run.totalMs)} ms`);
       }
       const app = createLocalApp({ endpoint: scans.endpoint, tables: tables.names });
@@ -87,7 +109,11 @@ export const listScale: Suite = {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${BASE_PATH}`;
       try {
         for (const variant of ['client-stream', 'client-json'] as const) {
-          const run = await runChildOrThrow<ScaleRun>(file, [variant], childEnv({ BENCH_URL: url, BENCH_KEY: tables.key }));
+          const run = await runChildOrThrow<ScaleRun>(
+            file,
+            [variant],
+            childEnv({ BENCH_URL: url, BENCH_KEY: tables.key }),
+          );
           clients.push({ ...run, size, variant });
           log(`  ${n(size)} orders, ${variant}: ${n(run.totalMs)} ms`);
         }
@@ -122,15 +148,37 @@ export const listScale: Suite = {
     const first = sizes[0] as number;
     const last = sizes[sizes.length - 1] as number;
     for (const c of CASES) {
-      const [a, b] = [first, last].map((size) => handlers.find((h) => h.size === size && h.coding === c.coding && h.deployed === c.deployed));
-      if (a && b) rows.push(['listOrders memory growth', `handler, ${caseName(c)}, ${n(first)} → ${n(last)} orders`, `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`, 'aim within ±20%']);
+      const [a, b] = [first, last].map((size) =>
+        handlers.find((h) => h.size === size && h.coding === c.coding && h.deployed === c.deployed),
+      );
+      if (a && b)
+        rows.push([
+          'listOrders memory growth',
+          `handler, ${caseName(c)}, ${n(first)} → ${n(last)} orders`,
+          `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`,
+          'aim within ±20%',
+        ]);
     }
     for (const variant of ['client-stream', 'client-json'] as const) {
       const [a, b] = [first, last].map((size) => clients.find((c) => c.size === size && c.variant === variant));
-      if (a && b) rows.push(['client memory growth', `${variant === 'client-stream' ? 'listOrdersStream' : 'JSON.parse'}, ${n(first)} → ${n(last)} orders`, `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`, variant === 'client-stream' ? 'aim within ±20%' : 'grows with the body']);
+      if (a && b)
+        rows.push([
+          'client memory growth',
+          `${variant === 'client-stream' ? 'listOrdersStream' : 'JSON.parse'}, ${n(first)} → ${n(last)} orders`,
+          `peak rss ${pct(a.peakRssMB, b.peakRssMB)}`,
+          variant === 'client-stream' ? 'aim within ±20%' : 'grows with the body',
+        ]);
     }
-    const firstByte = handlers.find((h) => h.coding === 'gzip' && h.deployed && h.size === (sizes.includes(200_000) ? 200_000 : last));
-    if (firstByte) rows.push(['first byte', `gzip, ${n(firstByte.size)} orders`, `${n(firstByte.ttfbMs)} ms of ${n(firstByte.totalMs)} ms: ${n((firstByte.ttfbMs / firstByte.totalMs) * 100, 1)}% of the total`, 'aim below 25%']);
+    const firstByte = handlers.find(
+      (h) => h.coding === 'gzip' && h.deployed && h.size === (sizes.includes(200_000) ? 200_000 : last),
+    );
+    if (firstByte)
+      rows.push([
+        'first byte',
+        `gzip, ${n(firstByte.size)} orders`,
+        `${n(firstByte.ttfbMs)} ms of ${n(firstByte.totalMs)} ms: ${n((firstByte.ttfbMs / firstByte.totalMs) * 100, 1)}% of the total`,
+        'aim below 25%',
+      ]);
 
     // The deployed ceiling from this run's own figures at the largest size.
     const at = (coding: Coding): CodingFigures | undefined => {
@@ -143,12 +191,26 @@ export const listScale: Suite = {
     if (plain && gzip) {
       const figures: ListFigures = { plain, compressed: gzip, source: 'this run' };
       derived = listSettings(figures);
-      for (const [coding, f] of [['identity', plain], ['gzip', gzip], ['br', br]] as const) {
+      for (const [coding, f] of [
+        ['identity', plain],
+        ['gzip', gzip],
+        ['br', br],
+      ] as const) {
         if (!f) continue;
         const c = ceiling(f, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds);
-        rows.push(['deployed ceiling', `${coding}, at ${n(LIST_SETTINGS.memoryMb)} MB and ${LIST_SETTINGS.timeoutSeconds} s (deployed)`, `${n(c.orders)} orders in one response (limited by ${c.limitedBy}; ${n(c.bytes / MiB)} MB in ${n(c.seconds)} s)`, limits]);
+        rows.push([
+          'deployed ceiling',
+          `${coding}, at ${n(LIST_SETTINGS.memoryMb)} MB and ${LIST_SETTINGS.timeoutSeconds} s (deployed)`,
+          `${n(c.orders)} orders in one response (limited by ${c.limitedBy}; ${n(c.bytes / MiB)} MB in ${n(c.seconds)} s)`,
+          limits,
+        ]);
       }
-      rows.push(['deployed settings', 'list-orders', `from this run's figures: ${n(derived.memoryMb)} MB, ${derived.timeoutSeconds} s`, `deployed (infra/list-budget.ts MEASURED): ${n(LIST_SETTINGS.memoryMb)} MB, ${LIST_SETTINGS.timeoutSeconds} s`]);
+      rows.push([
+        'deployed settings',
+        'list-orders',
+        `from this run's figures: ${n(derived.memoryMb)} MB, ${derived.timeoutSeconds} s`,
+        `deployed (infra/list-budget.ts MEASURED): ${n(LIST_SETTINGS.memoryMb)} MB, ${LIST_SETTINGS.timeoutSeconds} s`,
+      ]);
     }
     return { rows, figures: { handlers, clients, derived, deployed: LIST_SETTINGS, limits: STREAMING_LIMITS } };
   },

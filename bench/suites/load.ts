@@ -16,7 +16,9 @@ const CONNECTIONS = 10;
 
 function startStack(cancelOrders: number): Promise<{ child: ChildProcess; stack: LoadStack; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', STACK, String(cancelOrders)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', STACK, String(cancelOrders)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     let out = '';
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
@@ -24,7 +26,8 @@ function startStack(cancelOrders: number): Promise<{ child: ChildProcess; stack:
     child.once('exit', (code) => reject(new Error(`the load stack exited early (${code}): ${err.slice(0, 500)}`)));
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('\n')) resolve({ child, stack: JSON.parse(out.split('\n')[0] ?? '') as LoadStack, stderr: () => err });
+      if (out.includes('\n'))
+        resolve({ child, stack: JSON.parse(out.split('\n')[0] ?? '') as LoadStack, stderr: () => err });
     });
   });
 }
@@ -42,12 +45,25 @@ export const load: Suite = {
         connections: CONNECTIONS,
         duration,
         headers: { Authorization: `Bearer ${stack.cancelKey}` },
-        requests: [{ method: 'DELETE', setupRequest: (request) => ({ ...request, path: `${BASE_PATH}/store/orders/${orderIdAt(next++)}` }) }],
+        requests: [
+          {
+            method: 'DELETE',
+            setupRequest: (request) => ({ ...request, path: `${BASE_PATH}/store/orders/${orderIdAt(next++)}` }),
+          },
+        ],
       });
       // Last: when autocannon stops it drops connections with requests in flight.
-      const list = await autocannon({ url: `${stack.listUrl}${BASE_PATH}/store/orders`, connections: CONNECTIONS, duration, headers: { Authorization: `Bearer ${stack.listKey}` } });
+      const list = await autocannon({
+        url: `${stack.listUrl}${BASE_PATH}/store/orders`,
+        connections: CONNECTIONS,
+        duration,
+        headers: { Authorization: `Bearer ${stack.listKey}` },
+      });
       await new Promise((resolve) => setTimeout(resolve, 500)); // lets a crash on those dropped connections surface
-      const crashed = child.exitCode !== null && child.exitCode !== 0 ? (/Error: .*/.exec(stderr())?.[0] ?? `exit ${child.exitCode}`) : undefined;
+      const crashed =
+        child.exitCode !== null && child.exitCode !== 0
+          ? (/Error: .*/.exec(stderr())?.[0] ?? `exit ${child.exitCode}`)
+          : undefined;
       const routes = [
         { route: `GET /store/orders (${stack.listOrders} orders)`, result: list },
         { route: `DELETE /store/orders/{id} (${stack.cancelOrders} pending)`, result: cancel },
@@ -56,7 +72,9 @@ export const load: Suite = {
         requestsPerS: result.requests.average,
         p50Ms: result.latency.p50,
         p99Ms: result.latency.p99,
-        statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, s]) => [status, s.count ?? 0])),
+        statuses: Object.fromEntries(
+          Object.entries(result.statusCodeStats ?? {}).map(([status, s]) => [status, s.count ?? 0]),
+        ),
         errors: result.errors,
         timeouts: result.timeouts,
       }));
@@ -66,7 +84,11 @@ export const load: Suite = {
           'local stack load',
           `${r.route}, ${CONNECTIONS} conn × ${duration} s`,
           `${n(r.requestsPerS)} req/s, p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms`,
-          `${Object.entries(r.statuses).map(([s, c]) => `${s}×${c}`).join(' ') || 'no responses'}; ${r.errors} errors, ${r.timeouts} timeouts${crashed ? `; stack died: ${crashed}` : ''}`,
+          `${
+            Object.entries(r.statuses)
+              .map(([s, c]) => `${s}×${c}`)
+              .join(' ') || 'no responses'
+          }; ${r.errors} errors, ${r.timeouts} timeouts${crashed ? `; stack died: ${crashed}` : ''}`,
         ]),
       };
     } finally {

@@ -31,7 +31,11 @@ const IMPORT_TIMER = [
 type Sample = [wallMs: number, cpuMs: number];
 
 function timeImport(file: string, env: Record<string, string>, flags: readonly string[]): Sample {
-  const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(file).href], { env, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [...flags, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(file).href],
+    { env, encoding: 'utf8' },
+  );
   if (run.status !== 0) throw new Error(`Importing ${file} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
   return JSON.parse(run.stdout) as Sample;
 }
@@ -41,7 +45,8 @@ export const moduleInit: Suite = {
   async run({ quick, outDir }) {
     const runs = quick ? 8 : 40;
     const functions: { id: FunctionId; file: string }[] = [];
-    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) functions.push({ id, file: await bundle(functionEntry(id), outDir, id) });
+    for (const id of Object.keys(FUNCTIONS) as FunctionId[])
+      functions.push({ id, file: await bundle(functionEntry(id), outDir, id) });
     const bare = await bundle(BARE_ENTRY, outDir, 'bare');
     // No endpoint: module init makes no DynamoDB call.
     const env = childEnv(lambdaEnv(tableNamesWithPrefix('bench-init')));
@@ -71,7 +76,16 @@ export const moduleInit: Suite = {
         const [bareWall, bareCpu] = medians(`bare as ${id}`);
         const kB = statSync(file).size / 1024;
         const flags = timed.find((t) => t.key === id)?.flags ?? [];
-        figures.push({ name: id, nodeFlags: flags, runs, bundleKB: kB, wallMs: wall, cpuMs: cpu, bareWallMs: bareWall, bareCpuMs: bareCpu });
+        figures.push({
+          name: id,
+          nodeFlags: flags,
+          runs,
+          bundleKB: kB,
+          wallMs: wall,
+          cpuMs: cpu,
+          bareWallMs: bareWall,
+          bareCpuMs: bareCpu,
+        });
         rows.push([
           `module init${deployed ? ' (as deployed)' : ''}`,
           `${id} (${n(kB, 1)} kB${flags.length ? `; ${flags.join(' ')}` : ''})`,

@@ -23,7 +23,10 @@ export function deployedLaunch(id: FunctionId): ChildLaunch {
 }
 
 /** The flags a launch gives node, in the order node gets them. */
-export const launchArgs = (launch: ChildLaunch): string[] => [...(launch.nodeFlags ?? []), ...(launch.wrapperFlags ?? [])];
+export const launchArgs = (launch: ChildLaunch): string[] => [
+  ...(launch.nodeFlags ?? []),
+  ...(launch.wrapperFlags ?? []),
+];
 /** The same, as a label. */
 export const launchFlags = (launch: ChildLaunch): string => launchArgs(launch).join(' ');
 
@@ -33,11 +36,20 @@ export const launchFlags = (launch: ChildLaunch): string => launchArgs(launch).j
  * server the child reads from runs in this process. A child that ran out of heap (under a cap)
  * resolves to `{ failed }`; any other failure rejects.
  */
-export function runChild<T>(file: string, args: readonly string[], env: Record<string, string>, launch: ChildLaunch = {}): Promise<T | { failed: string }> {
+export function runChild<T>(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  launch: ChildLaunch = {},
+): Promise<T | { failed: string }> {
   const node = [process.execPath, '--expose-gc', ...(launch.nodeFlags ?? []), file];
   const wrapped = launch.wrapperFlags !== undefined;
   const [command, ...argv] = wrapped ? [NODE_FLAGS_WRAPPER.source, ...node] : node;
-  const childEnv = { ...env, [CHILD_ARGS_VAR]: JSON.stringify(args), ...(wrapped ? nodeFlagsEnvironment(launch.wrapperFlags ?? []) : {}) };
+  const childEnv = {
+    ...env,
+    [CHILD_ARGS_VAR]: JSON.stringify(args),
+    ...(wrapped ? nodeFlagsEnvironment(launch.wrapperFlags ?? []) : {}),
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(command as string, argv, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -54,8 +66,14 @@ export function runChild<T>(file: string, args: readonly string[], env: Record<s
 }
 
 /** The result of a child that must not fail. */
-export async function runChildOrThrow<T>(file: string, args: readonly string[], env: Record<string, string>, launch: ChildLaunch = {}): Promise<T> {
+export async function runChildOrThrow<T>(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  launch: ChildLaunch = {},
+): Promise<T> {
   const result = await runChild<T>(file, args, env, launch);
-  if (typeof result === 'object' && result !== null && 'failed' in result) throw new Error(`${file} ${args.join(' ')}: ${String(result.failed)}`);
+  if (typeof result === 'object' && result !== null && 'failed' in result)
+    throw new Error(`${file} ${args.join(' ')}: ${String(result.failed)}`);
   return result as T;
 }

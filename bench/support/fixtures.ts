@@ -18,7 +18,14 @@ export const orderIdAt = (index: number): string => String(ID_BASE + BigInt(inde
 export function pendingOrders(count: number, firstIndex = 0): Order[] {
   return Array.from({ length: count }, (_, i) => {
     const k = firstIndex + i;
-    return { id: orderIdAt(k), petId: String(100_000 + (k % 5_000)), quantity: 1 + (k % 9), shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' };
+    return {
+      id: orderIdAt(k),
+      petId: String(100_000 + (k % 5_000)),
+      quantity: 1 + (k % 9),
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    };
   });
 }
 
@@ -84,7 +91,11 @@ export async function seededTables(
     }
   };
   await Promise.all(Array.from({ length: 6 }, lane));
-  const { key, record } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), { plan: 'enterprise', name: 'bench', limits: MAX_CUSTOM_LIMITS });
+  const { key, record } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), {
+    plan: 'enterprise',
+    name: 'bench',
+    limits: MAX_CUSTOM_LIMITS,
+  });
   return { ...tables, orders, key, caller: { keyId: record.id, plan: 'enterprise', limits: MAX_CUSTOM_LIMITS } };
 }
 

@@ -8,7 +8,15 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreOrdersClient } from '../../client/client';
 import { documentClientFromEnv } from '../../lib/aws/dynamo';
-import { childArgs, listThroughHandler, loadListHandler, MB, peakSampler, runMain, type ListHandler } from './listing-child';
+import {
+  childArgs,
+  listThroughHandler,
+  loadListHandler,
+  MB,
+  peakSampler,
+  runMain,
+  type ListHandler,
+} from './listing-child';
 
 export type ScaleVariant = 'handler' | 'client-stream' | 'client-json';
 
@@ -60,7 +68,9 @@ async function clientRun(): Promise<{ status: number; orders: number; firstByteA
     }
     return { status: 200, orders, firstByteAt };
   }
-  const response = await fetch(`${baseUrl}/store/orders`, { headers: { Authorization: `Bearer ${apiKey}`, 'Accept-Encoding': 'gzip' } });
+  const response = await fetch(`${baseUrl}/store/orders`, {
+    headers: { Authorization: `Bearer ${apiKey}`, 'Accept-Encoding': 'gzip' },
+  });
   const text = await response.text();
   firstByteAt = performance.now();
   sample();
@@ -72,7 +82,8 @@ async function clientRun(): Promise<{ status: number; orders: number; firstByteA
 async function main(): Promise<void> {
   // Module init and the client's first call belong to the baseline, not to the listing.
   const handler = variant === 'handler' ? await loadListHandler() : undefined;
-  if (handler) await documentClientFromEnv().send(new ScanCommand({ TableName: process.env.ORDERS_TABLE ?? '', Limit: 1 }));
+  if (handler)
+    await documentClientFromEnv().send(new ScanCommand({ TableName: process.env.ORDERS_TABLE ?? '', Limit: 1 }));
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const baseline = process.memoryUsage().rss;

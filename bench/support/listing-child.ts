@@ -37,7 +37,11 @@ export async function loadListHandler(): Promise<ListHandler> {
  * One GET /store/orders by the bench caller (BENCH_CALLER), with this Accept-Encoding if any;
  * every chunk goes to `take` as it is written. Resolves to the status once the stream finished.
  */
-export async function listThroughHandler(handler: ListHandler, take: (chunk: Buffer) => void, acceptEncoding?: string): Promise<number> {
+export async function listThroughHandler(
+  handler: ListHandler,
+  take: (chunk: Buffer) => void,
+  acceptEncoding?: string,
+): Promise<number> {
   const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
   let status = 0;
   const stream = new LocalResponseStream({

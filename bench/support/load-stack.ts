@@ -32,7 +32,14 @@ async function main(): Promise<void> {
   const dynamo = await startEmbeddedDynamo({ port: 0 });
   const list = await gateway(dynamo.endpoint, LIST_ORDERS);
   const cancel = await gateway(dynamo.endpoint, cancelOrders);
-  const stack: LoadStack = { listUrl: list.url, listKey: list.key, cancelUrl: cancel.url, cancelKey: cancel.key, listOrders: LIST_ORDERS, cancelOrders };
+  const stack: LoadStack = {
+    listUrl: list.url,
+    listKey: list.key,
+    cancelUrl: cancel.url,
+    cancelKey: cancel.key,
+    listOrders: LIST_ORDERS,
+    cancelOrders,
+  };
   process.stdout.write(`${JSON.stringify(stack)}\n`);
 }
 

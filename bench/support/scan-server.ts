@@ -25,7 +25,10 @@ function item(order: Order): Record<string, unknown> {
 function body(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).once('end', () => resolve(Buffer.concat(chunks))).once('error', reject);
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .once('end', () => resolve(Buffer.concat(chunks)))
+      .once('error', reject);
   });
 }
 
@@ -45,9 +48,20 @@ export async function startScanServer(options: {
 }): Promise<{ endpoint: string; close(): Promise<void> }> {
   const upstream = new URL(options.upstream);
 
-  function forward(req: IncomingMessage, raw: Buffer, res: ServerResponse, patch?: (json: Record<string, unknown>) => void): void {
+  function forward(
+    req: IncomingMessage,
+    raw: Buffer,
+    res: ServerResponse,
+    patch?: (json: Record<string, unknown>) => void,
+  ): void {
     const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
       (answer) => {
         if (!patch) {
           res.writeHead(answer.statusCode ?? 500, answer.headers);

@@ -171,7 +171,9 @@ export class TwoCounterLimiter {
 
   /** The embedded server returns no item with a failed condition; then it is read, consistently. */
   private async read(key: string): Promise<CounterItem | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }),
+    );
     return Item ? counterItem(Item) : undefined;
   }
 

@@ -26,7 +26,8 @@ export type StoreOrdersClient = ReturnType<typeof storeOrdersClient>;
  */
 export async function listOrders(api: StoreOrdersClient): Promise<Order[]> {
   const { data, error, response } = await api.GET('/store/orders', { parseAs: 'text' });
-  if (data === undefined) throw new Error(`listOrders: HTTP ${response.status} ${(error as ApiError | undefined)?.code ?? ''}`);
+  if (data === undefined)
+    throw new Error(`listOrders: HTTP ${response.status} ${(error as ApiError | undefined)?.code ?? ''}`);
   return parse(data, (key, value) => {
     if (!isLosslessNumber(value)) return value;
     return INT64_FIELDS.has(key) ? value.toString() : value.valueOf();
@@ -36,5 +37,6 @@ export async function listOrders(api: StoreOrdersClient): Promise<Order[]> {
 /** The id goes into the path as the string it is: no JS number on the way. */
 export async function cancelOrder(api: StoreOrdersClient, orderId: string): Promise<void> {
   const { error, response } = await api.DELETE('/store/orders/{orderId}', { params: { path: { orderId } } });
-  if (!response.ok) throw new Error(`cancelOrder: HTTP ${response.status} ${(error as ApiError | undefined)?.code ?? ''}`);
+  if (!response.ok)
+    throw new Error(`cancelOrder: HTTP ${response.status} ${(error as ApiError | undefined)?.code ?? ''}`);
 }

@@ -92,7 +92,10 @@ export class ServiceAlarms extends Construct {
 
     // A refused key is a thrown `Unauthorized`, which Lambda counts in Errors like a real failure, so
     // the alarm counts what only a failure produces: the handler's error line, and Lambda's timeout line.
-    const authorizerFailures = { metricNamespace: `${SERVICE_NAME}/${props.config.stage}`, metricName: 'AuthorizerFailures' };
+    const authorizerFailures = {
+      metricNamespace: `${SERVICE_NAME}/${props.config.stage}`,
+      metricName: 'AuthorizerFailures',
+    };
     new MetricFilter(this, 'AuthorizerFailedLines', {
       logGroup: props.authorizerLogs,
       filterPattern: FilterPattern.all(
@@ -115,7 +118,10 @@ export class ServiceAlarms extends Construct {
     });
 
     const throttles = Object.fromEntries(
-      Object.values(props.functions).map((fn, i) => [`t${i}`, fn.metricThrottles({ statistic: 'Sum', period: PERIOD })]),
+      Object.values(props.functions).map((fn, i) => [
+        `t${i}`,
+        fn.metricThrottles({ statistic: 'Sum', period: PERIOD }),
+      ]),
     );
     this.add('FunctionThrottles', {
       alarmDescription: 'Lambda throttled at least one invocation of a service function.',

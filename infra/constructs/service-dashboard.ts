@@ -21,7 +21,8 @@ const HEIGHT = 6;
 /** Every combination of a metric's dimension values, e.g. each reason with each plan. */
 function dimensionCombinations(dimensions: MetricDeclaration['dimensions']): Record<string, string>[] {
   return Object.entries(dimensions).reduce<Record<string, string>[]>(
-    (combinations, [name, values]) => combinations.flatMap((partial) => values.map((value) => ({ ...partial, [name]: value }))),
+    (combinations, [name, values]) =>
+      combinations.flatMap((partial) => values.map((value) => ({ ...partial, [name]: value }))),
     [{}],
   );
 }

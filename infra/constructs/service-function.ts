@@ -11,7 +11,6 @@ import type { StageName } from '../outputs';
 import { BUNDLING, FUNCTIONS, functionEntry, HANDLER_EXPORT, REPO_ROOT, type FunctionId } from '../functions';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
 
-
 export interface ServiceFunctionProps {
   /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
   entry: FunctionId;

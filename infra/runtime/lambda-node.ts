@@ -22,14 +22,20 @@ export const NODE_FLAGS_WRAPPER = {
 /** The flags the Lambda runtime starts node with, for a function of this much memory. */
 export function lambdaRuntimeNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
-  return ['--expose-gc', `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+  return [
+    '--expose-gc',
+    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
 }
 
 /** The environment that makes Lambda start a function through the wrapper with these node flags. */
 export function nodeFlagsEnvironment(flags: readonly string[]): Record<string, string> {
   const bad = flags.filter((flag) => !/^--[a-z0-9_-]+(=\S+)?$/.test(flag));
   if (flags.length === 0 || bad.length > 0) {
-    throw new Error(`Node flags must be one or more --flag or --flag=value without spaces; got ${JSON.stringify(flags)}`);
+    throw new Error(
+      `Node flags must be one or more --flag or --flag=value without spaces; got ${JSON.stringify(flags)}`,
+    );
   }
   return {
     AWS_LAMBDA_EXEC_WRAPPER: `${LAMBDA_TASK_ROOT}/${NODE_FLAGS_WRAPPER.fileName}`,

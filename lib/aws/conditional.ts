@@ -27,7 +27,11 @@ export const ON_EMBEDDED_SERVER: ConditionFailureItems = { returnedByServer: fal
 
 /** Structural, not `instanceof`: the error may come from another realm (a VM context under jest). */
 export function isConditionFailure(error: unknown): error is { name: string; Item?: Record<string, AttributeValue> } {
-  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'ConditionalCheckFailedException';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'ConditionalCheckFailedException'
+  );
 }
 
 /** Runs one conditional write; a failed condition becomes `{ applied: false }`, anything else is thrown. */

@@ -35,7 +35,8 @@ function requestTimeoutFromEnv(): number | undefined {
   const text = optionalEnv('DYNAMODB_REQUEST_TIMEOUT_MS');
   if (text === undefined) return undefined;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`DYNAMODB_REQUEST_TIMEOUT_MS must be a positive integer, got "${text}"`);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new Error(`DYNAMODB_REQUEST_TIMEOUT_MS must be a positive integer, got "${text}"`);
   return ms;
 }
 

@@ -20,7 +20,11 @@ export const LOCAL_STAGE = 'local';
 export const COMMON_DIMENSIONS = ['service', 'stage'] as const;
 
 /** The cancel outcomes counted: cancelled, no such order, already shipped. */
-export const CANCEL_OUTCOMES = ['204', String(ERRORS.ORDER_NOT_FOUND.status), String(ERRORS.ORDER_ALREADY_SHIPPED.status)] as const;
+export const CANCEL_OUTCOMES = [
+  '204',
+  String(ERRORS.ORDER_NOT_FOUND.status),
+  String(ERRORS.ORDER_ALREADY_SHIPPED.status),
+] as const;
 export type CancelOutcome = (typeof CANCEL_OUTCOMES)[number];
 
 export type MetricUnitName = (typeof MetricUnit)[keyof typeof MetricUnit];
@@ -93,7 +97,10 @@ function instance(): Metrics {
  * One EMF line with the given metrics, which share the dimensions. Adding and publishing happen
  * in one synchronous step, so concurrent invocations (locally) never mix their metrics.
  */
-function emit<M extends MetricId>(dimensions: DimensionsOf<M>, values: Partial<Record<MetricId, number>> & Record<M, number>): void {
+function emit<M extends MetricId>(
+  dimensions: DimensionsOf<M>,
+  values: Partial<Record<MetricId, number>> & Record<M, number>,
+): void {
   const m = instance();
   m.addDimensions(dimensions as Record<string, string>);
   for (const [id, value] of Object.entries(values) as [MetricId, number][]) {

@@ -62,7 +62,10 @@ export interface ErrorAnswer {
 }
 
 /** The 401, whoever refuses the key: the gateway, the authorizer or a handler without a caller. */
-export const UNAUTHORIZED_ANSWER: ErrorAnswer = { code: 'UNAUTHORIZED', headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
+export const UNAUTHORIZED_ANSWER: ErrorAnswer = {
+  code: 'UNAUTHORIZED',
+  headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+};
 
 /** The 503, whoever gives it: a failed dependency, the function deadline or the gateway. */
 export const SERVICE_UNAVAILABLE_ANSWER: ErrorAnswer = {

@@ -2,7 +2,13 @@
 // turns each entry into an API Gateway gateway response, and the local gateway answers the same
 // way. Keys are API Gateway's gateway response types.
 
-import { errorResponse, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER, type ErrorAnswer, type PlainResponse } from './errors';
+import {
+  errorResponse,
+  SERVICE_UNAVAILABLE_ANSWER,
+  UNAUTHORIZED_ANSWER,
+  type ErrorAnswer,
+  type PlainResponse,
+} from './errors';
 
 export type { PlainResponse } from './errors';
 
@@ -76,6 +82,9 @@ export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
  */
 export function methodNotAllowedFor(allowed: readonly string[], contentType: string | undefined): PlainResponse {
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  const mapped = mediaType === undefined || mediaType === '' || (METHOD_NOT_ALLOWED_CONTENT_TYPES as readonly string[]).includes(mediaType);
+  const mapped =
+    mediaType === undefined ||
+    mediaType === '' ||
+    (METHOD_NOT_ALLOWED_CONTENT_TYPES as readonly string[]).includes(mediaType);
   return mapped ? methodNotAllowed(allowed) : gatewayResponse('UNSUPPORTED_MEDIA_TYPE');
 }

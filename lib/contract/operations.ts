@@ -73,17 +73,26 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
       'A client generated from this document as is (openapi-typescript, for example) types `orderId` ' +
       'as `number`, and `9007199254740993` then becomes `9007199254740992`: another order. Generate ' +
       'int64 as `string` (openapi-typescript: a `transform` mapping `format: int64` to `string`) ' +
-      'and pass the id\'s digits as a string.',
+      "and pass the id's digits as a string.",
     schema: { type: 'integer', format: 'int64' },
   },
 };
 
 /** The limiter's refusals, answered on every route. */
-export const RATE_LIMIT_CODES = ['RATE_LIMITED', 'QUOTA_EXCEEDED', 'KEY_TEMPORARILY_BANNED'] as const satisfies readonly ErrorCode[];
+export const RATE_LIMIT_CODES = [
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'KEY_TEMPORARILY_BANNED',
+] as const satisfies readonly ErrorCode[];
 export type RateLimitCode = (typeof RATE_LIMIT_CODES)[number];
 
 /** Answered on every route: by the authorizer, the limiter, or a failure. */
-export const COMMON_ERROR_CODES: readonly ErrorCode[] = ['UNAUTHORIZED', ...RATE_LIMIT_CODES, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+export const COMMON_ERROR_CODES: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  ...RATE_LIMIT_CODES,
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 /**
  * Every code a route's function can answer: the common ones and its operation's own. The error

@@ -107,10 +107,13 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
     if (remaining === undefined) return handler(event, context);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<ApiResult>((resolve) => {
-      timer = setTimeout(() => {
-        logger.error('request abandoned at the function deadline');
-        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
-      }, Math.max(0, remaining - DEADLINE_MARGIN_MS));
+      timer = setTimeout(
+        () => {
+          logger.error('request abandoned at the function deadline');
+          resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
+        },
+        Math.max(0, remaining - DEADLINE_MARGIN_MS),
+      );
     });
     try {
       return await Promise.race([handler(event, context), deadline]);

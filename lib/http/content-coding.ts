@@ -49,7 +49,10 @@ export function chooseContentCoding(acceptEncoding: string | undefined): ChosenC
 
 /** All values of a request header, by case-insensitive name, joined as one list. */
 export function requestHeader(
-  event: { headers?: Record<string, string | undefined> | null; multiValueHeaders?: Record<string, string[] | undefined> | null },
+  event: {
+    headers?: Record<string, string | undefined> | null;
+    multiValueHeaders?: Record<string, string[] | undefined> | null;
+  },
   name: string,
 ): string | undefined {
   const wanted = name.toLowerCase();

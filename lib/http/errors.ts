@@ -1,5 +1,12 @@
 import { createError, type HttpError } from '@middy/util';
-import { errorJson, ERRORS, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER, type ErrorAnswer, type ErrorCode } from '../contract/errors';
+import {
+  errorJson,
+  ERRORS,
+  SERVICE_UNAVAILABLE_ANSWER,
+  UNAUTHORIZED_ANSWER,
+  type ErrorAnswer,
+  type ErrorCode,
+} from '../contract/errors';
 import type { RateLimitCode } from '../contract/operations';
 import { InvalidOrderIdError, OrderAlreadyShippedError, OrderNotFoundError } from '../orders/errors';
 import { isDependencyFailure } from '../aws/dependency-failure';
@@ -33,7 +40,8 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof OrderNotFoundError) return { code: 'ORDER_NOT_FOUND', headers: {} };
   if (error instanceof OrderAlreadyShippedError) return { code: 'ORDER_ALREADY_SHIPPED', headers: {} };
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
-  if (error instanceof RateLimitRejectedError) return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  if (error instanceof RateLimitRejectedError)
+    return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   if (isDependencyFailure(error)) return SERVICE_UNAVAILABLE_ANSWER;
   return undefined;
 }

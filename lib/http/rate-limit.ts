@@ -7,7 +7,6 @@ import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { RateLimitRejectedError } from './errors';
 import { businessMetrics } from '../aws/metrics';
 
-
 export function rateLimitHeaders(state: WindowState): Record<string, string> {
   return {
     [RATE_LIMIT_HEADERS.limit]: String(state.limit),

@@ -83,7 +83,12 @@ export function usageAt(state: LimiterState | undefined, limits: Limits, nowMs: 
   const current = state?.minute === minute.start;
   const used = { minute: current ? (state?.inMinute ?? 0) : 0, day: state?.day ?? 0 };
   const usage: KeyUsage = {
-    minute: { used: used.minute, remaining: Math.max(0, limits.perMinute - used.minute), resetAt: minute.resetAt, refused: current ? (state?.refused ?? 0) : 0 },
+    minute: {
+      used: used.minute,
+      remaining: Math.max(0, limits.perMinute - used.minute),
+      resetAt: minute.resetAt,
+      refused: current ? (state?.refused ?? 0) : 0,
+    },
     day: { used: used.day, remaining: Math.max(0, limits.perDay - used.day), resetAt: windowAt('day', now).resetAt },
   };
   if (state?.bannedUntil !== undefined && state.bannedUntil > now) usage.bannedUntil = state.bannedUntil;
@@ -150,8 +155,16 @@ export class RateLimiter {
       const outcome = await this.take(key, plan, limits, now, day);
       if (outcome.applied) {
         const stored = stateOf(outcome.output.Attributes ?? {});
-        const minute = { limit: limits.perMinute, remaining: Math.max(0, limits.perMinute - stored.inMinute), resetAt: plan.minute + MINUTE_SECONDS };
-        const today = { limit: limits.perDay, remaining: Math.max(0, limits.perDay - stored.day), resetAt: day.resetAt };
+        const minute = {
+          limit: limits.perMinute,
+          remaining: Math.max(0, limits.perMinute - stored.inMinute),
+          resetAt: plan.minute + MINUTE_SECONDS,
+        };
+        const today = {
+          limit: limits.perDay,
+          remaining: Math.max(0, limits.perDay - stored.day),
+          resetAt: day.resetAt,
+        };
         return { admitted: true, headers: firstToRunOut(minute, today) };
       }
       plan = planFor(await this.found(key, outcome.found), ourMinute, limits, now);
@@ -181,7 +194,15 @@ export class RateLimiter {
                 UpdateExpression:
                   'SET #day = if_not_exists(#day, :zero) + :one, #minute = :minute, #inMinute = :one, #refused = :zero, #expiresAt = :expiresAt',
                 ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED}`,
-                ExpressionAttributeNames: names('#day', '#minute', '#inMinute', '#refused', '#expiresAt', '#bannedUntil', '#bannedFrom'),
+                ExpressionAttributeNames: names(
+                  '#day',
+                  '#minute',
+                  '#inMinute',
+                  '#refused',
+                  '#expiresAt',
+                  '#bannedUntil',
+                  '#bannedFrom',
+                ),
                 ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiresAt(day.resetAt) },
               }
             : {
@@ -217,14 +238,22 @@ export class RateLimiter {
     }
     const { reason } = plan;
     const resetAt = reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt;
-    return { admitted: false, reason, headers: { limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay, remaining: 0, resetAt } };
+    return {
+      admitted: false,
+      reason,
+      headers: { limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay, remaining: 0, resetAt },
+    };
   }
 
   /**
    * Refusals in the minute, this one included; undefined when the minute moved on meanwhile (the
    * refusal then belongs to no minute still counting).
    */
-  private async countRefusal(key: string, plan: { minute: number; newMinute: boolean }, day: Window): Promise<number | undefined> {
+  private async countRefusal(
+    key: string,
+    plan: { minute: number; newMinute: boolean },
+    day: Window,
+  ): Promise<number | undefined> {
     const inMinute = () =>
       conditionalWrite(() =>
         this.doc.send(
@@ -248,7 +277,12 @@ export class RateLimiter {
               UpdateExpression: 'SET #minute = :minute, #inMinute = :zero, #refused = :one, #expiresAt = :expiresAt',
               ConditionExpression: MINUTE_BEFORE,
               ExpressionAttributeNames: names('#minute', '#inMinute', '#refused', '#expiresAt'),
-              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': plan.minute, ':expiresAt': expiresAt(day.resetAt) },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':zero': 0,
+                ':minute': plan.minute,
+                ':expiresAt': expiresAt(day.resetAt),
+              },
               ReturnValues: 'UPDATED_NEW',
             }),
           ),
@@ -272,7 +306,10 @@ export class RateLimiter {
     const outcome = await this.writeBan(keyId, today, now, until);
     if (!outcome.applied) {
       const found = await this.found(limiterKey(keyId, today), outcome.found);
-      return { until: found === 'absent' || found.bannedUntil === undefined ? until : found.bannedUntil, started: false };
+      return {
+        until: found === 'absent' || found.bannedUntil === undefined ? until : found.bannedUntil,
+        started: false,
+      };
     }
     await Promise.all(later.map((day) => this.writeBan(keyId, day, now, until)));
     return { until, started: true };
@@ -287,7 +324,12 @@ export class RateLimiter {
           UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
           ConditionExpression: NO_BAN_IN_FORCE,
           ExpressionAttributeNames: names('#bannedFrom', '#bannedUntil', '#expiresAt'),
-          ExpressionAttributeValues: { ':from': now + 1, ':until': until, ':now': now, ':expiresAt': expiresAt(Math.max(day.resetAt, until)) },
+          ExpressionAttributeValues: {
+            ':from': now + 1,
+            ':until': until,
+            ':now': now,
+            ':expiresAt': expiresAt(Math.max(day.resetAt, until)),
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
@@ -304,7 +346,9 @@ export class RateLimiter {
   }
 
   private async readItem(key: string): Promise<Found> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }));
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }),
+    );
     return Item ? stateOf(Item) : 'absent';
   }
 }
@@ -320,7 +364,12 @@ function planFor(found: Found, ourMinute: number, limits: Limits, now: number): 
   const current = found.minute !== undefined && found.minute >= ourMinute;
   const minute = current ? (found.minute as number) : ourMinute;
   const newMinute = !current;
-  const reason = found.day >= limits.perDay ? 'QUOTA_EXCEEDED' : current && found.inMinute >= limits.perMinute ? 'RATE_LIMITED' : undefined;
+  const reason =
+    found.day >= limits.perDay
+      ? 'QUOTA_EXCEEDED'
+      : current && found.inMinute >= limits.perMinute
+        ? 'RATE_LIMITED'
+        : undefined;
   if (reason === undefined) return { kind: 'admit', minute, newMinute };
   // A ban written this second is not in force yet for requests the windows still admit; one the
   // windows refuse is told of it, and not counted again.
@@ -334,7 +383,11 @@ function isBanned(state: LimiterState, now: number): boolean {
 
 /** The ban headers carry the per-minute limit, the bound whose abuse caused the ban. */
 function banned(until: number, limits: Limits): Admission {
-  return { admitted: false, reason: 'KEY_TEMPORARILY_BANNED', headers: { limit: limits.perMinute, remaining: 0, resetAt: until } };
+  return {
+    admitted: false,
+    reason: 'KEY_TEMPORARILY_BANNED',
+    headers: { limit: limits.perMinute, remaining: 0, resetAt: until },
+  };
 }
 
 function stateOf(item: Item): LimiterState {

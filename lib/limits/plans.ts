@@ -49,8 +49,7 @@ function isValidLimit(value: unknown, max: number): value is number {
 
 export function isValidCustomLimits(limits: Partial<Limits>): limits is Limits {
   return (
-    isValidLimit(limits.perMinute, MAX_CUSTOM_LIMITS.perMinute) &&
-    isValidLimit(limits.perDay, MAX_CUSTOM_LIMITS.perDay)
+    isValidLimit(limits.perMinute, MAX_CUSTOM_LIMITS.perMinute) && isValidLimit(limits.perDay, MAX_CUSTOM_LIMITS.perDay)
   );
 }
 

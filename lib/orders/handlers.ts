@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { apiHandler, streamingApiHandler, type ApiEvent, type ApiHandlerDeps, type ApiResult } from '../http/api-handler';
+import {
+  apiHandler,
+  streamingApiHandler,
+  type ApiEvent,
+  type ApiHandlerDeps,
+  type ApiResult,
+} from '../http/api-handler';
 import { businessMetrics } from '../aws/metrics';
 import { logger } from '../aws/logger';
 import type { Order } from './order';
@@ -73,7 +79,9 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
         [VARY]: ACCEPT_ENCODING,
         ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
       },
-      body: Readable.from(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding), { objectMode: false }),
+      body: Readable.from(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding), {
+        objectMode: false,
+      }),
     };
   });
 }

@@ -18,7 +18,14 @@ export interface Order {
 }
 
 /** Every field of an Order, once: a field added to the interface and not here fails the type check. */
-const FIELD_SET: Record<keyof Order, true> = { id: true, petId: true, quantity: true, shipDate: true, complete: true, status: true };
+const FIELD_SET: Record<keyof Order, true> = {
+  id: true,
+  petId: true,
+  quantity: true,
+  shipDate: true,
+  complete: true,
+  status: true,
+};
 export const ORDER_FIELDS = Object.keys(FIELD_SET) as readonly (keyof Order)[];
 
 export const INT64_MIN = -(2n ** 63n);

@@ -1,10 +1,5 @@
 import { DescribeTableCommand, GetItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  PutCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isOrderStatus, type Order, type OrderStatus } from './order';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from './errors';
 import { mergeAsyncIterables } from './async-merge';
@@ -134,8 +129,15 @@ export class OrdersRepository {
             Key: { id: BigInt(id) },
             UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
             ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])) },
-            ExpressionAttributeValues: { ':to': to, ':pending': 'pending', ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])) },
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
+            },
+            ExpressionAttributeValues: {
+              ':to': to,
+              ':pending': 'pending',
+              ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),

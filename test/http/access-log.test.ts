@@ -48,6 +48,8 @@ test('keys in the query or the path are redacted from logged paths', async () =>
 test('paths without a key are logged as sent', async () => {
   const { key } = await stack.newKey('free');
   log.length = 0;
-  await (await fetch(`${stack.baseUrl}/v1/store/orders/12?sok=1&api_key=nope`, { method: 'DELETE', headers: bearer(key) })).arrayBuffer();
+  await (
+    await fetch(`${stack.baseUrl}/v1/store/orders/12?sok=1&api_key=nope`, { method: 'DELETE', headers: bearer(key) })
+  ).arrayBuffer();
   expect(log.map((entry) => entry.path)).toEqual(['/v1/store/orders/12?sok=1&api_key=nope']);
 });

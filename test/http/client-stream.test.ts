@@ -16,10 +16,22 @@ beforeAll(async () => {
   stack = await startLocalStack();
   ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 100_000 }));
   const orders: Order[] = [
-    { id: '9223372036854775807', petId: '9223372036854775806', quantity: 3, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
+    {
+      id: '9223372036854775807',
+      petId: '9223372036854775806',
+      quantity: 3,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    },
     { id: '-9223372036854775808', status: 'cancelled' },
     { id: '9007199254740993', status: 'shipped', complete: true },
-    ...Array.from({ length: COUNT - 3 }, (_, i) => ({ id: String(1_000_000_000_000n + BigInt(i)), petId: String(i), quantity: i % 5, status: 'pending' as const })),
+    ...Array.from({ length: COUNT - 3 }, (_, i) => ({
+      id: String(1_000_000_000_000n + BigInt(i)),
+      petId: String(i),
+      quantity: i % 5,
+      status: 'pending' as const,
+    })),
   ];
   await stack.app.orders.putMany(orders);
 });
@@ -29,12 +41,19 @@ afterAll(() => stack.close());
 const rawFetch = (seen: string[]): typeof fetch =>
   ((input: string, init?: RequestInit) =>
     new Promise<Response>((resolve, reject) => {
-      const req = request(String(input), { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> }, (res) => {
-        seen.push(String(res.headers['content-encoding'] ?? 'identity'));
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
-        resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status: res.statusCode ?? 0, headers }));
-      });
+      const req = request(
+        String(input),
+        { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> },
+        (res) => {
+          seen.push(String(res.headers['content-encoding'] ?? 'identity'));
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            if (typeof value === 'string') headers.set(name, value);
+          resolve(
+            new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status: res.statusCode ?? 0, headers }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end();
     })) as typeof fetch;
@@ -57,7 +76,14 @@ test('listOrdersStream yields the same orders as listOrders, int64 ids exact', a
   expect(streamed.error).toBeUndefined();
   expect(streamed.orders).toHaveLength(COUNT);
   expect(byId(streamed.orders)).toEqual(byId(await api.listOrders()));
-  expect(streamed.orders).toContainEqual({ id: '9223372036854775807', petId: '9223372036854775806', quantity: 3, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' });
+  expect(streamed.orders).toContainEqual({
+    id: '9223372036854775807',
+    petId: '9223372036854775806',
+    quantity: 3,
+    shipDate: '2026-11-20T10:00:00.000Z',
+    complete: false,
+    status: 'pending',
+  });
   expect(streamed.orders).toContainEqual({ id: '-9223372036854775808', status: 'cancelled' });
   expect(streamed.orders).toContainEqual({ id: '9007199254740993', status: 'shipped', complete: true });
   expect(api.lastRateLimit?.limit).toBe(1000);

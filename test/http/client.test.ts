@@ -10,7 +10,14 @@ const T0 = Date.UTC(2026, 10, 22, 12, 0, 30);
 beforeAll(async () => {
   stack = await startLocalStack();
   await stack.app.orders.putMany([
-    { id: '9223372036854775807', petId: '9223372036854775806', quantity: 3, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
+    {
+      id: '9223372036854775807',
+      petId: '9223372036854775806',
+      quantity: 3,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    },
     { id: '9007199254740992', status: 'pending' },
     { id: '9007199254740993', status: 'pending' },
     { id: '7', status: 'shipped', complete: true },
@@ -70,6 +77,7 @@ test('an id above 2^53 as a JS number is refused: the order its double names is 
     { id: '9007199254740996', status: 'pending' },
   ]);
   // The literal 9007199254740995 is the double 9007199254740996, which is another pending order.
+  // eslint-disable-next-line no-loss-of-precision -- the lost digits are what this test is about
   await expect(api.cancelOrder(9007199254740995)).rejects.toThrow(TypeError);
   const status = async (id: string) => (await stack.app.orders.get(id))?.status;
   expect([await status('9007199254740995'), await status('9007199254740996')]).toEqual(['pending', 'pending']);

@@ -19,7 +19,14 @@ beforeAll(async () => {
   stack = await startLocalStack();
   ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 10_000 }));
   const orders: Order[] = [
-    ...EXTREME_IDS.map((id, i) => ({ id, petId: '9223372036854775806', quantity: i, shipDate: '2026-11-20T10:00:00.000Z', complete: true, status: 'shipped' as const })),
+    ...EXTREME_IDS.map((id, i) => ({
+      id,
+      petId: '9223372036854775806',
+      quantity: i,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: true,
+      status: 'shipped' as const,
+    })),
     ...Array.from({ length: COUNT - EXTREME_IDS.length }, (_, i) => ({
       id: String(4_611_686_018_427_387_904n + BigInt(i) * 7919n),
       petId: String(i),
@@ -31,13 +38,19 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-const list = (headers: Record<string, string> = {}) => rawRequest(stack.baseUrl, 'GET', '/v1/store/orders', { headers: { ...bearer(key), ...headers } });
+const list = (headers: Record<string, string> = {}) =>
+  rawRequest(stack.baseUrl, 'GET', '/v1/store/orders', { headers: { ...bearer(key), ...headers } });
 
 function decoded(response: RawResponse, partial = false): string {
   const coding = headerOf(response, 'content-encoding');
   if (coding === undefined) return response.bytes.toString('utf8');
-  if (coding === 'gzip') return gunzipSync(response.bytes, partial ? { finishFlush: constants.Z_SYNC_FLUSH } : {}).toString('utf8');
-  if (coding === 'br') return brotliDecompressSync(response.bytes, partial ? { finishFlush: constants.BROTLI_OPERATION_FLUSH } : {}).toString('utf8');
+  if (coding === 'gzip')
+    return gunzipSync(response.bytes, partial ? { finishFlush: constants.Z_SYNC_FLUSH } : {}).toString('utf8');
+  if (coding === 'br')
+    return brotliDecompressSync(
+      response.bytes,
+      partial ? { finishFlush: constants.BROTLI_OPERATION_FLUSH } : {},
+    ).toString('utf8');
   throw new Error(`unexpected coding ${coding}`);
 }
 
@@ -47,7 +60,10 @@ function canonicalOrders(text: string): string[] {
   return parsed
     .map((order) =>
       Object.entries(order)
-        .map(([k, v]) => `${k}=${typeof v === 'object' && v !== null && isInteger((v as LosslessNumber).value) ? (v as LosslessNumber).value : String(v)}`)
+        .map(
+          ([k, v]) =>
+            `${k}=${typeof v === 'object' && v !== null && isInteger((v as LosslessNumber).value) ? (v as LosslessNumber).value : String(v)}`,
+        )
         .join(' '),
     )
     .sort();
@@ -79,7 +95,10 @@ test.each([
   expect(compressed.bytes.length).toBeLessThan(plain.bytes.length / 3);
   const orders = canonicalOrders(decoded(compressed));
   expect(orders).toEqual(canonicalOrders(plain.body));
-  for (const id of EXTREME_IDS) expect(orders).toContain(`id=${id} petId=9223372036854775806 quantity=${EXTREME_IDS.indexOf(id)} shipDate=2026-11-20T10:00:00.000Z complete=true status=shipped`);
+  for (const id of EXTREME_IDS)
+    expect(orders).toContain(
+      `id=${id} petId=9223372036854775806 quantity=${EXTREME_IDS.indexOf(id)} shipDate=2026-11-20T10:00:00.000Z complete=true status=shipped`,
+    );
 });
 
 test('gzip;q=0 and identity-only requests stay uncompressed', async () => {
@@ -92,7 +111,14 @@ test('gzip;q=0 and identity-only requests stay uncompressed', async () => {
 
 test('curl --compressed and a plain curl return the same orders', async () => {
   const run = promisify(execFile);
-  const args = (extra: string[]) => [...extra, '-sS', '--fail', '-H', `Authorization: Bearer ${key}`, `${stack.baseUrl}/v1/store/orders`];
+  const args = (extra: string[]) => [
+    ...extra,
+    '-sS',
+    '--fail',
+    '-H',
+    `Authorization: Bearer ${key}`,
+    `${stack.baseUrl}/v1/store/orders`,
+  ];
   const [compressed, plain, headers] = await Promise.all([
     run('curl', args(['--compressed']), { maxBuffer: 64 * 1024 * 1024 }),
     run('curl', args([]), { maxBuffer: 64 * 1024 * 1024 }),
@@ -107,7 +133,9 @@ test('an error before the first byte is an ordinary, uncompressed Error response
   const broken = await stackListingFrom(stack, failingAfterPages(stack.app.orders, 0), '/unreadable');
   try {
     const { key: brokenKey } = await broken.newKey('pro');
-    const response = await rawRequest(broken.baseUrl, 'GET', '/v1/unreadable', { headers: { ...bearer(brokenKey), 'Accept-Encoding': 'gzip, br' } });
+    const response = await rawRequest(broken.baseUrl, 'GET', '/v1/unreadable', {
+      headers: { ...bearer(brokenKey), 'Accept-Encoding': 'gzip, br' },
+    });
     expect(response.status).toBe(500);
     expect(response.complete).toBe(true);
     expect(headerOf(response, 'content-encoding')).toBeUndefined();
@@ -117,22 +145,27 @@ test('an error before the first byte is an ordinary, uncompressed Error response
   }
 });
 
-test.each(['gzip', 'br'])('a %s stream failing mid-way is cut: its text is invalid JSON, never a short array', async (coding) => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
-  const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
-  try {
-    const { key: brokenKey } = await broken.newKey('pro');
-    const response = await rawRequest(broken.baseUrl, 'GET', '/v1/broken', { headers: { ...bearer(brokenKey), 'Accept-Encoding': coding } });
-    expect(response.status).toBe(200);
-    expect(headerOf(response, 'content-encoding')).toBe(coding);
-    expect(response.complete).toBe(false);
-    // The pages read before the failure arrived, flushed, but the coding's trailer never did.
-    const text = decoded(response, true);
-    expect(text.startsWith('[{"id":')).toBe(true);
-    expect(text.split('"id":').length - 1).toBe(150);
-    expect(() => decoded(response)).toThrow();
-    expect(() => JSON.parse(text)).toThrow();
-  } finally {
-    await broken.close();
-  }
-});
+test.each(['gzip', 'br'])(
+  'a %s stream failing mid-way is cut: its text is invalid JSON, never a short array',
+  async (coding) => {
+    const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+    const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
+    try {
+      const { key: brokenKey } = await broken.newKey('pro');
+      const response = await rawRequest(broken.baseUrl, 'GET', '/v1/broken', {
+        headers: { ...bearer(brokenKey), 'Accept-Encoding': coding },
+      });
+      expect(response.status).toBe(200);
+      expect(headerOf(response, 'content-encoding')).toBe(coding);
+      expect(response.complete).toBe(false);
+      // The pages read before the failure arrived, flushed, but the coding's trailer never did.
+      const text = decoded(response, true);
+      expect(text.startsWith('[{"id":')).toBe(true);
+      expect(text.split('"id":').length - 1).toBe(150);
+      expect(() => decoded(response)).toThrow();
+      expect(() => JSON.parse(text)).toThrow();
+    } finally {
+      await broken.close();
+    }
+  },
+);

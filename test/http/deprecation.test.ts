@@ -7,10 +7,8 @@ import { join } from 'node:path';
 import { openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
-import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecated-route';
+import { deprecatedFixtureRoute } from '../support/deprecated-route';
 import { lintOpenApi } from '../support/redocly';
-
-const fixture = DEPRECATED_FIXTURE;
 
 const DEPRECATION = `@${Date.UTC(2026, 10, 1) / 1000}`;
 const SUNSET = 'Sat, 01 May 2027 00:00:00 GMT';
@@ -31,7 +29,12 @@ beforeAll(async () => {
         success: {
           status: 200,
           description: 'The number of orders.',
-          schema: { type: 'object', additionalProperties: false, required: ['count'], properties: { count: { type: 'integer' } } },
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['count'],
+            properties: { count: { type: 'integer' } },
+          },
         },
         errors: [],
       },

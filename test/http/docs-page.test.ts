@@ -103,13 +103,21 @@ test('/v1/docs renders both operations with Redoc from node_modules: no request 
   await page.close();
 }, 60_000);
 
-test.each([800, 1280])('at %i px, no code in the Errors table breaks across lines', async (width) => {
-  const { page } = await openReference(width);
-  const codes = await page
-    .locator('td code')
-    .evaluateAll((elements) => elements.map((code) => ({ text: code.textContent ?? '', lines: code.getClientRects().length })));
-  // The Errors table holds the whole catalogue, ORDER_NOT_FOUND and KEY_TEMPORARILY_BANNED included.
-  expect(codes.map((code) => code.text)).toEqual(expect.arrayContaining(['ORDER_NOT_FOUND', 'KEY_TEMPORARILY_BANNED', 'SERVICE_UNAVAILABLE']));
-  expect(codes.filter((code) => code.lines !== 1)).toEqual([]);
-  await page.close();
-}, 60_000);
+test.each([800, 1280])(
+  'at %i px, no code in the Errors table breaks across lines',
+  async (width) => {
+    const { page } = await openReference(width);
+    const codes = await page
+      .locator('td code')
+      .evaluateAll((elements) =>
+        elements.map((code) => ({ text: code.textContent ?? '', lines: code.getClientRects().length })),
+      );
+    // The Errors table holds the whole catalogue, ORDER_NOT_FOUND and KEY_TEMPORARILY_BANNED included.
+    expect(codes.map((code) => code.text)).toEqual(
+      expect.arrayContaining(['ORDER_NOT_FOUND', 'KEY_TEMPORARILY_BANNED', 'SERVICE_UNAVAILABLE']),
+    );
+    expect(codes.filter((code) => code.lines !== 1)).toEqual([]);
+    await page.close();
+  },
+  60_000,
+);

@@ -161,7 +161,8 @@ describe('DynamoDB throttling', () => {
 
   test('only the limiter throttled: 503, its write sent once and not retried, and nothing counted', async () => {
     const fresh = await stack.newKey('pro');
-    const remaining = async () => headerOf(await stack.request('DELETE', `${ORDERS}/2`, fresh), 'x-ratelimit-remaining');
+    const remaining = async () =>
+      headerOf(await stack.request('DELETE', `${ORDERS}/2`, fresh), 'x-ratelimit-remaining');
     expect(await remaining()).toBe('299');
     const table = stack.tables.names.rateLimits;
     stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
@@ -179,7 +180,10 @@ describe('DynamoDB throttling', () => {
     const response = await stack.request('GET', ORDERS, key);
     expect(response.status).toBe(503);
     expectUnavailable(response, true);
-    expectBoundedAttempts(stack.proxy.calls().filter((call) => call.throttled), 1);
+    expectBoundedAttempts(
+      stack.proxy.calls().filter((call) => call.throttled),
+      1,
+    );
     await expectRecovery();
   });
 });

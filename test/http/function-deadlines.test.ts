@@ -14,7 +14,8 @@ const SHORT_SECONDS = 0.3;
 
 /** The runtime global the local gateway installs, as a streamed handler calls it. */
 const runtime = () =>
-  (globalThis as unknown as { awslambda: { HttpResponseStream: { from<S>(stream: S, prelude: ResponsePrelude): S } } }).awslambda;
+  (globalThis as unknown as { awslambda: { HttpResponseStream: { from<S>(stream: S, prelude: ResponsePrelude): S } } })
+    .awslambda;
 
 const slowCancel: Route = {
   operationId: 'slowCancel',
@@ -26,7 +27,14 @@ const slowCancel: Route = {
   streaming: false,
   stability: 'experimental',
 };
-const stalledList: Route = { ...slowCancel, operationId: 'stalledList', method: 'GET', path: '/stalled', function: 'list-orders', streaming: true };
+const stalledList: Route = {
+  ...slowCancel,
+  operationId: 'stalledList',
+  method: 'GET',
+  path: '/stalled',
+  function: 'list-orders',
+  streaming: true,
+};
 
 let stack: LocalStack;
 let key: string;
@@ -46,7 +54,10 @@ beforeAll(async () => {
         route: stalledList,
         handler: async (_event: unknown, stream: Writable): Promise<void> => {
           streamSeen = stream;
-          const framed = runtime().HttpResponseStream.from(stream, { statusCode: 200, headers: { 'Content-Type': 'application/json' } });
+          const framed = runtime().HttpResponseStream.from(stream, {
+            statusCode: 200,
+            headers: { 'Content-Type': 'application/json' },
+          });
           framed.write('[{"id":1}');
           return never;
         },

@@ -20,7 +20,13 @@ beforeAll(async () => {
   stack = await startLocalStack();
   const { key } = await stack.newKey('enterprise', { perMinute: 1_000_000, perDay: 10_000_000 });
   const admin = adminRunner(() => testTarget(stack.tables));
-  targets = { baseUrl: stack.baseUrl, key, admin, orders: stack.app.orders, dir: await mkdtemp(join(tmpdir(), 'interleavings-')) };
+  targets = {
+    baseUrl: stack.baseUrl,
+    key,
+    admin,
+    orders: stack.app.orders,
+    dir: await mkdtemp(join(tmpdir(), 'interleavings-')),
+  };
 });
 afterAll(async () => {
   await rm(targets.dir, { recursive: true, force: true });
@@ -38,7 +44,11 @@ const slot = fc.constantFrom<Slot>(0, 1);
 const status = fc.constantFrom(...ORDER_STATUSES);
 const operation: fc.Arbitrary<PlannedOperation> = fc.oneof(
   fc.record({ kind: fc.constant('cancel' as const), slot }),
-  fc.record({ kind: fc.constant('ship' as const), slot, via: fc.constantFrom('admin' as const, 'repository' as const) }),
+  fc.record({
+    kind: fc.constant('ship' as const),
+    slot,
+    via: fc.constantFrom('admin' as const, 'repository' as const),
+  }),
   fc.record({
     kind: fc.constant('import' as const),
     orders: fc.uniqueArray(fc.record({ slot, status }), { minLength: 1, maxLength: 2, selector: (o) => o.slot }),
@@ -46,10 +56,18 @@ const operation: fc.Arbitrary<PlannedOperation> = fc.oneof(
 );
 /** `withPrevious`: starts alongside the operation before it rather than after it has finished. */
 const plan = fc.array(fc.record({ operation, withPrevious: fc.boolean() }), { minLength: 1, maxLength: 6 });
-const initial = fc.constantFrom<OrderStatus | undefined>(undefined, 'pending', 'pending', 'pending', 'shipped', 'cancelled');
+const initial = fc.constantFrom<OrderStatus | undefined>(
+  undefined,
+  'pending',
+  'pending',
+  'pending',
+  'shipped',
+  'cancelled',
+);
 
 function resolve(op: PlannedOperation, ids: readonly [string, string]): OrderOperation {
-  if (op.kind === 'import') return { kind: 'import', orders: op.orders.map((o) => ({ id: ids[o.slot], status: o.status })) };
+  if (op.kind === 'import')
+    return { kind: 'import', orders: op.orders.map((o) => ({ id: ids[o.slot], status: o.status })) };
   return op.kind === 'cancel' ? { kind: 'cancel', id: ids[op.slot] } : { kind: 'ship', id: ids[op.slot], via: op.via };
 }
 
@@ -68,8 +86,10 @@ function invariantBreaches(start: TableState, events: readonly OrderEvent[], fin
   const breaches: string[] = [];
   for (const e of events) {
     const end = final.get(e.id);
-    if (e.kind === 'cancel' && e.observed === 204 && end !== 'cancelled') breaches.push(`cancel of ${e.id} answered 204, order ends ${end}`);
-    if (e.kind === 'ship' && (e.observed === 'shipped' || e.observed === 'already') && end !== 'shipped') breaches.push(`ship of ${e.id} succeeded, order ends ${end}`);
+    if (e.kind === 'cancel' && e.observed === 204 && end !== 'cancelled')
+      breaches.push(`cancel of ${e.id} answered 204, order ends ${end}`);
+    if (e.kind === 'ship' && (e.observed === 'shipped' || e.observed === 'already') && end !== 'shipped')
+      breaches.push(`ship of ${e.id} succeeded, order ends ${end}`);
     if (e.kind === 'import' && start.has(e.id) && e.observed !== 'skipped') breaches.push(`import overwrote ${e.id}`);
   }
   for (const [id, was] of start) {
@@ -114,7 +134,10 @@ test('any interleaving of cancel, ship and import is explained by the model, and
       const events = history.map((h) => h.event);
       expect(invariantBreaches(start, events, final)).toEqual([]);
       const witness = linearize(start, history, final);
-      if (!witness) throw new Error(`No sequential order explains ${JSON.stringify({ start: [...start], history, final: [...final] })}`);
+      if (!witness)
+        throw new Error(
+          `No sequential order explains ${JSON.stringify({ start: [...start], history, final: [...final] })}`,
+        );
     }),
     { numRuns: 60 },
   );
@@ -125,7 +148,10 @@ describe('the checker refuses what breaks the rules', () => {
   const at = (event: OrderEvent, start: number, end: number): TimedEvent => ({ event, start, end });
 
   test('a cancel and a ship both succeeding on one pending order', () => {
-    const history = [at({ kind: 'cancel', id: '1', observed: 204 }, 1, 3), at({ kind: 'ship', id: '1', observed: 'shipped' }, 2, 4)];
+    const history = [
+      at({ kind: 'cancel', id: '1', observed: 204 }, 1, 3),
+      at({ kind: 'ship', id: '1', observed: 'shipped' }, 2, 4),
+    ];
     expect(linearize(pending, history, new Map([['1', 'shipped']]))).toBeUndefined();
     expect(linearize(pending, history, new Map([['1', 'cancelled']]))).toBeUndefined();
   });

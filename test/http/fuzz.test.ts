@@ -66,7 +66,13 @@ function expected(method: string, id: IdSegment, authorized: boolean, model: Map
 }
 
 /** The code each refusal must carry when the model names one answer. */
-const CODES: Record<number, string> = { 400: 'INVALID_ORDER_ID', 401: 'UNAUTHORIZED', 404: 'ORDER_NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 409: 'ORDER_ALREADY_SHIPPED' };
+const CODES: Record<number, string> = {
+  400: 'INVALID_ORDER_ID',
+  401: 'UNAUTHORIZED',
+  404: 'ORDER_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'ORDER_ALREADY_SHIPPED',
+};
 
 function describeRequest(method: string, path: string, header: string | undefined, response: RawResponse): string {
   return `${method} ${path} Authorization=${JSON.stringify(header)} -> ${response.status} ${response.body}`;
@@ -84,13 +90,19 @@ test('any orderId with any Authorization header: the documented answer, never a 
       const model = new Map(SEEDS.map((o) => [o.id, { ...o }]));
       for (const { method, id, header } of requests) {
         const path = `/v1/store/orders/${pathSegmentOf(id)}`;
-        const response = await rawRequest(stack.baseUrl, method, path, header === undefined ? {} : { headers: { Authorization: header } });
+        const response = await rawRequest(
+          stack.baseUrl,
+          method,
+          path,
+          header === undefined ? {} : { headers: { Authorization: header } },
+        );
         // Each assertion carries the request, so a failure (and its shrunk case) reads on its own.
         const what = describeRequest(method, path, header, response);
         expect([what, ...responseProblems(response)]).toEqual([what]);
         const want = expected(method, id, isAuthorized(header, key), model);
         expect([what, want.statuses.includes(response.status)]).toEqual([what, true]);
-        if (want.statuses.length === 1 && response.status >= 400) expect([what, errorCodeOf(response)]).toEqual([what, CODES[response.status]]);
+        if (want.statuses.length === 1 && response.status >= 400)
+          expect([what, errorCodeOf(response)]).toEqual([what, CODES[response.status]]);
         const cancelled = want.cancels === undefined ? undefined : model.get(want.cancels);
         if (cancelled) cancelled.status = 'cancelled';
       }
@@ -109,13 +121,19 @@ test('the list route, by any method with any Authorization header: every order, 
   });
   await fc.assert(
     fc.asyncProperty(request, async ({ method, header }) => {
-      const response = await rawRequest(stack.baseUrl, method, '/v1/store/orders', header === undefined ? {} : { headers: { Authorization: header } });
+      const response = await rawRequest(
+        stack.baseUrl,
+        method,
+        '/v1/store/orders',
+        header === undefined ? {} : { headers: { Authorization: header } },
+      );
       const what = describeRequest(method, '/v1/store/orders', header, response);
       expect([what, ...responseProblems(response)]).toEqual([what]);
       const want = method !== 'GET' ? 405 : isAuthorized(header, key) ? 200 : 401;
       expect([what, response.status]).toEqual([what, want]);
       // Exact digits: JSON.parse would round the int64 ids.
-      if (want === 200) expect([...response.body.matchAll(/"id":(-?\d+)/g)].map((m) => m[1]).sort()).toEqual(everyOrder);
+      if (want === 200)
+        expect([...response.body.matchAll(/"id":(-?\d+)/g)].map((m) => m[1]).sort()).toEqual(everyOrder);
     }),
     { numRuns: 60 },
   );

@@ -19,7 +19,10 @@ const statusOf = async (id: string) => (await stack.app.orders.get(id))?.status;
 
 /** The last JSON object in the exchange (the body may be chunked). */
 function errorBodyIn(response: string): Record<string, unknown> {
-  return JSON.parse(response.slice(response.lastIndexOf('{'), response.lastIndexOf('}') + 1)) as Record<string, unknown>;
+  return JSON.parse(response.slice(response.lastIndexOf('{'), response.lastIndexOf('}') + 1)) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('paths are matched as sent, never normalised', () => {
@@ -96,14 +99,22 @@ describe('the 405 answers every body the same', () => {
     ['application/json', '{"statusCode": 200}'],
     ['application/json', 'not json'],
   ])('PUT with %s %j: 405 METHOD_NOT_ALLOWED, Allow: DELETE', async (type, body) => {
-    const response = await fetch(`${stack.baseUrl}/v1/store/orders/1`, { method: 'PUT', headers: { 'Content-Type': type }, body });
+    const response = await fetch(`${stack.baseUrl}/v1/store/orders/1`, {
+      method: 'PUT',
+      headers: { 'Content-Type': type },
+      body,
+    });
     await expectError(response, 405, 'METHOD_NOT_ALLOWED');
     expect(response.headers.get('allow')).toBe('DELETE');
   });
 });
 
 test('a content type the deployed 405 method does not map: the same 405 without Allow', async () => {
-  const response = await fetch(`${stack.baseUrl}/v1/store/orders/1`, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: 'png' });
+  const response = await fetch(`${stack.baseUrl}/v1/store/orders/1`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'image/png' },
+    body: 'png',
+  });
   await expectError(response, 405, 'METHOD_NOT_ALLOWED');
   expect(response.headers.get('allow')).toBeNull();
 });
@@ -117,13 +128,17 @@ describe('refusals the gateway makes itself carry the Error body', () => {
   });
 
   test('Expect: foo: 400 BAD_REQUEST as JSON, not a bare 417', async () => {
-    const response = await rawExchange(stack.baseUrl, 'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n');
+    const response = await rawExchange(
+      stack.baseUrl,
+      'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
     expect(response.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(errorBodyIn(response)).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
   });
 
   test('a malformed request pipelined after a DELETE leaves the DELETE its answer', async () => {
-    const response = await rawExchange(stack.baseUrl, 
+    const response = await rawExchange(
+      stack.baseUrl,
       `DELETE /v1/store/orders/3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n` + 'GARBAGE\r\n\r\n',
     );
     const statusLines = response.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 '));

@@ -34,8 +34,22 @@ describe('GET /v1/store/orders', () => {
     expect(text).toContain('{"id":9007199254740992,"status":"pending"}');
     const orders = JSON.parse(text) as { id: number; status: string }[];
     expect(orders).toHaveLength(6);
-    expect(orders.map((o) => o.status).sort()).toEqual(['cancelled', 'pending', 'pending', 'pending', 'pending', 'shipped']);
-    expect(orders).toContainEqual({ id: 1, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' });
+    expect(orders.map((o) => o.status).sort()).toEqual([
+      'cancelled',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+      'shipped',
+    ]);
+    expect(orders).toContainEqual({
+      id: 1,
+      petId: 11,
+      quantity: 2,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    });
   });
 });
 

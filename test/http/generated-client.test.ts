@@ -67,9 +67,11 @@ function consumerProject(name: string, generate: (typesFile: string) => void): {
 }
 
 /** openapi-typescript's own command line, without options. */
-const asIs = () => consumerProject('as-is', (out) => node(join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), OPENAPI, '-o', out));
+const asIs = () =>
+  consumerProject('as-is', (out) => node(join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), OPENAPI, '-o', out));
 /** The README's generation step: int64 (`id`, `petId`, `orderId`) typed as string. */
-const idsAsStrings = () => consumerProject('ids-as-strings', (out) => node(join(EXAMPLES, 'generate-types.mjs'), OPENAPI, out));
+const idsAsStrings = () =>
+  consumerProject('ids-as-strings', (out) => node(join(EXAMPLES, 'generate-types.mjs'), OPENAPI, out));
 
 test('generated as is, the types say number for id, petId and orderId, and JSON parsing loses digits', async () => {
   const { types } = asIs();
@@ -81,6 +83,7 @@ test('generated as is, the types say number for id, petId and orderId, and JSON 
   // Untyped here (the as-is types exist only in the consumer's directory); the parsing is the point.
   const { data } = await api.GET('/store/orders' as never);
   const ids = (data as unknown as { id: number }[]).map((order) => order.id);
+  // eslint-disable-next-line no-loss-of-precision -- the lost digits are what this test is about
   expect(ids).toContain(9223372036854775807);
   expect(ids.map(String)).not.toContain(INT64_MAX);
   expect(ids.map(String)).toContain('9223372036854776000');
@@ -97,6 +100,7 @@ test('generated with ids as strings, the recipe type-checks and keeps every digi
   expect(typeErrors(recipePath)).toEqual([]);
 
   // The same file that was type-checked, run: listOrders and cancelOrder by string id.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest's transform loads a .ts path given at run time
   const recipe = require(recipePath) as Recipe;
   const api = recipe.storeOrdersClient(`${stack.baseUrl}${BASE_PATH}`, key);
   const orders = await recipe.listOrders(api);
@@ -106,7 +110,11 @@ test('generated with ids as strings, the recipe type-checks and keeps every digi
   await recipe.cancelOrder(api, '9007199254740993');
   await recipe.cancelOrder(api, INT64_MAX);
   const status = async (id: string) => (await stack.app.orders.get(id))?.status;
-  expect([await status('9007199254740992'), await status('9007199254740993'), await status(INT64_MAX)]).toEqual(['pending', 'cancelled', 'cancelled']);
+  expect([await status('9007199254740992'), await status('9007199254740993'), await status(INT64_MAX)]).toEqual([
+    'pending',
+    'cancelled',
+    'cancelled',
+  ]);
   await expect(recipe.cancelOrder(api, '424242')).rejects.toThrow('HTTP 404 ORDER_NOT_FOUND');
 });
 

@@ -34,10 +34,12 @@ const ok = { statusCode: 200, headers: { 'Content-Type': 'application/json' }, b
 let stack: LocalStack;
 let output: ConsoleCapture;
 let deps: ApiHandlerDeps | undefined;
-const withDeps = <A extends unknown[], R>(make: (deps: ApiHandlerDeps) => (...args: A) => R) => (...args: A): R => {
-  if (!deps) throw new Error('limiter not ready');
-  return make(deps)(...args);
-};
+const withDeps =
+  <A extends unknown[], R>(make: (deps: ApiHandlerDeps) => (...args: A) => R) =>
+  (...args: A): R => {
+    if (!deps) throw new Error('limiter not ready');
+    return make(deps)(...args);
+  };
 
 beforeAll(async () => {
   stack = await startLocalStack({

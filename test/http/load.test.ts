@@ -41,7 +41,18 @@ interface Sent extends Planned {
 function planRequests(): Planned[] {
   const random = seededRandom(6);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const mix: KeyName[] = ['free', 'free', 'free', 'free', 'pro', 'pro', 'business', 'business', 'enterprise', 'unknown'];
+  const mix: KeyName[] = [
+    'free',
+    'free',
+    'free',
+    'free',
+    'pro',
+    'pro',
+    'business',
+    'business',
+    'enterprise',
+    'unknown',
+  ];
   return Array.from({ length: REQUESTS }, () => {
     const key = pick(mix);
     return random() < 0.25 ? { key } : { key, cancel: pick(TARGETS) };
@@ -84,10 +95,13 @@ afterAll(() => stack.close());
 const initially = new Map(SEEDS.map((o) => [o.id, o.status]));
 const byKey = (name: KeyName) => sent.filter((s) => s.key === name);
 const served = (name: KeyName) => byKey(name).filter((s) => s.response.status !== 429);
-const cancelledBy204 = () => new Set(sent.filter((s) => s.cancel !== undefined && s.response.status === 204).map((s) => s.cancel));
+const cancelledBy204 = () =>
+  new Set(sent.filter((s) => s.cancel !== undefined && s.response.status === 204).map((s) => s.cancel));
 
 test('every response is a documented status with its headers and Error body', () => {
-  const problems = sent.flatMap((s, i) => responseProblems(s.response).map((p) => `#${i} ${s.key} ${s.cancel ?? 'list'}: ${p}`));
+  const problems = sent.flatMap((s, i) =>
+    responseProblems(s.response).map((p) => `#${i} ${s.key} ${s.cancel ?? 'list'}: ${p}`),
+  );
   expect(problems).toEqual([]);
   expect(byKey('unknown').every((s) => s.response.status === 401)).toBe(true);
 });
@@ -97,7 +111,12 @@ test('limits are counted exactly under concurrency: 429s where a window ran out,
   expect(served('enterprise')).toHaveLength(ENTERPRISE.perDay);
   expect(served('pro')).toHaveLength(byKey('pro').length);
   expect(served('business')).toHaveLength(byKey('business').length);
-  const codes = (name: KeyName) => new Set(byKey(name).filter((s) => s.response.status === 429).map((s) => errorCodeOf(s.response)));
+  const codes = (name: KeyName) =>
+    new Set(
+      byKey(name)
+        .filter((s) => s.response.status === 429)
+        .map((s) => errorCodeOf(s.response)),
+    );
   expect(codes('free')).toEqual(new Set(['RATE_LIMITED', 'KEY_TEMPORARILY_BANNED']));
   expect(codes('enterprise')).toEqual(new Set(['QUOTA_EXCEEDED']));
 });
@@ -145,7 +164,14 @@ test('each 429 says when to come back: Retry-After runs out at X-RateLimit-Reset
     const reset = Number(headerOf(response, 'x-ratelimit-reset'));
     const retryAfter = Number(headerOf(response, 'retry-after'));
     const answeredAt = reset - retryAfter;
-    return reset !== ends[errorCodeOf(response) ?? ''] || (answeredAt !== startSeconds && answeredAt !== startSeconds + 1);
+    return (
+      reset !== ends[errorCodeOf(response) ?? ''] || (answeredAt !== startSeconds && answeredAt !== startSeconds + 1)
+    );
   });
-  expect(wrong.map((s) => `${errorCodeOf(s.response)} reset ${headerOf(s.response, 'x-ratelimit-reset')} retry ${headerOf(s.response, 'retry-after')}`)).toEqual([]);
+  expect(
+    wrong.map(
+      (s) =>
+        `${errorCodeOf(s.response)} reset ${headerOf(s.response, 'x-ratelimit-reset')} retry ${headerOf(s.response, 'retry-after')}`,
+    ),
+  ).toEqual([]);
 });

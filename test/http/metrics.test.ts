@@ -11,7 +11,9 @@ import { bearer, startLocalStack, type LocalStack } from '../support/local-stack
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 interface EmfRecord {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [field: string]: unknown;
 }
 
@@ -111,7 +113,10 @@ test('authorizer refusals are counted by cause, and never carry the key', async 
   // API Gateway (and the local gateway) refuse a missing header before the authorizer runs.
   const authorizer = makeAuthorizerHandler({ keys: stack.app.keys });
   await expect(
-    authorizer({ type: 'TOKEN', authorizationToken: 'Basic abc', methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, lambdaContext('authorizer')),
+    authorizer(
+      { type: 'TOKEN', authorizationToken: 'Basic abc', methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' },
+      lambdaContext('authorizer'),
+    ),
   ).rejects.toThrow('Unauthorized');
 
   expect(recorded('authorizerRefusals')).toEqual([

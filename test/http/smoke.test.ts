@@ -4,7 +4,12 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
@@ -20,7 +25,6 @@ import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
 import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecated-route';
 
-
 let stack: LocalStack;
 let admin: AdminTarget;
 let key: string;
@@ -29,10 +33,17 @@ beforeAll(async () => {
   let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
     extraRoutes: [
-      deprecatedFixtureRoute(() => (limiter ??= new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now))),
+      deprecatedFixtureRoute(
+        () => (limiter ??= new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now)),
+      ),
     ],
   });
-  admin = tablesTarget({ doc: stack.tables.doc, names: stack.tables.names, label: 'the test tables', unreachableHint: '' });
+  admin = tablesTarget({
+    doc: stack.tables.doc,
+    names: stack.tables.names,
+    label: 'the test tables',
+    unreachableHint: '',
+  });
   ({ key } = await stack.newKey('enterprise', { perMinute: 10_000, perDay: 100_000 }));
   await stack.app.orders.putMany([
     { id: '9223372036854775807', status: 'pending' },
@@ -67,7 +78,10 @@ test('every check passes against the local stack, one line each, writes included
   for (const [id, order] of before) expect(after.get(id)).toEqual(order);
   const created = [...after.keys()].filter((id) => !before.has(id));
   expect(created).toHaveLength(2);
-  for (const id of created) expect(BigInt(id) >= SMOKE_ORDER_IDS.first && BigInt(id) < SMOKE_ORDER_IDS.first + SMOKE_ORDER_IDS.count).toBe(true);
+  for (const id of created)
+    expect(BigInt(id) >= SMOKE_ORDER_IDS.first && BigInt(id) < SMOKE_ORDER_IDS.first + SMOKE_ORDER_IDS.count).toBe(
+      true,
+    );
   // Its throwaway key is revoked.
   const keys = await admin.keys.list();
   expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
@@ -115,7 +129,10 @@ describe('the command line', () => {
           StackStatus: 'UPDATE_COMPLETE',
           Outputs: [
             { OutputKey: API_URL_OUTPUT, OutputValue: `${stack.baseUrl}${BASE_PATH}/` },
-            ...Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => ({ OutputKey: key, OutputValue: stack.tables.names[table as TableId] })),
+            ...Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => ({
+              OutputKey: key,
+              OutputValue: stack.tables.names[table as TableId],
+            })),
             ...PLAN_NAMES.map((plan) => ({ OutputKey: USAGE_PLAN_ID_OUTPUTS[plan], OutputValue: `plan-${plan}` })),
           ],
         },
@@ -151,7 +168,9 @@ describe('the command line', () => {
     const { code, out, err } = await command('--stage', 'staging', '--allow-writes');
     expect(err).toEqual([]);
     expect(code).toBe(0);
-    expect(out[0]).toBe(`Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through stage staging (stack StoreOrders-staging in eu-west-1))`);
+    expect(out[0]).toBe(
+      `Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through stage staging (stack StoreOrders-staging in eu-west-1))`,
+    );
     expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 1} passed, 0 failed, 1 skipped`);
     // The key for the read checks and the one run to its limit: both made for the enterprise
     // plan's usage plan, both disabled at the end.

@@ -128,7 +128,11 @@ test('each mistake on the command line is one line and exit 2', async () => {
     [['--dynamodb-endpoint', '127.0.0.1:8000'], /--dynamodb-endpoint must be an http/],
     [['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--data-dir', dir], /cannot go with --dynamodb-endpoint/],
     // What `npm start --data-dir X` (without `--`) hands the script: npm keeps the option, X arrives alone.
-    [[dir], /npm took --data-dir as its own option: put the stack's options after --/, userEnv({ npm_config_data_dir: 'true' })],
+    [
+      [dir],
+      /npm took --data-dir as its own option: put the stack's options after --/,
+      userEnv({ npm_config_data_dir: 'true' }),
+    ],
     [[], /npm took --no-demo as its own option/, userEnv({ npm_config_demo: '' })],
     [[], /DYNAMODB_PORT must be a port number/, userEnv({ DYNAMODB_PORT: 'eight' })],
   ];
@@ -156,7 +160,8 @@ test('--help prints the usage and exits 0', async () => {
   const exited = await runToExit(['--help']);
   expect(exited.code).toBe(0);
   expect(exited.stdout).toContain('Usage: npm start -- [options]');
-  for (const option of ['--no-demo', '--data-dir', '--dynamodb-endpoint', '--quiet']) expect(exited.stdout).toContain(option);
+  for (const option of ['--no-demo', '--data-dir', '--dynamodb-endpoint', '--quiet'])
+    expect(exited.stdout).toContain(option);
 }, 60_000);
 
 test('a second npm start on the same --data-dir is one line and exit 2', async () => {
@@ -220,7 +225,9 @@ test('--dynamodb-endpoint creates and seeds the tables on a server of the userâ€
   const repos = repositories(server.endpoint);
   try {
     expect(stack.dynamoEndpoint).toBe(server.endpoint);
-    expect(stack.banner.join('\n')).toContain(`Admin command for this stack: DYNAMODB_ENDPOINT=${server.endpoint} npm run --silent admin`);
+    expect(stack.banner.join('\n')).toContain(
+      `Admin command for this stack: DYNAMODB_ENDPOINT=${server.endpoint} npm run --silent admin`,
+    );
     const demo = DEMO_ORDERS[0];
     expect(demo && (await repos.orders.get(demo.id))).toEqual(demo);
     expect(await repos.keys.list()).toHaveLength(4);
@@ -239,13 +246,17 @@ test('the banner gives the admin command with the DYNAMODB_PORT the stack runs o
   const stack = await start([], userEnv({ DYNAMODB_PORT: String(port) }));
   try {
     expect(stack.dynamoEndpoint).toBe(`http://127.0.0.1:${port}`);
-    expect(stack.banner.join('\n')).toContain(`Admin command for this stack: DYNAMODB_PORT=${port} npm run --silent admin -- keys list`);
+    expect(stack.banner.join('\n')).toContain(
+      `Admin command for this stack: DYNAMODB_PORT=${port} npm run --silent admin -- keys list`,
+    );
   } finally {
     await stack.stop();
   }
 }, 60_000);
 
-async function refusedRequestLogged(args: string[]): Promise<{ logged: boolean; accessLogged: boolean; metricLogged: boolean }> {
+async function refusedRequestLogged(
+  args: string[],
+): Promise<{ logged: boolean; accessLogged: boolean; metricLogged: boolean }> {
   const stack = await start(['--dynamodb-port', '0', ...args]);
   try {
     const response = await fetch(`${stack.apiUrl}/store/orders/424242`, {

@@ -31,24 +31,29 @@ afterAll(() => stack.close());
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; complete: boolean; chunks: number }>(
-    (resolve) => {
-      const req = request(`${baseUrl}${path}`, { headers }, (res) => {
-        let body = '';
-        let chunks = 0;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-          chunks++;
-        });
-        const finish = (complete: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, complete, chunks });
-        res.on('end', () => finish(res.complete));
-        res.on('error', () => finish(false));
-        res.on('aborted', () => finish(false));
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+    complete: boolean;
+    chunks: number;
+  }>((resolve) => {
+    const req = request(`${baseUrl}${path}`, { headers }, (res) => {
+      let body = '';
+      let chunks = 0;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+        chunks++;
       });
-      req.end();
-    },
-  );
+      const finish = (complete: boolean) =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, complete, chunks });
+      res.on('end', () => finish(res.complete));
+      res.on('error', () => finish(false));
+      res.on('aborted', () => finish(false));
+    });
+    req.end();
+  });
 }
 
 test('the head and the first page reach the client while the table is still being read', async () => {
@@ -112,7 +117,10 @@ test('parallel scan segments give the same orders', async () => {
   });
   const event = buildProxyEvent({
     route: routeByOperation('listOrders'),
-    authorizer: { principalId: 'key_segments', context: callerContext({ keyId: 'key_segments', plan: 'enterprise', limits: { perMinute: 10, perDay: 10 } }) },
+    authorizer: {
+      principalId: 'key_segments',
+      context: callerContext({ keyId: 'key_segments', plan: 'enterprise', limits: { perMinute: 10, perDay: 10 } }),
+    },
   });
   const response = await invokeStreamedToResponse(handler, event, lambdaContext('list-orders'));
   expect(response.statusCode).toBe(200);

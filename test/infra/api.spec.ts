@@ -108,7 +108,12 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
     const body = errorJson('METHOD_NOT_ALLOWED');
     // A form, a text or a multipart body gets the 405 with Allow, like a JSON one.
     expect(METHOD_NOT_ALLOWED_CONTENT_TYPES).toEqual(
-      expect.arrayContaining(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']),
+      expect.arrayContaining([
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+      ]),
     );
     expect(JSON.parse(body)).toEqual({ code: 'METHOD_NOT_ALLOWED', message: expect.any(String), status: 405 });
     template.hasResourceProperties('AWS::ApiGateway::Method', {
@@ -161,7 +166,10 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       });
       if (plan === 'enterprise') continue;
       const limits = PLAN_LIMITS[plan];
-      const props = resource.Properties as { Throttle: { RateLimit: number; BurstLimit: number }; Quota: { Limit: number } };
+      const props = resource.Properties as {
+        Throttle: { RateLimit: number; BurstLimit: number };
+        Quota: { Limit: number };
+      };
       expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute);
       // Two whole windows back to back (end of one, start of the next) fit in the burst.
       expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute);
@@ -199,7 +207,12 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       ['THROTTLED', 429, 'RATE_LIMITED', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
       ['QUOTA_EXCEEDED', 429, 'QUOTA_EXCEEDED', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
       ['AUTHORIZER_FAILURE', 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
-      ['AUTHORIZER_CONFIGURATION_ERROR', 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],
+      [
+        'AUTHORIZER_CONFIGURATION_ERROR',
+        503,
+        'SERVICE_UNAVAILABLE',
+        { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) },
+      ],
       ['UNSUPPORTED_MEDIA_TYPE', 405, 'METHOD_NOT_ALLOWED', {}],
       ['DEFAULT_5XX', 500, 'INTERNAL_ERROR', {}],
     ] as const;
@@ -215,13 +228,18 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       expect(props.StatusCode).toBe(String(status));
       expect(props.ResponseTemplates['application/json']).toBe(errorJson(code));
       const sent = Object.fromEntries(
-        Object.entries(props.ResponseParameters).map(([k, v]) => [k.replace('gatewayresponse.header.', ''), v.slice(1, -1)]),
+        Object.entries(props.ResponseParameters).map(([k, v]) => [
+          k.replace('gatewayresponse.header.', ''),
+          v.slice(1, -1),
+        ]),
       );
       expect(sent).toEqual({ 'Content-Type': 'application/json', ...headers });
     });
 
     test('DEFAULT_4XX answers a 4xx Error body', () => {
-      const { resource } = onlyResource(stage().template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'DEFAULT_4XX' });
+      const { resource } = onlyResource(stage().template, 'AWS::ApiGateway::GatewayResponse', {
+        ResponseType: 'DEFAULT_4XX',
+      });
       const props = resource.Properties as { StatusCode: string; ResponseTemplates: Record<string, string> };
       expect(Number(props.StatusCode)).toBeGreaterThanOrEqual(400);
       expect(Number(props.StatusCode)).toBeLessThan(500);
@@ -231,8 +249,15 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       const responses = Object.values(stage().template.findResources('AWS::ApiGateway::GatewayResponse'));
       expect(responses.length).toBeGreaterThanOrEqual(expectations.length + 1);
       for (const { Properties } of responses) {
-        const props = Properties as { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> };
-        const body = JSON.parse(props.ResponseTemplates['application/json'] ?? '') as { code: keyof typeof ERRORS; status: number };
+        const props = Properties as {
+          StatusCode: string;
+          ResponseParameters: Record<string, string>;
+          ResponseTemplates: Record<string, string>;
+        };
+        const body = JSON.parse(props.ResponseTemplates['application/json'] ?? '') as {
+          code: keyof typeof ERRORS;
+          status: number;
+        };
         expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
         expect(body.status).toBe(Number(props.StatusCode));
         expect(ERRORS[body.code].status).toBe(body.status);

@@ -59,7 +59,8 @@ function deployed(
   entry: FunctionId,
 ): { assetDir: string; file: string; exportName: string; environment: Record<string, string> } {
   const { template, stack } = stageNamed(synthesised, stageName);
-  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]?.Properties as {
+  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]
+    ?.Properties as {
     Handler: string;
     Code: { S3Key: string };
     Environment: { Variables: Record<string, string> };
@@ -108,7 +109,10 @@ describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundl
     // As Lambda starts it: the wrapper gets the runtime's command, whose entry script loads the handler.
     const runtimeEntry = path.join(mkdtempSync(path.join(os.tmpdir(), 'runtime-')), 'index.mjs');
     const bundle = pathToFileURL(file).href;
-    writeFileSync(runtimeEntry, `${AWSLAMBDA_GLOBAL}\nconst mod = await import(${JSON.stringify(bundle)});\nprocess.stdout.write(JSON.stringify({ handler: typeof mod.handler, execArgv: process.execArgv }));\n`);
+    writeFileSync(
+      runtimeEntry,
+      `${AWSLAMBDA_GLOBAL}\nconst mod = await import(${JSON.stringify(bundle)});\nprocess.stdout.write(JSON.stringify({ handler: typeof mod.handler, execArgv: process.execArgv }));\n`,
+    );
     const runtimeFlags = lambdaRuntimeNodeFlags(FUNCTIONS['list-orders'].memoryMb);
     const out = execFileSync(wrapper, [process.execPath, ...runtimeFlags, runtimeEntry], {
       env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV, ...environment },
@@ -116,14 +120,20 @@ describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundl
       encoding: 'utf8',
       timeout: 20_000,
     });
-    expect(JSON.parse(out)).toEqual({ handler: 'function', execArgv: [...runtimeFlags, ...(environment.EXTRA_NODE_FLAGS ?? '').split(' ')] });
+    expect(JSON.parse(out)).toEqual({
+      handler: 'function',
+      execArgv: [...runtimeFlags, ...(environment.EXTRA_NODE_FLAGS ?? '').split(' ')],
+    });
     expect(environment.EXTRA_NODE_FLAGS).toBe(FUNCTIONS['list-orders'].nodeFlags?.join(' '));
   });
 
-  test.each(['authorizer', 'cancel-order'] as const)('%s declares no node flags, so it has neither the wrapper nor its variables', (entry) => {
-    const { assetDir, environment } = deployed(stageName, entry);
-    expect(existsSync(path.join(assetDir, NODE_FLAGS_WRAPPER.fileName))).toBe(false);
-    expect(environment.AWS_LAMBDA_EXEC_WRAPPER).toBeUndefined();
-    expect(environment[NODE_FLAGS_WRAPPER.flagsVar]).toBeUndefined();
-  });
+  test.each(['authorizer', 'cancel-order'] as const)(
+    '%s declares no node flags, so it has neither the wrapper nor its variables',
+    (entry) => {
+      const { assetDir, environment } = deployed(stageName, entry);
+      expect(existsSync(path.join(assetDir, NODE_FLAGS_WRAPPER.fileName))).toBe(false);
+      expect(environment.AWS_LAMBDA_EXEC_WRAPPER).toBeUndefined();
+      expect(environment[NODE_FLAGS_WRAPPER.flagsVar]).toBeUndefined();
+    },
+  );
 });

@@ -19,7 +19,10 @@ function dashboardOf(template: Template): { name: string; widgets: { properties:
   const properties = (dashboards[0] as { Properties: { DashboardName: string; DashboardBody: unknown } }).Properties;
   const body = properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
   const text = body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'REF')).join('');
-  return { name: properties.DashboardName, ...(JSON.parse(text) as { widgets: { properties: { metrics?: MetricRow[] } }[] }) };
+  return {
+    name: properties.DashboardName,
+    ...(JSON.parse(text) as { widgets: { properties: { metrics?: MetricRow[] } }[] }),
+  };
 }
 
 function combinations(dimensions: Readonly<Record<string, readonly string[]>>): Record<string, string>[] {
@@ -51,12 +54,15 @@ describe.each(STAGE_NAMES)('%s', (stage) => {
     expect(dashboard.name).toBe(`store-orders-${stage}`);
   });
 
-  test.each(Object.keys(BUSINESS_METRICS) as (keyof typeof BUSINESS_METRICS)[])('graphs %s for every dimension value', (id) => {
-    const { name, dimensions } = BUSINESS_METRICS[id];
-    for (const values of combinations(dimensions)) {
-      expect(graphed).toContain(metricKey(METRICS_NAMESPACE, name, { service: SERVICE_NAME, stage, ...values }));
-    }
-  });
+  test.each(Object.keys(BUSINESS_METRICS) as (keyof typeof BUSINESS_METRICS)[])(
+    'graphs %s for every dimension value',
+    (id) => {
+      const { name, dimensions } = BUSINESS_METRICS[id];
+      for (const values of combinations(dimensions)) {
+        expect(graphed).toContain(metricKey(METRICS_NAMESPACE, name, { service: SERVICE_NAME, stage, ...values }));
+      }
+    },
+  );
 
   test("graphs only this stage's business metrics", () => {
     const business = rows.filter((row) => row[0] === METRICS_NAMESPACE);

@@ -12,7 +12,16 @@ import {
 } from '../../infra/outputs';
 import { STAGES } from '../../infra/stages';
 import { FUNCTIONS } from '../../infra/functions';
-import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
+import {
+  arnOf,
+  logicalId,
+  onlyResource,
+  ref,
+  stageNamed,
+  synthesiseStages,
+  type Synthesised,
+  type SynthesisedStage,
+} from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -32,7 +41,12 @@ describe('the account stack', () => {
           Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
         }),
         ManagedPolicyArns: [
-          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']] },
+          {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
+            ],
+          },
         ],
       },
       DeletionPolicy: 'Retain',
@@ -83,10 +97,13 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     test('access logs are JSON lines in their own log group, without the Authorization header or the requested path', () => {
       const { template, stack } = stage();
       const { resource } = onlyResource(template, 'AWS::ApiGateway::Stage', { StageName: 'v1' });
-      const setting = (resource.Properties as { AccessLogSetting: { DestinationArn: unknown; Format: string } }).AccessLogSetting;
+      const setting = (resource.Properties as { AccessLogSetting: { DestinationArn: unknown; Format: string } })
+        .AccessLogSetting;
       const accessLogs = stack.api.accessLogs;
       // The ARN API Gateway stores (no trailing `:*`), so drift detection does not flag the stage.
-      expect(setting.DestinationArn).toEqual({ 'Fn::Join': ['', expect.arrayContaining([':log-group:', ref(accessLogs)])] });
+      expect(setting.DestinationArn).toEqual({
+        'Fn::Join': ['', expect.arrayContaining([':log-group:', ref(accessLogs)])],
+      });
       expect(JSON.stringify(setting.DestinationArn)).not.toContain(':*');
       const format = JSON.parse(setting.Format) as Record<string, string>;
       expect(format).toMatchObject({
@@ -99,7 +116,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
       expect(setting.Format).not.toMatch(/authorization|header/i);
       // A key a client puts in the URL would be logged with the path or query string as requested.
-      expect(Object.values(format).filter((v) => /\$context\.(path|requestOverride|.*querystring)/i.test(v))).toEqual([]);
+      expect(Object.values(format).filter((v) => /\$context\.(path|requestOverride|.*querystring)/i.test(v))).toEqual(
+        [],
+      );
       const logGroup = template.findResources('AWS::Logs::LogGroup')[logicalId(accessLogs)];
       expect(logGroup?.Properties?.RetentionInDays).toBe(config.logRetention);
     });
@@ -137,9 +156,15 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     test('leaves the account-wide API Gateway settings to the account stack', () => {
       const { template, stack } = stage();
       template.resourceCountIs('AWS::ApiGateway::Account', 0);
-      expect(template.findResources('AWS::IAM::Role', {
-        Properties: { AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] }) },
-      })).toEqual({});
+      expect(
+        template.findResources('AWS::IAM::Role', {
+          Properties: {
+            AssumeRolePolicyDocument: Match.objectLike({
+              Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+            }),
+          },
+        }),
+      ).toEqual({});
       expect(stack.dependencies).toContain(synthesised.account.stack);
     });
 
@@ -174,9 +199,11 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
           MetricName: 'Latency',
           ExtendedStatistic: 'p99',
           Dimensions: Match.arrayWith(
-            [...stageDimensions(s), { Name: 'Method', Value: route.method }, { Name: 'Resource', Value: route.path }].sort(
-              (a, b) => a.Name.localeCompare(b.Name),
-            ),
+            [
+              ...stageDimensions(s),
+              { Name: 'Method', Value: route.method },
+              { Name: 'Resource', Value: route.path },
+            ].sort((a, b) => a.Name.localeCompare(b.Name)),
           ),
           Threshold: config.alarms.p99LatencyMs,
         });
@@ -219,7 +246,11 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarm on authorizer failures, not on refused keys', () => {
       const { template, stack } = stage();
-      const metric = { MetricNamespace: `store-orders/${stageName}`, MetricName: 'AuthorizerFailures', MetricValue: '1' };
+      const metric = {
+        MetricNamespace: `store-orders/${stageName}`,
+        MetricName: 'AuthorizerFailures',
+        MetricValue: '1',
+      };
       const authorizerLogs = ref(stack.functions.authorizer.logGroup);
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
         LogGroupName: authorizerLogs,

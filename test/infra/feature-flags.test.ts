@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
-const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+const readJson = (file: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
 const recommended = readJson(path.join(root, 'node_modules', 'aws-cdk-lib', 'recommended-feature-flags.json'));
 const context = (readJson(path.join(root, 'cdk.json')) as { context?: Record<string, unknown> }).context ?? {};

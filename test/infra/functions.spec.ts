@@ -11,13 +11,24 @@ beforeAll(() => {
 });
 
 /** What each function may do, written out independently of infra/functions.ts. */
-const EXPECTED: Record<FunctionId, { memory: number; maxTimeout: number; tables: Partial<Record<TableId, string[]>>; environment?: Record<string, string> }> = {
+const EXPECTED: Record<
+  FunctionId,
+  {
+    memory: number;
+    maxTimeout: number;
+    tables: Partial<Record<TableId, string[]>>;
+    environment?: Record<string, string>;
+  }
+> = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
   'list-orders': {
     // One full vCPU (Lambda's 1,769 MB), as the listing budget computes.
     memory: 1769,
     maxTimeout: 900,
-    tables: { orders: ['dynamodb:DescribeTable', 'dynamodb:Scan'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    tables: {
+      orders: ['dynamodb:DescribeTable', 'dynamodb:Scan'],
+      rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
     // Started through the wrapper in its bundle, which adds this V8 flag after the runtime's own.
     environment: { AWS_LAMBDA_EXEC_WRAPPER: '/var/task/node-flags.sh', EXTRA_NODE_FLAGS: '--optimize-for-size' },
   },
@@ -74,7 +85,9 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
       Role: arnOf(fn.role),
       LoggingConfig: { LogGroup: ref(fn.logGroup) },
     });
-    const props = template.findResources('AWS::Lambda::Function')[logicalId(fn.function)]?.Properties as { Timeout: number };
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(fn.function)]?.Properties as {
+      Timeout: number;
+    };
     expect(props.Timeout).toBeGreaterThan(0);
     expect(props.Timeout).toBeLessThanOrEqual(EXPECTED[entry].maxTimeout);
   });

@@ -33,9 +33,11 @@ describe.each(STAGE_NAMES)('%s', (stage) => {
   test.each(IDS)('%s: the local context has the MemorySize and Timeout the stack deploys', (id) => {
     const stack = stacks[stage];
     const resource = templates[stage]?.toJSON().Resources[logicalId(stack.functions[id].function)] as
-      | { Type: string; Properties: { MemorySize: number; Timeout: number } }
-      | undefined;
+      { Type: string; Properties: { MemorySize: number; Timeout: number } } | undefined;
     expect(resource?.Type).toBe('AWS::Lambda::Function');
-    expect(localSettings(id)).toEqual({ memoryMb: resource?.Properties.MemorySize, timeoutSeconds: resource?.Properties.Timeout });
+    expect(localSettings(id)).toEqual({
+      memoryMb: resource?.Properties.MemorySize,
+      timeoutSeconds: resource?.Properties.Timeout,
+    });
   });
 });

@@ -13,9 +13,14 @@ interface NagSuppression {
 }
 
 /** Suppressions as cdk-nag records them in the template, per resource. */
-function suppressions(template: ReturnType<Synthesised['stages'][number]['template']['toJSON']>): [string, NagSuppression][] {
+function suppressions(
+  template: ReturnType<Synthesised['stages'][number]['template']['toJSON']>,
+): [string, NagSuppression][] {
   const out: [string, NagSuppression][] = [];
-  const resources = (template.Resources ?? {}) as Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress?: NagSuppression[] } } }>;
+  const resources = (template.Resources ?? {}) as Record<
+    string,
+    { Metadata?: { cdk_nag?: { rules_to_suppress?: NagSuppression[] } } }
+  >;
   for (const [id, resource] of Object.entries(resources)) {
     for (const rule of resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) out.push([id, rule]);
   }

@@ -56,7 +56,9 @@ test("list-orders' flags come after the runtime's own, and its node really runs 
 
 test("a flag the runtime also sets is the wrapper's value: it comes last", () => {
   const probed = wrapped(['--max-old-space-size=256', '--max-semi-space-size=2']);
-  expect(probed.heapLimitMb).toBe(started(process.execPath, ['--max-old-space-size=256', '--max-semi-space-size=2', probe]).heapLimitMb);
+  expect(probed.heapLimitMb).toBe(
+    started(process.execPath, ['--max-old-space-size=256', '--max-semi-space-size=2', probe]).heapLimitMb,
+  );
 });
 
 test('the runtime script stays last when a runtime flag takes its value as a separate argument', () => {
@@ -91,6 +93,10 @@ test("the function's environment names the wrapper where Lambda unpacks the code
 });
 
 test("the runtime's heap flags are those of its bootstrap: a tenth of the memory as new space, the rest old space", () => {
-  expect(lambdaRuntimeNodeFlags(1769)).toEqual(['--expose-gc', '--max-semi-space-size=88', '--max-old-space-size=1593']);
+  expect(lambdaRuntimeNodeFlags(1769)).toEqual([
+    '--expose-gc',
+    '--max-semi-space-size=88',
+    '--max-old-space-size=1593',
+  ]);
   expect(lambdaRuntimeNodeFlags(256)).toEqual(['--expose-gc', '--max-semi-space-size=12', '--max-old-space-size=231']);
 });

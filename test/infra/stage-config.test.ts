@@ -27,10 +27,9 @@ function synthVariants<K extends string>(configs: Record<K, StageConfig>): Recor
   Aspects.of(app).add(new AwsSolutionsChecks());
   Aspects.of(app).add(new ServerlessChecks());
   app.synth();
-  return Object.fromEntries(stacks.map(([name, stack]) => [name, { stack, template: Template.fromStack(stack) }])) as Record<
-    K,
-    Variant
-  >;
+  return Object.fromEntries(
+    stacks.map(([name, stack]) => [name, { stack, template: Template.fromStack(stack) }]),
+  ) as Record<K, Variant>;
 }
 
 let variants: Record<'withCertificate' | 'withIssuedCertificate' | 'withTopic' | 'withEmail', Variant>;
@@ -69,7 +68,6 @@ describe('the stages as configured', () => {
 });
 
 describe('a custom domain', () => {
-
   test('serves the v1 stage under the base path v1 on a regional TLS 1.2 domain', () => {
     const { template, stack } = variants.withCertificate;
     template.hasResourceProperties('AWS::ApiGateway::DomainName', {
@@ -135,9 +133,7 @@ describe('an alarm email address', () => {
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
-        Statement: [
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ],
+        Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
       },
     });
     const topic = stack.alarms.email?.topic;

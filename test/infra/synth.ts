@@ -85,7 +85,8 @@ export function onlyResource(
   props: Record<string, unknown>,
 ): { id: string; resource: { Properties: Record<string, unknown> } & Record<string, unknown> } {
   const found = Object.entries(template.findResources(type, { Properties: props }));
-  if (found.length !== 1) throw new Error(`Expected one ${type} matching ${JSON.stringify(props)}, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`Expected one ${type} matching ${JSON.stringify(props)}, found ${found.length}`);
   const [id, resource] = found[0] as [string, { Properties: Record<string, unknown> }];
   return { id, resource };
 }

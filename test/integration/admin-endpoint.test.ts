@@ -23,7 +23,9 @@ test('DYNAMODB_PORT points the admin command at the stack on that port, as it do
   expect(created.code).toBe(0);
   const listed = await admin('keys', 'list', '--json');
   expect(listed.code).toBe(0);
-  expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: (JSON.parse(created.stdout) as { id: string }).id })]);
+  expect(JSON.parse(listed.stdout)).toEqual([
+    expect.objectContaining({ id: (JSON.parse(created.stdout) as { id: string }).id }),
+  ]);
 });
 
 test('when nothing answers on DYNAMODB_PORT, the message names that endpoint and how to point elsewhere', async () => {
@@ -36,7 +38,10 @@ test('when nothing answers on DYNAMODB_PORT, the message names that endpoint and
 });
 
 test.each([
-  [{ DYNAMODB_ENDPOINT: '127.0.0.1:8000' }, /DYNAMODB_ENDPOINT must be an http:\/\/ or https:\/\/ URL .* got "127.0.0.1:8000"/],
+  [
+    { DYNAMODB_ENDPOINT: '127.0.0.1:8000' },
+    /DYNAMODB_ENDPOINT must be an http:\/\/ or https:\/\/ URL .* got "127.0.0.1:8000"/,
+  ],
   [{ DYNAMODB_ENDPOINT: 'localhost:8000' }, /DYNAMODB_ENDPOINT must be an http:\/\/ or https:\/\/ URL/],
   [{ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000/v1' }, /DYNAMODB_ENDPOINT must be a server address with no path/],
   [{ DYNAMODB_PORT: 'eight' }, /DYNAMODB_PORT must be a port number/],

@@ -32,22 +32,25 @@ async function createJson(...options: string[]): Promise<Record<string, unknown>
 }
 
 describe('keys create', () => {
-  test.each(['free', 'pro', 'business'] as const)('%s: --json prints one object with the key, id, plan and limits', async (plan) => {
-    const created = await createJson('--plan', plan, '--name', `ci ${plan}`);
-    const key = created.key as string;
-    expect(isWellFormedApiKey(key)).toBe(true);
-    expect(created).toEqual({
-      key,
-      id: keyIdFromHash(hashApiKey(key)),
-      plan,
-      name: `ci ${plan}`,
-      limits: PLAN_LIMITS[plan],
-      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    });
-    const record = await repo.get(created.id as string);
-    expect(record).toMatchObject({ plan, hash: hashApiKey(key), name: `ci ${plan}` });
-    expect(JSON.stringify(record)).not.toContain(key);
-  });
+  test.each(['free', 'pro', 'business'] as const)(
+    '%s: --json prints one object with the key, id, plan and limits',
+    async (plan) => {
+      const created = await createJson('--plan', plan, '--name', `ci ${plan}`);
+      const key = created.key as string;
+      expect(isWellFormedApiKey(key)).toBe(true);
+      expect(created).toEqual({
+        key,
+        id: keyIdFromHash(hashApiKey(key)),
+        plan,
+        name: `ci ${plan}`,
+        limits: PLAN_LIMITS[plan],
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+      const record = await repo.get(created.id as string);
+      expect(record).toMatchObject({ plan, hash: hashApiKey(key), name: `ci ${plan}` });
+      expect(JSON.stringify(record)).not.toContain(key);
+    },
+  );
 
   test('enterprise: takes its own limits, which the key then carries', async () => {
     const created = await createJson('--plan', 'enterprise', '--rpm', '5000', '--rpd', '2000000');
@@ -60,7 +63,11 @@ describe('keys create', () => {
   test('without --json: the key on a line of its own, with its id, plan and limits', async () => {
     const run = await admin('keys', 'create', '--plan', 'pro');
     expect(run.code).toBe(0);
-    const key = run.stdout.split('\n').map((l) => l.trim()).find(isWellFormedApiKey) ?? '';
+    const key =
+      run.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .find(isWellFormedApiKey) ?? '';
     expect(key).not.toBe('');
     expect(run.stdout.split(key)).toHaveLength(2);
     expect(run.stdout).toContain(keyIdFromHash(hashApiKey(key)));
@@ -206,7 +213,9 @@ describe('usage and failures', () => {
   });
 
   test('a missing table is a failure that points at the local stack', async () => {
-    const missing = adminRunner(() => localTarget({ DYNAMODB_ENDPOINT: tables.endpoint, API_KEYS_TABLE: 'no-such-table' }));
+    const missing = adminRunner(() =>
+      localTarget({ DYNAMODB_ENDPOINT: tables.endpoint, API_KEYS_TABLE: 'no-such-table' }),
+    );
     const run = await missing('keys', 'list');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/table .* does not exist/);

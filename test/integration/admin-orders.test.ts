@@ -55,7 +55,11 @@ describe('orders import', () => {
       complete: false,
       status: 'pending',
     });
-    expect(await repo.get('9007199254740993')).toEqual({ id: '9007199254740993', petId: '9007199254740993', status: 'shipped' });
+    expect(await repo.get('9007199254740993')).toEqual({
+      id: '9007199254740993',
+      petId: '9007199254740993',
+      status: 'shipped',
+    });
     expect(await repo.get('9007199254740992')).toEqual({
       id: '9007199254740992',
       quantity: 0,

@@ -67,7 +67,9 @@ beforeEach(() => {
   cloudFormation.reset();
   apiGateway.reset();
   cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [{ StackName: 'x', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: stackOutputs(tables.names) }],
+    Stacks: [
+      { StackName: 'x', CreationTime: new Date(), StackStatus: 'UPDATE_COMPLETE', Outputs: stackOutputs(tables.names) },
+    ],
   });
   apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++nextGatewayKey}` }));
   apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
@@ -83,27 +85,30 @@ async function createOnStage(...options: string[]): Promise<{ key: string; id: s
   return JSON.parse(run.stdout) as { key: string; id: string; gatewayKeyId?: string };
 }
 
-test.each(PLAN_NAMES)('keys create --plan %s: stored in the stage table, API key = hash, in the tier usage plan', async (plan) => {
-  const limits = plan === 'enterprise' ? ['--rpm', '100', '--rpd', '1000'] : [];
-  const created = await createOnStage('--plan', plan, '--name', 'partner', ...limits);
+test.each(PLAN_NAMES)(
+  'keys create --plan %s: stored in the stage table, API key = hash, in the tier usage plan',
+  async (plan) => {
+    const limits = plan === 'enterprise' ? ['--rpm', '100', '--rpd', '1000'] : [];
+    const created = await createOnStage('--plan', plan, '--name', 'partner', ...limits);
 
-  expect(inputs(cloudFormation.commandCalls(DescribeStacksCommand))).toEqual([{ StackName: 'StoreOrders-staging' }]);
-  const [apiKey, ...moreKeys] = inputs(apiGateway.commandCalls(CreateApiKeyCommand));
-  expect(moreKeys).toEqual([]);
-  expect(apiKey).toEqual({
-    name: created.id,
-    value: hashApiKey(created.key),
-    enabled: true,
-    description: `Store Orders API ${plan} key`,
-  });
-  const gatewayKeyId = `gw-${nextGatewayKey}`;
-  expect(inputs(apiGateway.commandCalls(CreateUsagePlanKeyCommand))).toEqual([
-    { usagePlanId: planId(plan), keyId: gatewayKeyId, keyType: 'API_KEY' },
-  ]);
-  expect(created.gatewayKeyId).toBe(gatewayKeyId);
-  expect(await keys.get(created.id)).toMatchObject({ plan, gatewayKeyId, hash: hashApiKey(created.key) });
-  expect(await authenticate(keys, created.key)).toMatchObject({ usageIdentifier: hashApiKey(created.key) });
-});
+    expect(inputs(cloudFormation.commandCalls(DescribeStacksCommand))).toEqual([{ StackName: 'StoreOrders-staging' }]);
+    const [apiKey, ...moreKeys] = inputs(apiGateway.commandCalls(CreateApiKeyCommand));
+    expect(moreKeys).toEqual([]);
+    expect(apiKey).toEqual({
+      name: created.id,
+      value: hashApiKey(created.key),
+      enabled: true,
+      description: `Store Orders API ${plan} key`,
+    });
+    const gatewayKeyId = `gw-${nextGatewayKey}`;
+    expect(inputs(apiGateway.commandCalls(CreateUsagePlanKeyCommand))).toEqual([
+      { usagePlanId: planId(plan), keyId: gatewayKeyId, keyType: 'API_KEY' },
+    ]);
+    expect(created.gatewayKeyId).toBe(gatewayKeyId);
+    expect(await keys.get(created.id)).toMatchObject({ plan, gatewayKeyId, hash: hashApiKey(created.key) });
+    expect(await authenticate(keys, created.key)).toMatchObject({ usageIdentifier: hashApiKey(created.key) });
+  },
+);
 
 test('keys revoke --stage disables the key in the table and its API Gateway key', async () => {
   const created = await createOnStage('--plan', 'pro');
@@ -126,7 +131,9 @@ test('keys revoke --stage disables the key in the table and its API Gateway key'
 });
 
 test('a failed usage-plan attach removes the API key, revokes the record and never shows the key', async () => {
-  apiGateway.on(CreateUsagePlanKeyCommand).rejects(Object.assign(new Error('Usage plan not found'), { name: 'NotFoundException' }));
+  apiGateway
+    .on(CreateUsagePlanKeyCommand)
+    .rejects(Object.assign(new Error('Usage plan not found'), { name: 'NotFoundException' }));
   const before = (await keys.list()).length;
 
   const run = await admin('--stage', 'staging', 'keys', 'create', '--plan', 'business', '--json');
@@ -205,7 +212,9 @@ test('a stack without the expected outputs is refused before anything is written
 test('missing AWS credentials are a clear failure', async () => {
   cloudFormation
     .on(DescribeStacksCommand)
-    .rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+    .rejects(
+      Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+    );
   const run = await admin('--stage', 'prod', 'keys', 'list');
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('No AWS credentials found');

@@ -74,7 +74,11 @@ test("this minute's and today's counts, refusals and the ban, as the limiter sto
 
   // A minute later the minute's counts are those of the new minute; the day's and the ban stay.
   nowMs += 60_000;
-  expect(await usage(id)).toMatchObject({ minute: { used: 0, remaining: 3, refused: 0 }, day: { used: 5 }, bannedUntil: expect.any(Number) });
+  expect(await usage(id)).toMatchObject({
+    minute: { used: 0, remaining: 3, refused: 0 },
+    day: { used: 5 },
+    bannedUntil: expect.any(Number),
+  });
   nowMs -= 120_000;
 });
 

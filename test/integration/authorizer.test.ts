@@ -28,7 +28,11 @@ test('a valid key gets an Allow on the whole stage, its hash as usage identifier
   expect(result.context).toEqual({ keyId: record.id, plan: 'pro', perMinute: 300, perDay: 10_000 });
   // API Gateway may hand context values over as strings.
   const asStrings = Object.fromEntries(Object.entries(result.context).map(([k, v]) => [k, String(v)]));
-  expect(callerFromAuthorizerContext(asStrings)).toEqual({ keyId: record.id, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 } });
+  expect(callerFromAuthorizerContext(asStrings)).toEqual({
+    keyId: record.id,
+    plan: 'pro',
+    limits: { perMinute: 300, perDay: 10_000 },
+  });
 });
 
 test('only the hash is stored, never the key', async () => {
@@ -43,14 +47,20 @@ test('enterprise keys carry their own limits; other plans refuse custom ones', a
   const { key } = await createApiKey(keys, { plan: 'enterprise', limits: { perMinute: 7, perDay: 70 } });
   expect((await authenticate(keys, key))?.limits).toEqual({ perMinute: 7, perDay: 70 });
   await expect(createApiKey(keys, { plan: 'enterprise' })).rejects.toThrow(/enterprise/);
-  await expect(createApiKey(keys, { plan: 'free', limits: { perMinute: 7, perDay: 70 } })).rejects.toThrow(/enterprise/);
+  await expect(createApiKey(keys, { plan: 'free', limits: { perMinute: 7, perDay: 70 } })).rejects.toThrow(
+    /enterprise/,
+  );
 });
 
 test('revoked and unknown keys are refused with Unauthorized', async () => {
   const { key, record } = await createApiKey(keys, { plan: 'business' });
   await keys.revoke(record.id, new Date());
-  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow('Unauthorized');
-  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toThrow('Unauthorized');
+  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow(
+    'Unauthorized',
+  );
+  await expect(authorizeToken(keys, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toThrow(
+    'Unauthorized',
+  );
 });
 
 test('a malformed key is refused without a database read', async () => {
@@ -60,15 +70,17 @@ test('a malformed key is refused without a database read', async () => {
   for (const header of [`Bearer ${malformed}`, 'Bearer sok_short', 'Basic abc', '']) {
     await expect(authorizeToken(unreadable, { authorizationToken: header, methodArn })).rejects.toThrow('Unauthorized');
   }
-  await expect(authorizeToken(unreadable, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn })).rejects.toThrow(
-    /non-existent table|not found|ResourceNotFound/i,
-  );
+  await expect(
+    authorizeToken(unreadable, { authorizationToken: `Bearer ${generateApiKey()}`, methodArn }),
+  ).rejects.toThrow(/non-existent table|not found|ResourceNotFound/i);
 });
 
 test('the middy handler refuses with Unauthorized and lets dependency failures through', async () => {
   const handler = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
   const context = lambdaContext('authorizer', { awsRequestId: 'r1' });
-  await expect(handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, context)).rejects.toThrow('Unauthorized');
+  await expect(handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, context)).rejects.toThrow(
+    'Unauthorized',
+  );
   await expect(
     handler({ type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey()}`, methodArn }, context),
   ).rejects.not.toThrow('Unauthorized');

@@ -32,7 +32,12 @@ function event(options: { keyId?: string | null; list?: boolean } = {}): APIGate
     requestId: 'api-req-1',
     ...(keyId === null
       ? {}
-      : { authorizer: { principalId: keyId, context: callerContext({ keyId, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }) } }),
+      : {
+          authorizer: {
+            principalId: keyId,
+            context: callerContext({ keyId, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }),
+          },
+        }),
   });
 }
 
@@ -64,7 +69,11 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
   const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context);
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
-  expect(JSON.parse(result.body)).toEqual({ code: 'INTERNAL_ERROR', message: 'An internal error occurred.', status: 500 });
+  expect(JSON.parse(result.body)).toEqual({
+    code: 'INTERNAL_ERROR',
+    message: 'An internal error occurred.',
+    status: 500,
+  });
   expect(result.body).not.toContain('secret');
   expect(result.headers?.['X-RateLimit-Limit']).toBe('60');
   expect(result.headers?.['X-RateLimit-Remaining']).toBe('59');

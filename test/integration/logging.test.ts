@@ -32,9 +32,19 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
   const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
   const { key, record } = await createApiKey(keys, { plan: 'free' });
   const authorizer = makeAuthorizerHandler({ keys });
-  await authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('authorizer', 'auth-req-1'));
+  await authorizer(
+    { type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' },
+    context('authorizer', 'auth-req-1'),
+  );
   await expect(
-    authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key.slice(0, -1)}${key.endsWith('Z') ? 'Y' : 'Z'}`, methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x' }, context('authorizer', 'auth-req-2')),
+    authorizer(
+      {
+        type: 'TOKEN',
+        authorizationToken: `Bearer ${key.slice(0, -1)}${key.endsWith('Z') ? 'Y' : 'Z'}`,
+        methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x',
+      },
+      context('authorizer', 'auth-req-2'),
+    ),
   ).rejects.toThrow('Unauthorized');
 
   const failing = {
@@ -43,13 +53,19 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     },
     scanPages: () => [],
   } as unknown as OrdersRepository;
-  const handler = makeCancelOrderHandler({ orders: failing, limiter: new RateLimiter(tables.doc, tables.names.rateLimits) });
+  const handler = makeCancelOrderHandler({
+    orders: failing,
+    limiter: new RateLimiter(tables.doc, tables.names.rateLimits),
+  });
   const event = buildProxyEvent({
     route: routeByOperation('cancelOrder'),
     pathParameters: { orderId: '7' },
     headers: { Authorization: `Bearer ${key}` },
     requestId: 'api-req-9',
-    authorizer: { principalId: record.id, context: callerContext({ keyId: record.id, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }) },
+    authorizer: {
+      principalId: record.id,
+      context: callerContext({ keyId: record.id, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }),
+    },
   });
   const result = await handler(event, context('cancel-order', 'fn-req-3'));
   expect(result.statusCode).toBe(500);
@@ -60,7 +76,10 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     expect(line).not.toContain(key);
     expect(line).not.toContain(key.slice(4, 24));
   }
-  expect(entries.find((e) => e.message === 'key accepted')).toMatchObject({ function_request_id: 'auth-req-1', keyId: record.id });
+  expect(entries.find((e) => e.message === 'key accepted')).toMatchObject({
+    function_request_id: 'auth-req-1',
+    keyId: record.id,
+  });
   expect(entries.find((e) => e.message === 'key refused')).toMatchObject({ function_request_id: 'auth-req-2' });
   expect(entries.find((e) => e.message === 'request failed')).toMatchObject({
     function_request_id: 'fn-req-3',

@@ -84,7 +84,9 @@ test('scanPages follows every page, sequentially and with parallel segments', as
 
 describe('sizing the parallel scan to the table', () => {
   test('one segment per 50,000 orders, between 1 and 8', () => {
-    expect([0, 1, 50_000, 50_001, 200_000, 400_000, 10_000_000].map(segmentsForItemCount)).toEqual([1, 1, 1, 2, 4, 8, 8]);
+    expect([0, 1, 50_000, 50_001, 200_000, 400_000, 10_000_000].map(segmentsForItemCount)).toEqual([
+      1, 1, 1, 2, 4, 8, 8,
+    ]);
   });
 
   test('reads the item count from the table, then answers from its cache for an hour', async () => {

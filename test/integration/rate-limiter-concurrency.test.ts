@@ -24,7 +24,12 @@ afterAll(() => tables.drop());
  * the window that refused, full in the item, with Reset that window's end (the stored ban end for
  * a ban), never in the past, and Retry-After = Reset - now rounded up, at least 1.
  */
-function expectConsistentHeaders(admissions: Admission[], limits: Limits, item: LimiterState, answeredAtMs: number): void {
+function expectConsistentHeaders(
+  admissions: Admission[],
+  limits: Limits,
+  item: LimiterState,
+  answeredAtMs: number,
+): void {
   const now = Math.floor(nowMs / 1000);
   const minuteEnd = windowAt('minute', now).resetAt;
   const dayEnd = windowAt('day', now).resetAt;
@@ -75,59 +80,75 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour) => {
     return state;
   };
 
-  test('10 then 20 parallel requests on 10/min and 25/day: no QUOTA_EXCEEDED while the day is below 25', async () => {
-    const limits = { perMinute: 10, perDay: 25 };
-    // Three keys side by side, each minute's requests all in flight together.
-    const keys = Array.from({ length: 3 }, newKey);
-    const eachKey = <T>(run: (key: string) => Promise<T>) => Promise.all(keys.map(run));
-    const first = await eachKey((key) => parallel(key, limits, 10));
-    for (const [i, key] of keys.entries()) {
-      expect(first[i]?.every((a) => a.admitted)).toBe(true);
-      expectConsistentHeaders(first[i] ?? [], limits, await item(key), nowMs);
-    }
+  test(
+    '10 then 20 parallel requests on 10/min and 25/day: no QUOTA_EXCEEDED while the day is below 25',
+    async () => {
+      const limits = { perMinute: 10, perDay: 25 };
+      // Three keys side by side, each minute's requests all in flight together.
+      const keys = Array.from({ length: 3 }, newKey);
+      const eachKey = <T>(run: (key: string) => Promise<T>) => Promise.all(keys.map(run));
+      const first = await eachKey((key) => parallel(key, limits, 10));
+      for (const [i, key] of keys.entries()) {
+        expect(first[i]?.every((a) => a.admitted)).toBe(true);
+        expectConsistentHeaders(first[i] ?? [], limits, await item(key), nowMs);
+      }
 
-    nowMs += 60_000;
-    const second = await eachKey((key) => parallel(key, limits, 20));
-    for (const [i, key] of keys.entries()) {
-      const answers = second[i] ?? [];
-      expect(answers.filter((a) => a.admitted)).toHaveLength(10);
-      expect(answers.filter((a) => !a.admitted).map((a) => !a.admitted && a.reason)).toEqual(Array(10).fill('RATE_LIMITED'));
-      expect(await item(key)).toMatchObject({ day: 20, inMinute: 10, refused: 10 });
-      expectConsistentHeaders(answers, limits, await item(key), nowMs + 1500);
-    }
+      nowMs += 60_000;
+      const second = await eachKey((key) => parallel(key, limits, 20));
+      for (const [i, key] of keys.entries()) {
+        const answers = second[i] ?? [];
+        expect(answers.filter((a) => a.admitted)).toHaveLength(10);
+        expect(answers.filter((a) => !a.admitted).map((a) => !a.admitted && a.reason)).toEqual(
+          Array(10).fill('RATE_LIMITED'),
+        );
+        expect(await item(key)).toMatchObject({ day: 20, inMinute: 10, refused: 10 });
+        expectConsistentHeaders(answers, limits, await item(key), nowMs + 1500);
+      }
 
-    // The next minute: 5 left in the day, and only then does the day refuse.
-    nowMs += 60_000;
-    const third = await eachKey((key) => parallel(key, limits, 10));
-    for (const [i, key] of keys.entries()) {
-      const answers = third[i] ?? [];
-      expect(answers.filter((a) => a.admitted)).toHaveLength(5);
-      expect(answers.filter((a) => !a.admitted).map((a) => !a.admitted && a.reason)).toEqual(Array(5).fill('QUOTA_EXCEEDED'));
-      expect(await item(key)).toMatchObject({ day: 25, inMinute: 5 });
-      expectConsistentHeaders(answers, limits, await item(key), nowMs);
-    }
-  }, BURST_TIMEOUT_MS);
+      // The next minute: 5 left in the day, and only then does the day refuse.
+      nowMs += 60_000;
+      const third = await eachKey((key) => parallel(key, limits, 10));
+      for (const [i, key] of keys.entries()) {
+        const answers = third[i] ?? [];
+        expect(answers.filter((a) => a.admitted)).toHaveLength(5);
+        expect(answers.filter((a) => !a.admitted).map((a) => !a.admitted && a.reason)).toEqual(
+          Array(5).fill('QUOTA_EXCEEDED'),
+        );
+        expect(await item(key)).toMatchObject({ day: 25, inMinute: 5 });
+        expectConsistentHeaders(answers, limits, await item(key), nowMs);
+      }
+    },
+    BURST_TIMEOUT_MS,
+  );
 
-  test('200 parallel requests on a fresh free key serve exactly 60; those crossing the ban threshold report one ban end', async () => {
-    const key = newKey();
-    const admissions = await parallel(key, PLAN_LIMITS.free, 200);
-    const outcomes = admissions.map((a) => (a.admitted ? 'served' : a.reason));
-    expect(outcomes.filter((o) => o === 'served')).toHaveLength(60);
-    // The 61st refusal counted in the minute bans the key; those refused after it are told of the ban.
-    expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(60);
-    expect(outcomes.filter((o) => o === 'KEY_TEMPORARILY_BANNED')).toHaveLength(80);
-    const stored = await item(key);
-    expect(stored).toMatchObject({ day: 60, inMinute: 60 });
-    expect(stored.bannedUntil).toBeDefined();
-    expectConsistentHeaders(admissions, PLAN_LIMITS.free, stored, nowMs + 999);
-  }, BURST_TIMEOUT_MS);
+  test(
+    '200 parallel requests on a fresh free key serve exactly 60; those crossing the ban threshold report one ban end',
+    async () => {
+      const key = newKey();
+      const admissions = await parallel(key, PLAN_LIMITS.free, 200);
+      const outcomes = admissions.map((a) => (a.admitted ? 'served' : a.reason));
+      expect(outcomes.filter((o) => o === 'served')).toHaveLength(60);
+      // The 61st refusal counted in the minute bans the key; those refused after it are told of the ban.
+      expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(60);
+      expect(outcomes.filter((o) => o === 'KEY_TEMPORARILY_BANNED')).toHaveLength(80);
+      const stored = await item(key);
+      expect(stored).toMatchObject({ day: 60, inMinute: 60 });
+      expect(stored.bannedUntil).toBeDefined();
+      expectConsistentHeaders(admissions, PLAN_LIMITS.free, stored, nowMs + 999);
+    },
+    BURST_TIMEOUT_MS,
+  );
 
-  test('the day window binding under parallel requests serves exactly its limit', async () => {
-    const key = newKey();
-    const limits = { perMinute: 100, perDay: 7 };
-    const admissions = await parallel(key, limits, 25);
-    expect(admissions.filter((a) => a.admitted)).toHaveLength(7);
-    expect(admissions.every((a) => a.admitted || a.reason === 'QUOTA_EXCEEDED')).toBe(true);
-    expectConsistentHeaders(admissions, limits, await item(key), nowMs);
-  }, BURST_TIMEOUT_MS);
+  test(
+    'the day window binding under parallel requests serves exactly its limit',
+    async () => {
+      const key = newKey();
+      const limits = { perMinute: 100, perDay: 7 };
+      const admissions = await parallel(key, limits, 25);
+      expect(admissions.filter((a) => a.admitted)).toHaveLength(7);
+      expect(admissions.every((a) => a.admitted || a.reason === 'QUOTA_EXCEEDED')).toBe(true);
+      expectConsistentHeaders(admissions, limits, await item(key), nowMs);
+    },
+    BURST_TIMEOUT_MS,
+  );
 });

@@ -76,7 +76,13 @@ async function manyWindows(limiter: RateLimiter, lost: () => AppliedCall[]) {
 const served = (requests: Request[]) => requests.filter((r) => r.outcome === 'served').length;
 
 const pattern = (n: number): LateReply | undefined =>
-  n % 3 === 0 ? { kind: 'timeout-after-write' } : n % 7 === 0 ? { kind: 'timeout-before-write' } : n % 5 === 0 ? { kind: 'late', ms: 30 } : undefined;
+  n % 3 === 0
+    ? { kind: 'timeout-after-write' }
+    : n % 7 === 0
+      ? { kind: 'timeout-before-write' }
+      : n % 5 === 0
+        ? { kind: 'late', ms: 30 }
+        : undefined;
 
 test('over many windows with lost and late replies, no limit is exceeded and the count is served + slots used by lost replies', async () => {
   const { limiter, faults } = limiterWithFaults(limiterDocumentClient(tables.endpoint), pattern);
@@ -112,7 +118,12 @@ test('parallel requests with lost and late replies on one minute never serve mor
     n % 4 === 0 ? { kind: 'timeout-after-write' } : n % 3 === 0 ? { kind: 'late', ms: 25 } : undefined,
   );
   const outcomes = await Promise.all(
-    Array.from({ length: 30 }, () => limiter.admit(keyId, limits).then((a) => a.admitted, () => false)),
+    Array.from({ length: 30 }, () =>
+      limiter.admit(keyId, limits).then(
+        (a) => a.admitted,
+        () => false,
+      ),
+    ),
   );
   const servedCount = outcomes.filter(Boolean).length;
   const stored = await checker.read(keyId, nowMs);

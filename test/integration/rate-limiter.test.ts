@@ -52,7 +52,10 @@ test('Remaining counts down exactly and Reset is the next minute boundary', asyn
   const key = newKey();
   const admissions = await admitMany(key, free, 60);
   admissions.forEach((a, i) => {
-    expect(a).toEqual({ admitted: true, headers: { limit: 60, remaining: 59 - i, resetAt: seconds('2026-11-22T10:01:00Z') } });
+    expect(a).toEqual({
+      admitted: true,
+      headers: { limit: 60, remaining: 59 - i, resetAt: seconds('2026-11-22T10:01:00Z') },
+    });
   });
 });
 
@@ -105,7 +108,11 @@ test('the day window binds once enough minutes have been used', async () => {
   const admissions = await admitMany(key, limits, 6);
   expect(admissions[0]?.headers).toEqual({ limit: 25, remaining: 4, resetAt: seconds('2026-11-23T00:00:00Z') });
   expect(admissions.filter((a) => a.admitted)).toHaveLength(5);
-  expect(admissions.at(-1)).toMatchObject({ admitted: false, reason: 'QUOTA_EXCEEDED', headers: { limit: 25, remaining: 0 } });
+  expect(admissions.at(-1)).toMatchObject({
+    admitted: false,
+    reason: 'QUOTA_EXCEEDED',
+    headers: { limit: 25, remaining: 0 },
+  });
 });
 
 test('a tie goes to the day window, the longer wait', async () => {
@@ -118,7 +125,11 @@ test('a request refused by the minute window does not use up the day, and the re
   const limits = { perMinute: 3, perDay: 5 };
   await admitMany(key, limits, 3);
   const refused = await admitMany(key, limits, 3);
-  expect(refused.map((a) => a.admitted === false && a.reason)).toEqual(['RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+  expect(refused.map((a) => a.admitted === false && a.reason)).toEqual([
+    'RATE_LIMITED',
+    'RATE_LIMITED',
+    'RATE_LIMITED',
+  ]);
   expect(await stored(key)).toMatchObject({ day: 3, inMinute: 3, refused: 3 });
 
   nowMs += 60_000;
@@ -185,7 +196,10 @@ test('a ban that crosses midnight holds on the next day and lifts on time', asyn
   nowMs = Date.parse('2026-11-22T23:55:30.000Z');
   await admitMany(key, limits, 4);
   const banEnd = seconds('2026-11-23T00:10:30Z');
-  expect(await limiter.admit(key, limits)).toMatchObject({ reason: 'KEY_TEMPORARILY_BANNED', headers: { resetAt: banEnd } });
+  expect(await limiter.admit(key, limits)).toMatchObject({
+    reason: 'KEY_TEMPORARILY_BANNED',
+    headers: { resetAt: banEnd },
+  });
 
   nowMs = Date.parse('2026-11-23T00:00:10.000Z');
   const nextDay = await limiter.admit(key, limits);

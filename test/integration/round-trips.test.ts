@@ -14,7 +14,12 @@ import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
 import type { Limits } from '../../lib/limits/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
-import { limiterDocumentClient, logCalls, returnItemOnConditionFailure, type LoggedCall } from '../support/limiter-clients';
+import {
+  limiterDocumentClient,
+  logCalls,
+  returnItemOnConditionFailure,
+  type LoggedCall,
+} from '../support/limiter-clients';
 
 let tables: TestTables;
 let docs: DynamoDBDocumentClient[];
@@ -52,7 +57,8 @@ beforeEach(() => log.take());
 
 /** `UpdateItem(rateLimits)`, … : each call with the table it went to. */
 function sequence(calls: LoggedCall[]): string[] {
-  const label = (table: string | undefined) => Object.entries(tables.names).find(([, name]) => name === table)?.[0] ?? String(table);
+  const label = (table: string | undefined) =>
+    Object.entries(tables.names).find(([, name]) => name === table)?.[0] ?? String(table);
   return calls.map((c) => `${c.operation}(${label(c.table)})`);
 }
 const LIMITER_WRITE = 'UpdateItem(rateLimits)';
@@ -94,7 +100,11 @@ describe('the limiter', () => {
     await limiter.admit(key, limits);
     log.take();
     // The third refusal of a 2/min key passes the threshold.
-    expect(await limiter.admit(key, limits)).toMatchObject({ admitted: false, reason: 'KEY_TEMPORARILY_BANNED', banStarted: true });
+    expect(await limiter.admit(key, limits)).toMatchObject({
+      admitted: false,
+      reason: 'KEY_TEMPORARILY_BANNED',
+      banStarted: true,
+    });
     expect(sequence(log.take())).toEqual([LIMITER_WRITE, LIMITER_WRITE, LIMITER_WRITE]);
     // Banned: the failed write alone.
     expect(await limiter.admit(key, limits)).toMatchObject({ admitted: false, reason: 'KEY_TEMPORARILY_BANNED' });

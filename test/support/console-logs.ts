@@ -27,7 +27,9 @@ export function captureConsole(): ConsoleCapture {
       lines.flatMap((line) => {
         try {
           const value: unknown = JSON.parse(line);
-          return typeof value === 'object' && value !== null && !Array.isArray(value) ? [value as Record<string, unknown>] : [];
+          return typeof value === 'object' && value !== null && !Array.isArray(value)
+            ? [value as Record<string, unknown>]
+            : [];
         } catch {
           return [];
         }

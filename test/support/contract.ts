@@ -4,7 +4,14 @@ import type { JsonObject, JsonValue } from '../../lib/contract/openapi/schemas';
 import { BASE_PATH } from '../../lib/contract/routes';
 
 /** Headers of the transport, not of the interface; everything else must be documented. */
-const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-amzn-requestid']);
+const TRANSPORT_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'x-amzn-requestid',
+]);
 const DOC_ID = 'http://contract.test/openapi.json';
 
 export interface ObservedResponse {
@@ -30,7 +37,10 @@ function anchored(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(anchored);
   if (!isObject(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : anchored(v)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : anchored(v),
+    ]),
   );
 }
 
@@ -72,14 +82,21 @@ export function contractValidator(document: JsonObject): (observed: ObservedResp
   }
 
   /** The gateway's answers that can come to any request (a request it cannot pass on). */
-  const anywhere = Object.fromEntries(Object.entries(gateway).filter(([, r]) => isObject(r) && r['x-when'] === 'any-request'));
+  const anywhere = Object.fromEntries(
+    Object.entries(gateway).filter(([, r]) => isObject(r) && r['x-when'] === 'any-request'),
+  );
 
   return (observed) => {
     const { where, responses } = responsesFor(observed.method, observed.url);
     const status = String(observed.status);
-    const candidates = [child(responses, status), child(anywhere, status)].filter((r): r is JsonObject => r !== undefined);
+    const candidates = [child(responses, status), child(anywhere, status)].filter(
+      (r): r is JsonObject => r !== undefined,
+    );
     if (!candidates.length) return [`${where}: status ${observed.status} is not documented`];
-    const outcomes = candidates.map((response) => [...checkHeaders(response, observed, compile), ...checkBody(response, observed, compile)]);
+    const outcomes = candidates.map((response) => [
+      ...checkHeaders(response, observed, compile),
+      ...checkBody(response, observed, compile),
+    ]);
     if (outcomes.some((problems) => problems.length === 0)) return [];
     return (outcomes[0] ?? []).map((p) => `${where} ${observed.status}: ${p}`);
   };
@@ -90,8 +107,14 @@ function pick(responses: JsonObject, status: string): JsonObject {
   return response === undefined ? {} : { [status]: response };
 }
 
-function checkHeaders(response: JsonObject, observed: ObservedResponse, compile: (s: JsonObject) => ValidateFunction): string[] {
-  const documented = new Map(Object.entries(child(response, 'headers') ?? {}).map(([name, header]) => [name.toLowerCase(), header]));
+function checkHeaders(
+  response: JsonObject,
+  observed: ObservedResponse,
+  compile: (s: JsonObject) => ValidateFunction,
+): string[] {
+  const documented = new Map(
+    Object.entries(child(response, 'headers') ?? {}).map(([name, header]) => [name.toLowerCase(), header]),
+  );
   const problems: string[] = [];
   observed.headers.forEach((value, name) => {
     if (TRANSPORT_HEADERS.has(name) || name === 'content-type') return;
@@ -103,12 +126,17 @@ function checkHeaders(response: JsonObject, observed: ObservedResponse, compile:
     if (!validate(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${ajvText(validate)}`);
   });
   for (const [name, header] of documented) {
-    if (isObject(header) && header.required === true && !observed.headers.has(name)) problems.push(`required header ${name} is missing`);
+    if (isObject(header) && header.required === true && !observed.headers.has(name))
+      problems.push(`required header ${name} is missing`);
   }
   return problems;
 }
 
-function checkBody(response: JsonObject, observed: ObservedResponse, compile: (s: JsonObject) => ValidateFunction): string[] {
+function checkBody(
+  response: JsonObject,
+  observed: ObservedResponse,
+  compile: (s: JsonObject) => ValidateFunction,
+): string[] {
   const content = child(response, 'content');
   const contentType = observed.headers.get('content-type');
   if (!content) {
@@ -129,5 +157,7 @@ function checkBody(response: JsonObject, observed: ObservedResponse, compile: (s
 }
 
 function ajvText(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
+  return (validate.errors ?? [])
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+    .join('; ');
 }

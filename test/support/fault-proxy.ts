@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer as createHttpServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 
@@ -76,7 +82,10 @@ export function sniffCall(text: string): SeenCall | undefined {
 
 /** DynamoDB's throttling answer, byte for byte what the service sends (with its CRC32 header). */
 function writeThrottle(res: ServerResponse): void {
-  const body = JSON.stringify({ __type: THROTTLE_TYPE, message: 'The level of configured provisioned throughput for the table was exceeded.' });
+  const body = JSON.stringify({
+    __type: THROTTLE_TYPE,
+    message: 'The level of configured provisioned throughput for the table was exceeded.',
+  });
   res.writeHead(400, {
     'Content-Type': 'application/x-amz-json-1.0',
     'Content-Length': Buffer.byteLength(body),
@@ -169,7 +178,14 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
         return;
       }
       const onward = httpRequest(
-        { host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers: req.headers, agent: forwardAgent },
+        {
+          host: '127.0.0.1',
+          port: upstream,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent: forwardAgent,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);

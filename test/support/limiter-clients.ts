@@ -29,7 +29,10 @@ export function logCalls(...docs: DynamoDBDocumentClient[]): { take(): LoggedCal
     doc.middlewareStack.add(
       (next, context) => async (args) => {
         const table = (args.input as { TableName?: unknown }).TableName;
-        log.push({ operation: String(context.commandName).replace(/Command$/, ''), table: typeof table === 'string' ? table : undefined });
+        log.push({
+          operation: String(context.commandName).replace(/Command$/, ''),
+          table: typeof table === 'string' ? table : undefined,
+        });
         return next(args);
       },
       { step: 'initialize', name: 'testCallLog', priority: 'high' },
@@ -50,16 +53,26 @@ export function logCalls(...docs: DynamoDBDocumentClient[]): { take(): LoggedCal
  * call log does not see it.
  */
 export function returnItemOnConditionFailure(doc: DynamoDBDocumentClient, endpoint: string): void {
-  const raw = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const raw = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   doc.middlewareStack.add(
     (next) => async (args) => {
       try {
         return await next(args);
       } catch (error) {
-        const input = args.input as { TableName?: string; Key?: Record<string, unknown>; ReturnValuesOnConditionCheckFailure?: string };
+        const input = args.input as {
+          TableName?: string;
+          Key?: Record<string, unknown>;
+          ReturnValuesOnConditionCheckFailure?: string;
+        };
         if (isConditionFailure(error) && !error.Item && input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
           const Key = attributeKey(input.Key ?? {});
-          const { Item } = await raw.send(new GetItemCommand({ TableName: input.TableName, Key, ConsistentRead: true }));
+          const { Item } = await raw.send(
+            new GetItemCommand({ TableName: input.TableName, Key, ConsistentRead: true }),
+          );
           if (Item) error.Item = Item;
         }
         throw error;
@@ -74,7 +87,11 @@ function attributeKey(key: Record<string, unknown>): Record<string, AttributeVal
   return Object.fromEntries(
     Object.entries(key).map(([name, value]) => [
       name,
-      typeof value === 'string' ? { S: value } : typeof value === 'number' || typeof value === 'bigint' ? { N: String(value) } : (value as AttributeValue),
+      typeof value === 'string'
+        ? { S: value }
+        : typeof value === 'number' || typeof value === 'bigint'
+          ? { N: String(value) }
+          : (value as AttributeValue),
     ]),
   );
 }
@@ -99,7 +116,10 @@ export interface AppliedCall {
  * 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost. Sits inside the SDK's retry loop, as a network fault does, so a client that retried
  * would send the picked call again. Returns the calls the server applied whose replies were lost.
  */
-export function lateReplies(doc: DynamoDBDocumentClient, pick: (n: number, attempt: number) => LateReply | undefined): { lost: AppliedCall[] } {
+export function lateReplies(
+  doc: DynamoDBDocumentClient,
+  pick: (n: number, attempt: number) => LateReply | undefined,
+): { lost: AppliedCall[] } {
   const state = { lost: [] as AppliedCall[], n: 0 };
   doc.middlewareStack.add(
     (next) => async (args) => {
@@ -150,5 +170,9 @@ export function limiterOn(
   const doc = limiterDocumentClient(endpoint);
   const calls = logCalls(doc);
   if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
-  return { limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER), doc, calls };
+  return {
+    limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
+    doc,
+    calls,
+  };
 }

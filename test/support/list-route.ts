@@ -13,7 +13,11 @@ function listRoute() {
  * A second local stack with one more list route at `path`, reading orders from `orders` (a
  * failing or slow stand-in), its limiter on the tables of `base`.
  */
-export function stackListingFrom(base: LocalStack, orders: OrdersHandlerDeps['orders'], path: string): Promise<LocalStack> {
+export function stackListingFrom(
+  base: LocalStack,
+  orders: OrdersHandlerDeps['orders'],
+  path: string,
+): Promise<LocalStack> {
   return startLocalStack({
     extraRoutes: [
       {
@@ -28,7 +32,11 @@ export function stackListingFrom(base: LocalStack, orders: OrdersHandlerDeps['or
 }
 
 /** Orders from the real table, then a failure after `pages` pages, as when DynamoDB goes away mid-scan. */
-export function failingAfterPages(real: Pick<OrdersHandlerDeps['orders'], 'scanPages' | 'cancel'>, pages: number, pageSize = 50): OrdersHandlerDeps['orders'] {
+export function failingAfterPages(
+  real: Pick<OrdersHandlerDeps['orders'], 'scanPages' | 'cancel'>,
+  pages: number,
+  pageSize = 50,
+): OrdersHandlerDeps['orders'] {
   return {
     cancel: real.cancel.bind(real),
     async *scanPages() {

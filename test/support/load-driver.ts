@@ -5,7 +5,11 @@ import { Agent } from 'node:http';
  * between them: request i is `send(i, agent)`, taken by whichever client is free. Results come
  * back in request order.
  */
-export async function runClients<T>(clients: number, total: number, send: (i: number, agent: Agent) => Promise<T>): Promise<T[]> {
+export async function runClients<T>(
+  clients: number,
+  total: number,
+  send: (i: number, agent: Agent) => Promise<T>,
+): Promise<T[]> {
   const results = new Array<T>(total);
   let next = 0;
   const client = async (): Promise<void> => {

@@ -68,7 +68,11 @@ function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths:
     const body = await response.text();
     const problems = validate({ method, url: path, status: response.status, headers: response.headers, body });
     if (problems.length) throw new Error(`Response breaks the OpenAPI contract:\n${problems.join('\n')}`);
-    return new Response(body === '' ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(body === '' ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
@@ -106,7 +110,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 /** Asserts the Error record on a response and returns it. */
-export async function expectError(response: Response, status: number, code: string): Promise<{ code: string; message: string; status: number }> {
+export async function expectError(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; status: number }> {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   const body = (await response.json()) as { code: string; message: string; status: number };

@@ -32,7 +32,8 @@ export function step(state: TableState, event: OrderEvent): TableState | undefin
     case 'ship': {
       if (current === undefined) return event.observed === 'missing' ? state : undefined;
       if (current === 'cancelled') return event.observed === 'cancelled' ? state : undefined;
-      if (current === 'shipped') return event.observed === 'shipped' || event.observed === 'already' ? state : undefined;
+      if (current === 'shipped')
+        return event.observed === 'shipped' || event.observed === 'already' ? state : undefined;
       return event.observed === 'shipped' ? set('shipped') : undefined;
     }
     case 'import':
@@ -48,7 +49,11 @@ const keyOf = (state: TableState) => [...state].sort(([a], [b]) => a.localeCompa
  * comes first), reproduces every answer under the model, and ends in the state the table holds;
  * undefined when there is none, i.e. some interleaving broke the rules.
  */
-export function linearize(initial: TableState, history: readonly TimedEvent[], final: TableState): OrderEvent[] | undefined {
+export function linearize(
+  initial: TableState,
+  history: readonly TimedEvent[],
+  final: TableState,
+): OrderEvent[] | undefined {
   const dead = new Set<string>();
   const search = (state: TableState, left: readonly TimedEvent[]): OrderEvent[] | undefined => {
     if (left.length === 0) return keyOf(state) === keyOf(final) ? [] : undefined;
@@ -58,7 +63,10 @@ export function linearize(initial: TableState, history: readonly TimedEvent[], f
       if (left.some((other) => other.end < candidate.start)) continue;
       const next = step(state, candidate.event);
       if (!next) continue;
-      const rest = search(next, left.filter((e) => e !== candidate));
+      const rest = search(
+        next,
+        left.filter((e) => e !== candidate),
+      );
       if (rest) return [candidate.event, ...rest];
     }
     dead.add(memo);

@@ -25,15 +25,19 @@ export interface OperationTargets {
 let files = 0;
 
 async function cancel(targets: OperationTargets, id: string): Promise<OrderEvent> {
-  const response = await rawRequest(targets.baseUrl, 'DELETE', `/v1/store/orders/${id}`, { headers: { Authorization: `Bearer ${targets.key}` } });
+  const response = await rawRequest(targets.baseUrl, 'DELETE', `/v1/store/orders/${id}`, {
+    headers: { Authorization: `Bearer ${targets.key}` },
+  });
   const observed = response.status;
-  if (observed !== 204 && observed !== 404 && observed !== 409) throw new Error(`cancel ${id}: ${observed} ${response.body}`);
+  if (observed !== 204 && observed !== 404 && observed !== 409)
+    throw new Error(`cancel ${id}: ${observed} ${response.body}`);
   return { kind: 'cancel', id, observed };
 }
 
 async function shipByAdmin(targets: OperationTargets, id: string): Promise<OrderEvent> {
   const run = await targets.admin('orders', 'ship', id);
-  if (run.code === 0) return { kind: 'ship', id, observed: run.stdout.includes('already shipped') ? 'already' : 'shipped' };
+  if (run.code === 0)
+    return { kind: 'ship', id, observed: run.stdout.includes('already shipped') ? 'already' : 'shipped' };
   if (run.stderr.includes('No order with id')) return { kind: 'ship', id, observed: 'missing' };
   if (run.stderr.includes('is cancelled')) return { kind: 'ship', id, observed: 'cancelled' };
   throw new Error(`orders ship ${id}: exit ${run.code}: ${run.stderr}`);
@@ -45,13 +49,17 @@ async function shipByRepository(targets: OperationTargets, id: string): Promise<
     return { kind: 'ship', id, observed: 'shipped' };
   } catch (error) {
     if (error instanceof OrderNotFoundError) return { kind: 'ship', id, observed: 'missing' };
-    if (error instanceof OrderNotPendingError && error.status === 'cancelled') return { kind: 'ship', id, observed: 'cancelled' };
+    if (error instanceof OrderNotPendingError && error.status === 'cancelled')
+      return { kind: 'ship', id, observed: 'cancelled' };
     throw error;
   }
 }
 
 /** `orders import` of a file written as raw JSON text, so int64 ids keep every digit. */
-async function importOrders(targets: OperationTargets, orders: { id: string; status: OrderStatus }[]): Promise<OrderEvent[]> {
+async function importOrders(
+  targets: OperationTargets,
+  orders: { id: string; status: OrderStatus }[],
+): Promise<OrderEvent[]> {
   const path = join(targets.dir, `import-${files++}.json`);
   await writeFile(path, `[${orders.map((o) => `{"id":${o.id},"status":"${o.status}"}`).join(',')}]`);
   const run = await targets.admin('orders', 'import', path);
@@ -59,7 +67,12 @@ async function importOrders(targets: OperationTargets, orders: { id: string; sta
   const lines = run.stdout.split('\n');
   const at = lines.indexOf('Skipped ids:');
   const skipped = new Set(at < 0 ? [] : lines.slice(at + 1).map((line) => line.trim()));
-  return orders.map((o) => ({ kind: 'import', id: o.id, status: o.status, observed: skipped.has(o.id) ? 'skipped' : 'created' }));
+  return orders.map((o) => ({
+    kind: 'import',
+    id: o.id,
+    status: o.status,
+    observed: skipped.has(o.id) ? 'skipped' : 'created',
+  }));
 }
 
 /** Runs one operation and reports the atomic events it was made of, with what each answered. */

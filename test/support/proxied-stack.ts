@@ -26,7 +26,10 @@ export interface ProxiedStack {
  * A local stack whose DynamoDB client goes through a fault proxy to the embedded server. Setup and
  * checks use their own client straight to the server, so they work while the proxy misbehaves.
  */
-export async function startProxiedStack(upstreamEndpoint: string, options: { requestTimeoutMs?: number } = {}): Promise<ProxiedStack> {
+export async function startProxiedStack(
+  upstreamEndpoint: string,
+  options: { requestTimeoutMs?: number } = {},
+): Promise<ProxiedStack> {
   const tables = await createTestTables(upstreamEndpoint);
   const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));
   const clock = testClock();
@@ -44,7 +47,8 @@ export async function startProxiedStack(upstreamEndpoint: string, options: { req
     clock,
     orders: new OrdersRepository(tables.doc, tables.names.orders),
     newKey: async (plan, limits) => (await createApiKey(keys, { plan, ...(limits ? { limits } : {}) })).key,
-    request: (method, path, key) => rawRequest(baseUrl, method, path, key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
+    request: (method, path, key) =>
+      rawRequest(baseUrl, method, path, key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
     close: async () => {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));

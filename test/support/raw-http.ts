@@ -22,7 +22,12 @@ export interface RawRequestOptions {
  * One HTTP request with the path sent exactly as given. fetch would normalise it first (`.` and
  * `..` segments, `%2e`), so fuzzed ids would not reach the gateway as written.
  */
-export function rawRequest(baseUrl: string, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(

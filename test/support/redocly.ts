@@ -6,10 +6,14 @@ import { join } from 'node:path';
  * the update check are off, so it needs no network.
  */
 export function lintOpenApi(file: string): { status: number | null; output: string } {
-  const result = spawnSync(join(process.cwd(), 'node_modules/.bin/redocly'), ['lint', file, '--config', join(process.cwd(), 'redocly.yaml')], {
-    encoding: 'utf8',
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-    timeout: 60_000,
-  });
+  const result = spawnSync(
+    join(process.cwd(), 'node_modules/.bin/redocly'),
+    ['lint', file, '--config', join(process.cwd(), 'redocly.yaml')],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      timeout: 60_000,
+    },
+  );
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }

@@ -30,7 +30,13 @@ const NEAR_MISSES: ((id: string) => string)[] = [
 ];
 
 /** Neighbours and relatives of a real id: canonical, and exactly the ids an inexact parser confuses. */
-const NEIGHBOURS: ((id: bigint) => bigint)[] = [(n) => n + 1n, (n) => n - 1n, (n) => -n, (n) => n * 10n, (n) => n + 2n ** 64n];
+const NEIGHBOURS: ((id: bigint) => bigint)[] = [
+  (n) => n + 1n,
+  (n) => n - 1n,
+  (n) => -n,
+  (n) => n * 10n,
+  (n) => n + 2n ** 64n,
+];
 
 function encodable(value: string): boolean {
   try {
@@ -93,7 +99,10 @@ const SENDABLE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * Authorization header values: the real key spelled right and wrong, other keys, other schemes,
  * and arbitrary text (its UTF-8 bytes, as HTTP/1.1 carries them). undefined leaves the header out.
  */
-export function authorizationHeader(keys: { valid: string; others: readonly string[] }): fc.Arbitrary<string | undefined> {
+export function authorizationHeader(keys: {
+  valid: string;
+  others: readonly string[];
+}): fc.Arbitrary<string | undefined> {
   const key = fc.constantFrom(
     keys.valid,
     ...keys.others,
@@ -102,12 +111,26 @@ export function authorizationHeader(keys: { valid: string; others: readonly stri
     `${keys.valid}0`,
     `${keys.valid.slice(0, -1)}${keys.valid.endsWith('A') ? 'B' : 'A'}`,
   );
-  const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR', 'Basic', 'Token', 'Bearer:', 'Bearer Bearer', '');
+  const scheme = fc.constantFrom(
+    'Bearer',
+    'bearer',
+    'BEARER',
+    'bEaReR',
+    'Basic',
+    'Token',
+    'Bearer:',
+    'Bearer Bearer',
+    '',
+  );
   const gap = fc.stringMatching(/^[ \t]{0,3}$/);
   const shaped = fc.tuple(gap, scheme, gap, key, gap).map((parts) => parts.join(''));
   // Right in every way the pattern allows, so most requests get past the gateway to a handler.
   const right = fc
-    .tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.stringMatching(/^ {1,3}$/), fc.stringMatching(/^[ \t]{0,2}$/))
+    .tuple(
+      fc.constantFrom('Bearer', 'bearer', 'BEARER'),
+      fc.stringMatching(/^ {1,3}$/),
+      fc.stringMatching(/^[ \t]{0,2}$/),
+    )
     .map(([word, spaces, around]) => `${around}${word}${spaces}${keys.valid}${around}`);
   const text = fc.string({ unit: 'binary', maxLength: 80 }).map((s) => Buffer.from(s, 'utf8').toString('latin1'));
   return fc.oneof(

@@ -26,7 +26,11 @@ test('each command is found by its name and takes exactly the options its record
 
 test('synopsis marks optional options with brackets and shows a string option value', () => {
   expect(
-    synopsis({ name: 'a b', arguments: ['<x>'], options: { must: { type: 'string', value: 'N', required: true }, flag: { type: 'boolean' } } }),
+    synopsis({
+      name: 'a b',
+      arguments: ['<x>'],
+      options: { must: { type: 'string', value: 'N', required: true }, flag: { type: 'boolean' } },
+    }),
   ).toBe('a b <x> --must N [--flag]');
 });
 

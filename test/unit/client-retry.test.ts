@@ -29,7 +29,8 @@ function scripted(steps: Step[], options: { maxRetries?: number; random?: () => 
       sleeps.push(ms);
       timeline.push(`sleep ${ms}`);
     },
-    onRetry: ({ attempt, status, waitMs, error }: RetryEvent) => void timeline.push(`retry ${attempt} ${status} ${error.code} ${waitMs}`),
+    onRetry: ({ attempt, status, waitMs, error }: RetryEvent) =>
+      void timeline.push(`retry ${attempt} ${status} ${error.code} ${waitMs}`),
     random: options.random ?? (() => 1 - Number.EPSILON),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
   });
@@ -39,6 +40,7 @@ function scripted(steps: Step[], options: { maxRetries?: number; random?: () => 
 test('cancelOrder(9007199254740993) as a JS number throws a TypeError before any request', async () => {
   const { api, calls } = scripted([{ status: 204 }]);
   // The literal is already 9007199254740992 at run time: exactly the loss the check is for.
+  // eslint-disable-next-line no-loss-of-precision -- the lost digits are what this test is about
   const error = await api.cancelOrder(9007199254740993).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(TypeError);
   expect((error as Error).message).toMatch(/string .*or a bigint/);
@@ -84,14 +86,23 @@ test.each<[string, string | bigint | number, string]>([
 });
 
 test('5xx without Retry-After backs off exponentially with full jitter, then succeeds', async () => {
-  const { api, calls, sleeps } = scripted([{ status: 500, code: 'INTERNAL_ERROR' }, { status: 502 }, { status: 200 }], { random: () => 0.5 });
+  const { api, calls, sleeps } = scripted([{ status: 500, code: 'INTERNAL_ERROR' }, { status: 502 }, { status: 200 }], {
+    random: () => 0.5,
+  });
   await expect(api.listOrders()).resolves.toEqual([]);
-  expect(calls).toEqual(['GET http://api.test/v1/store/orders', 'GET http://api.test/v1/store/orders', 'GET http://api.test/v1/store/orders']);
+  expect(calls).toEqual([
+    'GET http://api.test/v1/store/orders',
+    'GET http://api.test/v1/store/orders',
+    'GET http://api.test/v1/store/orders',
+  ]);
   expect(sleeps).toEqual([100, 200]);
 });
 
 test('503 with Retry-After waits exactly that long, and onRetry says so before the wait', async () => {
-  const { api, sleeps, timeline } = scripted([{ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '2' } }, { status: 204 }]);
+  const { api, sleeps, timeline } = scripted([
+    { status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '2' } },
+    { status: 204 },
+  ]);
   await api.cancelOrder(5n);
   expect(sleeps).toEqual([2000]);
   expect(timeline).toEqual(['retry 1 503 SERVICE_UNAVAILABLE 2000', 'sleep 2000']);
@@ -99,7 +110,12 @@ test('503 with Retry-After waits exactly that long, and onRetry says so before t
 
 test('onRetry is called before every wait, backoff and Retry-After alike, and not when giving up', async () => {
   const { api, timeline } = scripted(
-    ['network', { status: 500, code: 'INTERNAL_ERROR' }, { status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': '3' } }, { status: 502 }],
+    [
+      'network',
+      { status: 500, code: 'INTERNAL_ERROR' },
+      { status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': '3' } },
+      { status: 502 },
+    ],
     { maxRetries: 3, random: () => 0.5 },
   );
   await expect(api.listOrders()).rejects.toMatchObject({ status: 502, code: 'UNEXPECTED_RESPONSE' });
@@ -132,7 +148,9 @@ test('an exception thrown by onRetry stops the retries', async () => {
 });
 
 test('retries are bounded: after maxRetries the last error is thrown', async () => {
-  const { api, calls, sleeps } = scripted([{ status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } }], { maxRetries: 2 });
+  const { api, calls, sleeps } = scripted([{ status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } }], {
+    maxRetries: 2,
+  });
   await expect(api.listOrders()).rejects.toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 1 });
   expect(calls).toHaveLength(3);
   expect(sleeps).toEqual([1000, 1000]);
@@ -220,7 +238,9 @@ test('a body that is not an Error record is UNEXPECTED_RESPONSE', async () => {
 test('the backoff ceiling doubles up to maxDelayMs and the wait is uniform below it', () => {
   const policy = { maxRetries: 10, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 60_000 };
   const top = () => 0.999999;
-  expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(policy, attempt, undefined, top))).toEqual([99, 199, 399, 799, 999, 999]);
+  expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(policy, attempt, undefined, top))).toEqual([
+    99, 199, 399, 799, 999, 999,
+  ]);
   expect(retryDelayMs(policy, 3, undefined, () => 0)).toBe(0);
   expect(retryDelayMs(policy, 10, undefined, top)).toBeUndefined();
 });

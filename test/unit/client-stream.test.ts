@@ -51,9 +51,12 @@ test('every text cut before the closing bracket is truncated, never a short list
   }
 });
 
-test.each([['{"id":1}'], ['[1,]'], ['[,1]'], ['[1,,2]'], ['[1] x'], ['[1]]'], ['[1}]'], ['x[1]']])('%p is not a JSON array', async (text) => {
-  expect((await failureOf([text])).kind).toBe('malformed');
-});
+test.each([['{"id":1}'], ['[1,]'], ['[,1]'], ['[1,,2]'], ['[1] x'], ['[1]]'], ['[1}]'], ['x[1]']])(
+  '%p is not a JSON array',
+  async (text) => {
+    expect((await failureOf([text])).kind).toBe('malformed');
+  },
+);
 
 describe('bodyText', () => {
   const text = '[{"id":9223372036854775807,"shipDate":"é€𝄞"}]';

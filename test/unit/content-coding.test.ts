@@ -38,7 +38,11 @@ describe('chooseContentCoding', () => {
 
 describe('parseAcceptEncoding', () => {
   test('reads q-values, three decimals at most, each coding at its best weight', () => {
-    expect(Object.fromEntries(parseAcceptEncoding('gzip;q=0.250, br;q=1.0, gzip;q=0.5, zstd'))).toEqual({ gzip: 0.5, br: 1, zstd: 1 });
+    expect(Object.fromEntries(parseAcceptEncoding('gzip;q=0.250, br;q=1.0, gzip;q=0.5, zstd'))).toEqual({
+      gzip: 0.5,
+      br: 1,
+      zstd: 1,
+    });
   });
 
   test.each(['gzip;q=2', 'gzip;q=1.5', 'gzip;q=-1', 'gzip;q=abc', 'gzip;q=', 'gzip;q=0.1234', 'gzip;q'])(
@@ -58,7 +62,10 @@ describe('requestHeader', () => {
   test('matches the name in any case and joins repeated headers', () => {
     expect(requestHeader({ headers: { 'accept-encoding': 'gzip' } }, 'Accept-Encoding')).toBe('gzip');
     expect(
-      requestHeader({ headers: { 'Accept-Encoding': 'br' }, multiValueHeaders: { 'Accept-Encoding': ['gzip;q=0', 'br'] } }, 'accept-encoding'),
+      requestHeader(
+        { headers: { 'Accept-Encoding': 'br' }, multiValueHeaders: { 'Accept-Encoding': ['gzip;q=0', 'br'] } },
+        'accept-encoding',
+      ),
     ).toBe('gzip;q=0, br');
     expect(requestHeader({ headers: null, multiValueHeaders: null }, 'Accept-Encoding')).toBeUndefined();
   });

@@ -4,7 +4,10 @@ import { isDependencyFailure } from '../../lib/aws/dependency-failure';
 test.each([
   ['a throttling error by name', { name: 'ProvisionedThroughputExceededException' }],
   ['a socket error by code', { name: 'Error', code: 'ECONNREFUSED' }],
-  ['a wrapped socket error whose code survives in the message', new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:9')],
+  [
+    'a wrapped socket error whose code survives in the message',
+    new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:9'),
+  ],
   // What the SDK makes of a reset connection whose error came from another realm (jest's VM context).
   ['a wrapped timeout, named only in the message', new Error('AWS SDK error wrapper for TimeoutError: socket hang up')],
   ['a 5xx from the service', { name: 'InternalFailure', $fault: 'server' }],

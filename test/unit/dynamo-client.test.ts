@@ -13,7 +13,14 @@ test.each([
   const client = createDynamoClient(options);
   const stack = names(client.middlewareStack);
   expect(stack).not.toContain('loggerMiddleware');
-  expect(stack).toEqual(expect.arrayContaining(['serializerMiddleware', 'retryMiddleware', 'httpSigningMiddleware', 'deserializerMiddleware']));
+  expect(stack).toEqual(
+    expect.arrayContaining([
+      'serializerMiddleware',
+      'retryMiddleware',
+      'httpSigningMiddleware',
+      'deserializerMiddleware',
+    ]),
+  );
   expect(names(createDocumentClient(client).middlewareStack)).not.toContain('loggerMiddleware');
 });
 

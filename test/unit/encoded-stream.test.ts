@@ -3,7 +3,9 @@ import { encodeChunks } from '../../lib/http/encoded-stream';
 import type { ChosenCoding } from '../../lib/http/content-coding';
 
 const PAGES = Array.from({ length: 20 }, (_, p) =>
-  Array.from({ length: 200 }, (_, i) => `{"id":${9223372036854775807n - BigInt(p * 200 + i)},"status":"pending"}`).join(','),
+  Array.from({ length: 200 }, (_, i) => `{"id":${9223372036854775807n - BigInt(p * 200 + i)},"status":"pending"}`).join(
+    ',',
+  ),
 );
 
 async function* source(pages: readonly string[], failAfter?: number): AsyncGenerator<string> {

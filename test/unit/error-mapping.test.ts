@@ -23,7 +23,10 @@ test('a code the route does not declare is not answered: the error falls through
 });
 
 test('401 and 503 carry their headers on every route', () => {
-  expect(toHttpError(new MissingCallerError('none'), LIST)).toMatchObject({ statusCode: 401, headers: { 'WWW-Authenticate': 'Bearer' } });
+  expect(toHttpError(new MissingCallerError('none'), LIST)).toMatchObject({
+    statusCode: 401,
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
   const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
   expect(toHttpError(throttled, LIST)).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' } });
 });

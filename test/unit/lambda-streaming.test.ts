@@ -12,7 +12,8 @@ import {
 } from '../../tools/local/lambda-streaming';
 
 const runtime = () =>
-  (globalThis as unknown as { awslambda: { HttpResponseStream: { from<S>(stream: S, prelude: ResponsePrelude): S } } }).awslambda;
+  (globalThis as unknown as { awslambda: { HttpResponseStream: { from<S>(stream: S, prelude: ResponsePrelude): S } } })
+    .awslambda;
 
 function collectingStream() {
   const seen = { heads: [] as ResponsePrelude[], body: [] as Buffer[], ended: false };
@@ -29,7 +30,10 @@ function collectingStream() {
   return { stream, seen };
 }
 
-const PRELUDE: ResponsePrelude = { statusCode: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '7' } };
+const PRELUDE: ResponsePrelude = {
+  statusCode: 429,
+  headers: { 'Content-Type': 'application/json', 'Retry-After': '7' },
+};
 
 beforeAll(() => installLocalLambdaRuntime());
 
@@ -45,7 +49,10 @@ test('the decoder finds the prelude and the body wherever the bytes are split', 
   for (let cut = 0; cut <= bytes.length; cut++) {
     const decoder = new PreludeDecoder();
     const preludes: ResponsePrelude[] = [];
-    const body = Buffer.concat([decoder.push(bytes.subarray(0, cut), (p) => preludes.push(p)), decoder.push(bytes.subarray(cut), (p) => preludes.push(p))]);
+    const body = Buffer.concat([
+      decoder.push(bytes.subarray(0, cut), (p) => preludes.push(p)),
+      decoder.push(bytes.subarray(cut), (p) => preludes.push(p)),
+    ]);
     expect(preludes).toEqual([PRELUDE]);
     expect(body.toString()).toBe('{"code":"RATE_LIMITED"}');
   }

@@ -42,18 +42,29 @@ test('settings: one vCPU, time for the largest compressed response with headroom
   });
   // 200 MiB / 40 B = 5,242,880 orders; CPU needs 131 s, the wire 97 s; × 1.5 = 197 s → 210 s.
   expect(settings).toEqual({ memoryMb: 1769, timeoutSeconds: 210 });
-  const slow = listSettings({ plain: { bytesPerOrder: 130, ordersPerCpuSecond: 1_000 }, compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 1_000 }, source: 'test' });
+  const slow = listSettings({
+    plain: { bytesPerOrder: 130, ordersPerCpuSecond: 1_000 },
+    compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 1_000 },
+    source: 'test',
+  });
   expect(slow.timeoutSeconds).toBe(STREAMING_LIMITS.maxIntegrationSeconds - STREAMING_INTEGRATION_HEADROOM_SECONDS);
 });
 
 test('list-orders is deployed with the settings the measured figures give', () => {
   expect(LIST_SETTINGS).toEqual(listSettings(MEASURED));
-  expect(FUNCTIONS['list-orders']).toMatchObject({ memoryMb: LIST_SETTINGS.memoryMb, timeoutSeconds: LIST_SETTINGS.timeoutSeconds });
-  expect(LIST_SETTINGS.timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS).toBeLessThanOrEqual(STREAMING_LIMITS.maxIntegrationSeconds);
+  expect(FUNCTIONS['list-orders']).toMatchObject({
+    memoryMb: LIST_SETTINGS.memoryMb,
+    timeoutSeconds: LIST_SETTINGS.timeoutSeconds,
+  });
+  expect(LIST_SETTINGS.timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS).toBeLessThanOrEqual(
+    STREAMING_LIMITS.maxIntegrationSeconds,
+  );
 });
 
 test('at those settings one compressed response carries at least 5 million orders', () => {
-  expect(ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders).toBeGreaterThanOrEqual(5_000_000);
+  expect(
+    ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders,
+  ).toBeGreaterThanOrEqual(5_000_000);
 });
 
 test('README shows the arithmetic of the deployed settings', () => {

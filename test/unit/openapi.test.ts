@@ -29,20 +29,35 @@ test('servers, security, version and tag', () => {
   expect(doc.security).toEqual([{ bearerAuth: [] }]);
   expect(at(doc, 'components', 'securitySchemes', 'bearerAuth')).toMatchObject({ type: 'http', scheme: 'bearer' });
   expect(operation('/store/orders', 'get')).toMatchObject({ operationId: 'listOrders', tags: ['orders'] });
-  expect(operation('/store/orders/{orderId}', 'delete')).toMatchObject({ operationId: 'cancelOrder', tags: ['orders'] });
-  expect(Object.values(doc.paths as JsonObject).flatMap((p) => Object.keys(p as JsonObject))).toHaveLength(ROUTES.length);
+  expect(operation('/store/orders/{orderId}', 'delete')).toMatchObject({
+    operationId: 'cancelOrder',
+    tags: ['orders'],
+  });
+  expect(Object.values(doc.paths as JsonObject).flatMap((p) => Object.keys(p as JsonObject))).toHaveLength(
+    ROUTES.length,
+  );
 });
 
 test('every status each operation can answer', () => {
   expect(statuses('/store/orders', 'get')).toEqual(['200', '400', '401', '429', '500', '503']);
-  expect(statuses('/store/orders/{orderId}', 'delete')).toEqual(['204', '400', '401', '404', '409', '429', '500', '503']);
+  expect(statuses('/store/orders/{orderId}', 'delete')).toEqual([
+    '204',
+    '400',
+    '401',
+    '404',
+    '409',
+    '429',
+    '500',
+    '503',
+  ]);
   expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405']);
 });
 
 test("the gateway's 400 BAD_REQUEST is documented on every operation, with no rate-limit header required", () => {
   for (const route of ROUTES) {
     const response = at(operation(route.path, route.method.toLowerCase()), 'responses', '400');
-    const codes = at(response, 'content', 'application/json', 'schema', 'allOf', '1', 'properties', 'code').enum as string[];
+    const codes = at(response, 'content', 'application/json', 'schema', 'allOf', '1', 'properties', 'code')
+      .enum as string[];
     expect(codes).toContain('BAD_REQUEST');
     expect(response.description).toContain('`BAD_REQUEST`');
     const headers = Object.values((response.headers ?? {}) as JsonObject) as JsonObject[];
@@ -72,7 +87,11 @@ test('Order: int64 ids, int32 quantity, status enum, only status required, nothi
   expect(order.additionalProperties).toBe(false);
   expect(at(order, 'properties', 'id')).toMatchObject({ type: 'integer', format: 'int64' });
   expect(at(order, 'properties', 'petId')).toMatchObject({ type: 'integer', format: 'int64' });
-  expect(at(order, 'properties', 'quantity')).toMatchObject({ type: 'integer', format: 'int32', maximum: 2_147_483_647 });
+  expect(at(order, 'properties', 'quantity')).toMatchObject({
+    type: 'integer',
+    format: 'int32',
+    maximum: 2_147_483_647,
+  });
   expect(at(order, 'properties', 'shipDate')).toMatchObject({ type: 'string', format: 'date-time' });
   expect(at(order, 'properties', 'status').enum).toEqual([...ORDER_STATUSES]);
 });
@@ -84,7 +103,8 @@ test('headers: rate limits on answers to a valid key, Retry-After on 429 and 503
     for (const name of Object.values(RATE_LIMIT_HEADERS)) expect(at(headers(status), name).required).toBe(true);
   }
   // 400 is INVALID_ORDER_ID (the limiter ran) or the gateway's BAD_REQUEST (it did not).
-  for (const status of ['400', '500', '503']) expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
+  for (const status of ['400', '500', '503'])
+    expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
   expect(Object.keys(headers('401'))).toEqual(['WWW-Authenticate']);
   expect(at(headers('429'), 'Retry-After').required).toBe(true);
   expect(at(headers('503'), 'Retry-After').required).toBe(true);
@@ -101,5 +121,7 @@ test('the plan table in the description comes from PLAN_LIMITS', () => {
 test('a route without a contract, or with an undeclared path parameter, is refused', () => {
   const route = { ...ROUTES[0]!, operationId: 'mystery' };
   expect(() => buildOpenApiDocument([route])).toThrow(/no operation contract/);
-  expect(() => buildOpenApiDocument([{ ...route, path: '/x/{nope}' }], { mystery: { errors: [] } })).toThrow(/not declared/);
+  expect(() => buildOpenApiDocument([{ ...route, path: '/x/{nope}' }], { mystery: { errors: [] } })).toThrow(
+    /not declared/,
+  );
 });

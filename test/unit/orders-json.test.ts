@@ -32,7 +32,14 @@ describe('order JSON', () => {
   test('the array is valid JSON across empty and full pages', async () => {
     expect(await text([])).toBe('[]');
     expect(await text([[], []])).toBe('[]');
-    const pages: Order[][] = [[{ id: '1', status: 'pending' }], [], [{ id: '2', status: 'shipped' }, { id: '3', status: 'cancelled' }]];
+    const pages: Order[][] = [
+      [{ id: '1', status: 'pending' }],
+      [],
+      [
+        { id: '2', status: 'shipped' },
+        { id: '3', status: 'cancelled' },
+      ],
+    ];
     expect(JSON.parse(await text(pages)).map((o: { id: number }) => o.id)).toEqual([1, 2, 3]);
   });
 });

@@ -16,7 +16,9 @@ async function answer(admission: Admission, answeredAtMs: number) {
     { admit: async () => admission, now: () => answeredAtMs },
     () => caller,
   );
-  const request = { event: {} as APIGatewayProxyEvent, response: { statusCode: 429 } } as unknown as Parameters<NonNullable<typeof middleware.before>>[0];
+  const request = { event: {} as APIGatewayProxyEvent, response: { statusCode: 429 } } as unknown as Parameters<
+    NonNullable<typeof middleware.before>
+  >[0];
   const error = await Promise.resolve(middleware.before?.(request)).then(
     () => undefined,
     (e: unknown) => e,
@@ -25,13 +27,21 @@ async function answer(admission: Admission, answeredAtMs: number) {
   return { error, headers: request.response?.headers };
 }
 
-const refused: Admission = { admitted: false, reason: 'RATE_LIMITED', headers: { limit: 60, remaining: 0, resetAt: minuteEnd } };
+const refused: Admission = {
+  admitted: false,
+  reason: 'RATE_LIMITED',
+  headers: { limit: 60, remaining: 0, resetAt: minuteEnd },
+};
 
 test('Retry-After is counted from the moment of the answer', async () => {
   const { error, headers } = await answer(refused, Date.parse('2026-11-22T10:00:50.200Z'));
   expect(error).toBeInstanceOf(RateLimitRejectedError);
   expect((error as RateLimitRejectedError).retryAfterSeconds).toBe(10);
-  expect(headers).toMatchObject({ 'X-RateLimit-Reset': String(minuteEnd), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Limit': '60' });
+  expect(headers).toMatchObject({
+    'X-RateLimit-Reset': String(minuteEnd),
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Limit': '60',
+  });
 });
 
 test('a refusal answered after its window ended reports a Reset one second ahead and Retry-After 1', async () => {
@@ -44,5 +54,9 @@ test('an admitted request keeps the headers the limiter gave it', async () => {
   const admitted: Admission = { admitted: true, headers: { limit: 60, remaining: 59, resetAt: minuteEnd } };
   const { error, headers } = await answer(admitted, Date.parse('2026-11-22T10:00:20Z'));
   expect(error).toBeUndefined();
-  expect(headers).toEqual({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(minuteEnd) });
+  expect(headers).toEqual({
+    'X-RateLimit-Limit': '60',
+    'X-RateLimit-Remaining': '59',
+    'X-RateLimit-Reset': String(minuteEnd),
+  });
 });

@@ -13,8 +13,16 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 
 test('windows are the calendar minute and the calendar day in UTC', () => {
   const now = at('2026-11-22T23:59:59Z');
-  expect(windowAt('minute', now)).toEqual({ kind: 'minute', start: at('2026-11-22T23:59:00Z'), resetAt: at('2026-11-23T00:00:00Z') });
-  expect(windowAt('day', now)).toEqual({ kind: 'day', start: at('2026-11-22T00:00:00Z'), resetAt: at('2026-11-23T00:00:00Z') });
+  expect(windowAt('minute', now)).toEqual({
+    kind: 'minute',
+    start: at('2026-11-22T23:59:00Z'),
+    resetAt: at('2026-11-23T00:00:00Z'),
+  });
+  expect(windowAt('day', now)).toEqual({
+    kind: 'day',
+    start: at('2026-11-22T00:00:00Z'),
+    resetAt: at('2026-11-23T00:00:00Z'),
+  });
 });
 
 test('a boundary second belongs to the window it starts', () => {

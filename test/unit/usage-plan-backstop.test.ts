@@ -23,7 +23,8 @@ function throttledBy(bucket: { rateLimit: number; burstLimit: number }, timesMs:
 /** Whether the service's fixed minute windows accept every request of the pattern. */
 function withinMinuteWindows(perMinute: number, timesMs: readonly number[]): boolean {
   const perWindow = new Map<number, number>();
-  for (const t of timesMs) perWindow.set(Math.floor(t / MINUTE_MS), (perWindow.get(Math.floor(t / MINUTE_MS)) ?? 0) + 1);
+  for (const t of timesMs)
+    perWindow.set(Math.floor(t / MINUTE_MS), (perWindow.get(Math.floor(t / MINUTE_MS)) ?? 0) + 1);
   return [...perWindow.values()].every((count) => count <= perMinute);
 }
 
@@ -61,7 +62,10 @@ describe.each(PLANS)('the %s backstop', (plan) => {
 
   test('never throttles any pattern the minute windows accept', () => {
     // Offsets lean on the window edges, where bursts hurt a token bucket most.
-    const offset = fc.oneof(fc.constantFrom(0, 1, MINUTE_MS - 100, MINUTE_MS - 1), fc.integer({ min: 0, max: MINUTE_MS - 1 }));
+    const offset = fc.oneof(
+      fc.constantFrom(0, 1, MINUTE_MS - 100, MINUTE_MS - 1),
+      fc.integer({ min: 0, max: MINUTE_MS - 1 }),
+    );
     const minute = fc.array(offset, { maxLength: perMinute });
     fc.assert(
       fc.property(fc.array(minute, { minLength: 1, maxLength: 5 }), (minutes) => {

@@ -24,7 +24,8 @@ function allOptions(commands: readonly AdminCommand[]): ParserOptions {
     for (const [name, spec] of Object.entries(command.options)) {
       const known = options[name];
       // One parse for all commands needs one type per option name.
-      if (known && known.type !== spec.type) throw new Error(`--${name} is a ${known.type} in one command, a ${spec.type} in another`);
+      if (known && known.type !== spec.type)
+        throw new Error(`--${name} is a ${known.type} in one command, a ${spec.type} in another`);
       options[name] = { type: spec.type };
     }
   }
@@ -35,7 +36,10 @@ const OPTIONS = allOptions(COMMANDS);
 const COMMAND_BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 const GROUPS = new Set(COMMANDS.map((command) => command.name.split(' ')[0]));
 
-function parseTokens(argv: readonly string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+function parseTokens(argv: readonly string[]): {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+} {
   try {
     const { values, positionals, tokens } = parseArgs({
       args: [...argv],
@@ -82,7 +86,11 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const name = `${group} ${action ?? ''}`.trim();
   const command = COMMAND_BY_NAME.get(name);
   if (!command) {
-    throw new UsageError(GROUPS.has(group) && action === undefined ? `${group} needs a command` : `Unknown command "${shownArgument(name)}"`);
+    throw new UsageError(
+      GROUPS.has(group) && action === undefined
+        ? `${group} needs a command`
+        : `Unknown command "${shownArgument(name)}"`,
+    );
   }
   checkOptions(command, values);
   if (rest.length !== command.arguments.length) {

@@ -44,9 +44,10 @@ export interface AdminCommand {
   options: OptionSpecs;
   arguments: readonly string[];
   help: readonly string[];
-  prepare(input: { values: Readonly<Record<string, string | boolean | undefined>>; args: readonly string[] }): (
-    context: CommandContext,
-  ) => Promise<void>;
+  prepare(input: {
+    values: Readonly<Record<string, string | boolean | undefined>>;
+    args: readonly string[];
+  }): (context: CommandContext) => Promise<void>;
 }
 
 export function defineCommand<O extends OptionSpecs, A>(spec: CommandSpec<O, A>): AdminCommand {

@@ -3,7 +3,14 @@
 // one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
 
 import { isLosslessNumber, parse } from 'lossless-json';
-import { canonicalInt64, isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/orders/order';
+import {
+  canonicalInt64,
+  isOrderStatus,
+  ORDER_FIELDS,
+  ORDER_STATUSES,
+  QUANTITY_MAX,
+  type Order,
+} from '../../lib/orders/order';
 import { int64Problem } from './int64-text';
 import { errorMessage } from '../shared/errors';
 
@@ -40,22 +47,40 @@ const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The date-time as UTC `toISOString()` text, or a problem when it is not a valid RFC 3339 date-time. */
 export function normaliseDateTime(value: unknown): { ok: true; utc: string } | { ok: false; problem: string } {
-  const invalid = { ok: false, problem: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z' } as const;
+  const invalid = {
+    ok: false,
+    problem: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z',
+  } as const;
   if (typeof value !== 'string') return invalid;
   const match = DATE_TIME.exec(value);
   if (!match) return invalid;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
   const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
   // Date.parse rolls 2026-02-30 over into March; the calendar is checked first so it is refused.
   const valid =
-    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) &&
-    hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHours <= 23 &&
+    offsetMinutes <= 59;
   const time = valid ? Date.parse(value) : NaN;
   if (Number.isNaN(time)) return invalid;
   const utc = new Date(time).toISOString();
   // 9999-12-31T23:59:59-23:59 is in the year 10000 in UTC, which a `date-time` cannot write.
-  if (!UTC_DATE_TIME.test(utc)) return { ok: false, problem: `is ${utc} in UTC, outside the years 0000 to 9999 that a date-time can hold` };
+  if (!UTC_DATE_TIME.test(utc))
+    return { ok: false, problem: `is ${utc} in UTC, outside the years 0000 to 9999 that a date-time can hold` };
   return { ok: true, utc };
 }
 

@@ -34,7 +34,9 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
   const hint = ` ${target?.unreachableHint ?? 'Check your network, AWS credentials and region.'}`;
   if (error instanceof AdminFailure) {
     const { cause } = error;
-    return cause !== undefined && (isUnreachable(cause) || isMissingTable(cause)) ? `${error.message}${hint}` : error.message;
+    return cause !== undefined && (isUnreachable(cause) || isMissingTable(cause))
+      ? `${error.message}${hint}`
+      : error.message;
   }
   if (isUnreachable(error)) return `Cannot reach ${where} (${errorMessage(error)}).${hint}`;
   if (isNotDynamo(error)) {

@@ -49,7 +49,10 @@ function isMissingStack(error: unknown): boolean {
 }
 
 /** Every output of a stage's stack by key; a missing stack is an AdminFailure saying what to do. */
-export async function stackOutputs(cloudFormation: CloudFormationClient, stage: StageName): Promise<Map<string, string>> {
+export async function stackOutputs(
+  cloudFormation: CloudFormationClient,
+  stage: StageName,
+): Promise<Map<string, string>> {
   const stackName = stackNameFor(stage);
   try {
     const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
@@ -145,7 +148,11 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
  * A deployed stage: its tables from the stack outputs, and its API Gateway keys. A caller that has
  * read the outputs already passes them, so the stack is described once.
  */
-export async function stageTarget(stage: StageName, clients: StageClients, outputsRead?: Map<string, string>): Promise<AdminTarget> {
+export async function stageTarget(
+  stage: StageName,
+  clients: StageClients,
+  outputsRead?: Map<string, string>,
+): Promise<AdminTarget> {
   const close = () => closeStageClients(clients);
   try {
     const outputs = await readStageOutputs(clients.cloudFormation, stage, outputsRead);

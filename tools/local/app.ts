@@ -31,8 +31,14 @@ export interface LocalAppOptions {
  * The local stack's wiring: the same handler factories the Lambda entry files in functions/ call,
  * with clients pointed at the embedded server instead of the environment.
  */
-export function createLocalApp(options: LocalAppOptions): { server: Server; orders: OrdersRepository; keys: ApiKeysRepository } {
-  const doc = createDocumentClient(createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs }));
+export function createLocalApp(options: LocalAppOptions): {
+  server: Server;
+  orders: OrdersRepository;
+  keys: ApiKeysRepository;
+} {
+  const doc = createDocumentClient(
+    createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs }),
+  );
   const orders = new OrdersRepository(doc, options.tables.orders);
   const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
   const counters = createDocumentClient(
@@ -59,7 +65,9 @@ export function createLocalApp(options: LocalAppOptions): { server: Server; orde
     ...(options.now ? { now: options.now } : {}),
     ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
-    ...(options.authorizerCacheTtlSeconds !== undefined ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds } : {}),
+    ...(options.authorizerCacheTtlSeconds !== undefined
+      ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds }
+      : {}),
   });
   return { server, orders, keys };
 }

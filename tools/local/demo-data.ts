@@ -14,7 +14,14 @@ export const DEMO_ORDERS: readonly Order[] = [
   { id: '4', petId: '104', quantity: 5, complete: false, status: 'cancelled' },
   { id: '9007199254740992', petId: '9007199254740993', quantity: 1, status: 'pending' },
   { id: '9007199254740993', petId: '9007199254740992', quantity: 1, status: 'pending' },
-  { id: '9223372036854775807', petId: '9223372036854775806', quantity: 3, shipDate: '2026-12-01T00:00:00.000Z', complete: false, status: 'pending' },
+  {
+    id: '9223372036854775807',
+    petId: '9223372036854775806',
+    quantity: 3,
+    shipDate: '2026-12-01T00:00:00.000Z',
+    complete: false,
+    status: 'pending',
+  },
 ];
 
 export const DEMO_ENTERPRISE_LIMITS: Limits = { perMinute: 5_000, perDay: 1_000_000 };

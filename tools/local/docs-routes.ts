@@ -122,15 +122,22 @@ export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
     {
       method: 'GET',
       path: DOCS_PATH,
-      respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
-        body: page(title), }),
+      respond: () => ({
+        statusCode: 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
+        body: page(title),
+      }),
     },
     {
       method: 'GET',
       path: REDOC_SCRIPT_PATH,
       respond: () => {
         bundle ??= redocBundle();
-        return { statusCode: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=3600' }, body: bundle };
+        return {
+          statusCode: 200,
+          headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=3600' },
+          body: bundle,
+        };
       },
     },
   ];

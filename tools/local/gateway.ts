@@ -1,13 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/keys/format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
 import { errorJson } from '../../lib/contract/errors';
-import { gatewayResponse, methodNotAllowedFor, type GatewayResponseType, type PlainResponse } from '../../lib/contract/gateway-responses';
+import {
+  gatewayResponse,
+  methodNotAllowedFor,
+  type GatewayResponseType,
+  type PlainResponse,
+} from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../infra/functions';
 import { policyAllows } from './policy';
@@ -17,7 +27,10 @@ import { installLocalLambdaRuntime } from './lambda-streaming';
 import { buildProxyEvent, lambdaContext, methodArn, type AuthorizerOutcome } from './proxy-event';
 
 export type { ProxyHandler };
-export type TokenAuthorizer = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+export type TokenAuthorizer = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 /** A route the gateway answers itself, without the authorizer (the OpenAPI document, docs). */
 export interface PublicRoute {
@@ -70,7 +83,11 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
   const byTemplate = new Map<string, CompiledRoute>();
   for (const route of routes) {
     const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
-    const compiled = byTemplate.get(route.path) ?? { pattern: new RegExp(`^${source}$`), template: route.path, methods: new Map() };
+    const compiled = byTemplate.get(route.path) ?? {
+      pattern: new RegExp(`^${source}$`),
+      template: route.path,
+      methods: new Map(),
+    };
     compiled.methods.set(route.method, route);
     byTemplate.set(route.path, compiled);
   }
@@ -88,7 +105,8 @@ function decode(value: string): string {
 /** The header pairs of a request, in arrival order, as API Gateway passes them on. */
 function headerPairs(req: IncomingMessage): [string, string][] {
   const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    pairs.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
   return pairs;
 }
 
@@ -120,7 +138,11 @@ class DeadlinePassed extends Error {
 }
 
 /** Rejects with DeadlinePassed when the context's remaining time runs out first. */
-async function beforeDeadline<T>(work: Promise<T>, context: Context, onDeadline: () => void = () => undefined): Promise<T> {
+async function beforeDeadline<T>(
+  work: Promise<T>,
+  context: Context,
+  onDeadline: () => void = () => undefined,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -147,7 +169,9 @@ function readBody(req: IncomingMessage): Promise<Body> {
       if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
       else if (size > MAX_DISCARDED_BYTES) req.socket.destroy();
     });
-    req.on('end', () => resolve(size > MAX_PAYLOAD_BYTES ? { ok: false } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () =>
+      resolve(size > MAX_PAYLOAD_BYTES ? { ok: false } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+    );
     req.on('error', () => resolve({ ok: false }));
   });
 }
@@ -179,13 +203,18 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const running = pending.get(header);
     if (running) return running;
     const context = contextOf('authorizer');
-    const invocation = inInvocation(context, () => options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context));
+    const invocation = inInvocation(context, () =>
+      options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context),
+    );
     const call = beforeDeadline(invocation, context).finally(() => pending.delete(header));
     pending.set(header, call);
     return call;
   }
 
-  async function authorize(header: string | undefined, arn: string): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
+  async function authorize(
+    header: string | undefined,
+    arn: string,
+  ): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
     if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
     const cached = cache.get(header);
     if (cached && cached.expiresAt > now()) return { ...outcomeOf(cached.result), latencyMs: 0, result: cached.result };
@@ -250,7 +279,11 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     }
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<PlainResponse | Streamed> {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+  ): Promise<PlainResponse | Streamed> {
     const body = await readBody(req);
     if (!body.ok) return badRequest('The request payload is larger than 10 MB.');
     if (req.headers.host === undefined) return badRequest('The request has no Host header.');

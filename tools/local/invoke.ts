@@ -11,20 +11,33 @@ type HeaderValues = Record<string, string | number | boolean> | undefined;
 type MultiHeaderValues = Record<string, (string | number | boolean)[]> | undefined;
 
 /** Flattens proxy-result headers as API Gateway does, with its JSON default content type. */
-export function responseHeaders(headers: HeaderValues, multi: MultiHeaderValues, hasBody: boolean): Record<string, string> {
+export function responseHeaders(
+  headers: HeaderValues,
+  multi: MultiHeaderValues,
+  hasBody: boolean,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers ?? {})) out[k] = String(v);
   for (const [k, v] of Object.entries(multi ?? {})) out[k] = v.map(String).join(', ');
-  if (hasBody && !Object.keys(out).some((k) => k.toLowerCase() === 'content-type')) out['Content-Type'] = 'application/json';
+  if (hasBody && !Object.keys(out).some((k) => k.toLowerCase() === 'content-type'))
+    out['Content-Type'] = 'application/json';
   return out;
 }
 
 /** A buffered proxy invocation; undefined when the handler returned something that is no response. */
-export async function invokeBuffered(handler: ProxyHandler, event: APIGatewayProxyEvent, context: Context): Promise<PlainResponse | undefined> {
+export async function invokeBuffered(
+  handler: ProxyHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<PlainResponse | undefined> {
   const result = await inInvocation(context, () => handler(event, context));
   if (typeof result?.statusCode !== 'number') return undefined;
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
-  return { statusCode: result.statusCode, headers: responseHeaders(result.headers, result.multiValueHeaders, body !== ''), body };
+  return {
+    statusCode: result.statusCode,
+    headers: responseHeaders(result.headers, result.multiValueHeaders, body !== ''),
+    body,
+  };
 }
 
 export interface StreamTarget {
@@ -40,9 +53,15 @@ export interface StreamTarget {
  * as the handler writes them. `headSent` tells a caller whether a failure can still become an
  * ordinary error response.
  */
-export function invokeStreamed(handler: StreamingLambdaHandler, event: APIGatewayProxyEvent, context: Context, target: StreamTarget) {
+export function invokeStreamed(
+  handler: StreamingLambdaHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+  target: StreamTarget,
+) {
   const stream = new LocalResponseStream({
-    head: (prelude: ResponsePrelude) => target.head(prelude.statusCode ?? 200, responseHeaders(prelude.headers, prelude.multiValueHeaders, true)),
+    head: (prelude: ResponsePrelude) =>
+      target.head(prelude.statusCode ?? 200, responseHeaders(prelude.headers, prelude.multiValueHeaders, true)),
     write: (chunk, done) => {
       target.write(chunk).then(() => done(), done);
     },
@@ -52,7 +71,11 @@ export function invokeStreamed(handler: StreamingLambdaHandler, event: APIGatewa
 }
 
 /** A StreamTarget over an HTTP response, with backpressure. */
-export function httpStreamTarget(res: ServerResponse, extraHeaders: Record<string, string>, onHead: (status: number) => void): StreamTarget {
+export function httpStreamTarget(
+  res: ServerResponse,
+  extraHeaders: Record<string, string>,
+  onHead: (status: number) => void,
+): StreamTarget {
   return {
     head: (statusCode, headers) => {
       onHead(statusCode);

@@ -28,7 +28,9 @@ interface RuntimeStream {
 }
 
 function isRuntimeStream(stream: unknown): stream is RuntimeStream {
-  return typeof stream === 'object' && stream !== null && typeof (stream as RuntimeStream).setContentType === 'function';
+  return (
+    typeof stream === 'object' && stream !== null && typeof (stream as RuntimeStream).setContentType === 'function'
+  );
 }
 
 interface AwsLambdaGlobal {
@@ -67,7 +69,8 @@ export class PreludeDecoder {
     const end = this.pending.indexOf(DELIMITER);
     if (end < 0) return Buffer.alloc(0);
     const parsed: unknown = JSON.parse(this.pending.subarray(0, end).toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('The response prelude is not a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new TypeError('The response prelude is not a JSON object');
     this.prelude = parsed as ResponsePrelude;
     onPrelude(this.prelude);
     const body = this.pending.subarray(end + DELIMITER.length);

@@ -60,7 +60,11 @@ export function requestTime(epochMs: number): string {
  */
 export function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
   const values = Object.entries(outcome.context ?? {}).map(([k, v]) => [k, String(v)]);
-  return { ...Object.fromEntries(values), principalId: outcome.principalId, integrationLatency: outcome.latencyMs ?? 0 };
+  return {
+    ...Object.fromEntries(values),
+    principalId: outcome.principalId,
+    integrationLatency: outcome.latencyMs ?? 0,
+  };
 }
 
 /**
@@ -100,7 +104,10 @@ function queryMaps(query: string | undefined) {
 }
 
 function filledPath(template: string, parameters: Record<string, string> | null | undefined): string {
-  return pathParameterNames(template).reduce((path, name) => path.replace(`{${name}}`, encodeURIComponent(parameters?.[name] ?? '')), template);
+  return pathParameterNames(template).reduce(
+    (path, name) => path.replace(`{${name}}`, encodeURIComponent(parameters?.[name] ?? '')),
+    template,
+  );
 }
 
 function headerValue(pairs: readonly (readonly [string, string])[], name: string): string | undefined {
@@ -167,7 +174,10 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
  * The Lambda context of one invocation of a function, with the memory and the deadline it has
  * deployed (infra/functions.ts). `settings` replaces them only in tests that need a short deadline.
  */
-export function lambdaContext(id: FunctionId, options: { settings?: FunctionSettings; awsRequestId?: string } = {}): Context {
+export function lambdaContext(
+  id: FunctionId,
+  options: { settings?: FunctionSettings; awsRequestId?: string } = {},
+): Context {
   const settings = options.settings ?? FUNCTIONS[id];
   const deadline = Date.now() + settings.timeoutSeconds * 1000;
   const functionName = id;

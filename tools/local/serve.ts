@@ -36,7 +36,8 @@ async function checkDataDir(dir: string): Promise<void> {
 }
 
 async function openDynamo(options: StartOptions): Promise<{ endpoint: string; close(): Promise<void> }> {
-  if (options.dynamodbEndpoint !== undefined) return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
+  if (options.dynamodbEndpoint !== undefined)
+    return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
   if (options.dataDir !== undefined) await checkDataDir(options.dataDir);
   try {
     return await startEmbeddedDynamo({
@@ -58,11 +59,15 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
  */
 export function storeProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
   if (options.dynamodbEndpoint !== undefined && isUnreachable(error)) {
-    return new StartUsageError(`Cannot reach DynamoDB at ${options.dynamodbEndpoint} (--dynamodb-endpoint): is the server running?`);
+    return new StartUsageError(
+      `Cannot reach DynamoDB at ${options.dynamodbEndpoint} (--dynamodb-endpoint): is the server running?`,
+    );
   }
   // LevelDB allows one process per folder; dynalite then answers every request "Database is closed".
   if (options.dataDir !== undefined && error instanceof Error && /database is (closed|not open)/i.test(error.message)) {
-    return new StartUsageError(`--data-dir ${options.dataDir} is in use by another npm start (one at a time per folder), or is not a usable folder`);
+    return new StartUsageError(
+      `--data-dir ${options.dataDir} is in use by another npm start (one at a time per folder), or is not a usable folder`,
+    );
   }
   return undefined;
 }
@@ -70,12 +75,16 @@ export function storeProblem(error: unknown, options: StartOptions): StartUsageE
 /** How to run the admin command against this stack, with the variables it needs to find it. */
 function adminInvocation(options: StartOptions, endpoint: string): string {
   let variables = '';
-  if (options.dynamodbEndpoint !== undefined || options.host !== DEFAULT_HOST) variables = `DYNAMODB_ENDPOINT=${endpoint} `;
+  if (options.dynamodbEndpoint !== undefined || options.host !== DEFAULT_HOST)
+    variables = `DYNAMODB_ENDPOINT=${endpoint} `;
   else if (options.dynamodbPort !== DEFAULT_DYNAMODB_PORT) variables = `DYNAMODB_PORT=${options.dynamodbPort} `;
   return `${variables}npm run --silent admin -- keys list`;
 }
 
-export async function startLocalStack(options: StartOptions, onAccessLog?: (line: string) => void): Promise<LocalStack> {
+export async function startLocalStack(
+  options: StartOptions,
+  onAccessLog?: (line: string) => void,
+): Promise<LocalStack> {
   const dynamo = await openDynamo(options);
   const client = createDynamoClient({ endpoint: dynamo.endpoint });
   const closeAll = async () => {
@@ -103,7 +112,11 @@ export async function startLocalStack(options: StartOptions, onAccessLog?: (line
 
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) =>
-        reject(code(error) === 'EADDRINUSE' ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`) : error),
+        reject(
+          code(error) === 'EADDRINUSE'
+            ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
+            : error,
+        ),
       );
       server.listen(options.port, options.host, () => resolve());
     });
@@ -122,7 +135,13 @@ export async function startLocalStack(options: StartOptions, onAccessLog?: (line
           ? 'The tables existed already: nothing seeded (demo data goes only into new tables).'
           : 'No demo data (--no-demo).',
       ...(demoKeys.length > 0
-        ? ['Demo keys:', ...demoKeys.map(({ plan, key, limits }) => `  ${plan.padEnd(10)} ${key}   (${limits.perMinute}/min, ${limits.perDay}/day)`)]
+        ? [
+            'Demo keys:',
+            ...demoKeys.map(
+              ({ plan, key, limits }) =>
+                `  ${plan.padEnd(10)} ${key}   (${limits.perMinute}/min, ${limits.perDay}/day)`,
+            ),
+          ]
         : ['No working demo key: create one with the admin command (keys create --plan free).']),
       `Admin command for this stack: ${adminInvocation(options, dynamo.endpoint)}`,
       `API reference: ${apiUrl}${DOCS_PATH} (OpenAPI document: ${BASE_PATH}${OPENAPI_PATH})`,

@@ -2,7 +2,13 @@
 
 import { parseArgs } from 'node:util';
 import { isEnvSet } from '../../lib/aws/env';
-import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, dynamoEndpoint, portSetting } from '../shared/local-config';
+import {
+  DEFAULT_API_PORT,
+  DEFAULT_DYNAMODB_PORT,
+  DEFAULT_HOST,
+  dynamoEndpoint,
+  portSetting,
+} from '../shared/local-config';
 import { errorMessage } from '../shared/errors';
 
 /** A mistake the user can fix on the command line. */
@@ -66,12 +72,16 @@ function optionTakenByNpm(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-function parseTokens(argv: readonly string[]): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>> {
+function parseTokens(
+  argv: readonly string[],
+): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>> {
   try {
     return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
-    throw new StartUsageError(`${errorMessage(error).replace(/\. To specify a positional.*$/s, '')} (npm start -- --help lists the options)`);
+    throw new StartUsageError(
+      `${errorMessage(error).replace(/\. To specify a positional.*$/s, '')} (npm start -- --help lists the options)`,
+    );
   }
 }
 
@@ -87,18 +97,24 @@ function checked<T>(read: () => T): T {
 export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {
   const taken = optionTakenByNpm(env);
   if (taken !== undefined) {
-    throw new StartUsageError(`npm took --${taken} as its own option: put the stack's options after --, e.g. npm start -- --${taken} ...`);
+    throw new StartUsageError(
+      `npm took --${taken} as its own option: put the stack's options after --, e.g. npm start -- --${taken} ...`,
+    );
   }
   const { values, positionals } = parseTokens(argv);
   if (values.help) return 'help';
   const [positional] = positionals;
   if (positional !== undefined) {
-    throw new StartUsageError(`Unexpected argument "${positional}": npm start takes only options (npm start -- --help)`);
+    throw new StartUsageError(
+      `Unexpected argument "${positional}": npm start takes only options (npm start -- --help)`,
+    );
   }
   const options: StartOptions = {
     host: values.host ?? DEFAULT_HOST,
     port: checked(() => portSetting('PORT', env, { name: '--port', value: values.port })),
-    dynamodbPort: checked(() => portSetting('DYNAMODB_PORT', env, { name: '--dynamodb-port', value: values['dynamodb-port'] })),
+    dynamodbPort: checked(() =>
+      portSetting('DYNAMODB_PORT', env, { name: '--dynamodb-port', value: values['dynamodb-port'] }),
+    ),
     demo: !values['no-demo'],
     quiet: values.quiet ?? false,
   };
@@ -111,7 +127,8 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     options.dynamodbEndpoint = checked(() => dynamoEndpoint(endpoint, '--dynamodb-endpoint'));
     // Both belong to the embedded server, which is not started then.
     for (const option of ['data-dir', 'dynamodb-port'] as const) {
-      if (values[option] !== undefined) throw new StartUsageError(`--${option} is for the embedded server; it cannot go with --dynamodb-endpoint`);
+      if (values[option] !== undefined)
+        throw new StartUsageError(`--${option} is for the embedded server; it cannot go with --dynamodb-endpoint`);
     }
   }
   return options;

@@ -11,7 +11,10 @@ export interface Output {
 }
 
 /** Progress redrawn on one line of a terminal; undefined when the stream is not a terminal. */
-export function terminalProgress(stream: { isTTY?: boolean; write(text: string): unknown }): Pick<Output, 'progress' | 'progressDone'> {
+export function terminalProgress(stream: {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}): Pick<Output, 'progress' | 'progressDone'> {
   if (!stream.isTTY) return {};
   return {
     progress: (text) => stream.write(`\r\u001b[2K${text}`),

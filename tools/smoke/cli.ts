@@ -7,7 +7,11 @@ import { errorMessage } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-runSmokeCommand(process.argv.slice(2), { out: processOutput, stageClients: defaultStageClients, local: () => localTarget() }).then(
+runSmokeCommand(process.argv.slice(2), {
+  out: processOutput,
+  stageClients: defaultStageClients,
+  local: () => localTarget(),
+}).then(
   (code) => {
     process.exitCode = code;
   },

@@ -49,7 +49,10 @@ export function mustBeError(answer: Answer, status: number, code: ErrorCode): vo
     `${status} body is not an Error {code, message, status}: ${brief}`,
   );
   must(ERROR_CODES.includes(code) && record.code === code, `expected code ${code}, got ${String(record.code)}`);
-  must(record.status === status && typeof record.message === 'string' && record.message !== '', `${status} Error body is inconsistent: ${brief}`);
+  must(
+    record.status === status && typeof record.message === 'string' && record.message !== '',
+    `${status} Error body is inconsistent: ${brief}`,
+  );
 }
 
 export function header(answer: Answer, name: string): string {

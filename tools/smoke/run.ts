@@ -60,9 +60,11 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
       return EXIT_OK;
     }
     const { stage } = values;
-    if (stage !== undefined && !isStageName(stage)) throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
+    if (stage !== undefined && !isStageName(stage))
+      throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
     if (stage === undefined && values.url === undefined) throw new UsageError('give --stage or --url');
-    if (stage === undefined && values.key === undefined) throw new UsageError('--url needs --key (or --stage, which makes its own)');
+    if (stage === undefined && values.key === undefined)
+      throw new UsageError('--url needs --key (or --stage, which makes its own)');
 
     let url = values.url;
     if (stage !== undefined) {
@@ -83,7 +85,10 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
       own = await createThrowawayKey(admin, { perMinute: 60, perDay: 1_000 });
       const key = own.key;
       // Only a refusal: it waits for the new key to reach API Gateway and changes nothing.
-      await firstAccepted(() => call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(key) }), deps.sleep);
+      await firstAccepted(
+        () => call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(key) }),
+        deps.sleep,
+      );
     }
     deps.out.out(`Smoke test of ${baseUrl} (keys and orders through ${admin.label})`);
     const results = await runSmoke({
@@ -105,7 +110,10 @@ export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps):
     deps.out.err(`Error: ${errorMessage(error)}`);
     return EXIT_FAILURE;
   } finally {
-    if (own && admin) await revokeKey(admin, own.id).catch((error: unknown) => deps.out.err(`Could not revoke the throwaway key ${own?.id}: ${errorMessage(error)}`));
+    if (own && admin)
+      await revokeKey(admin, own.id).catch((error: unknown) =>
+        deps.out.err(`Could not revoke the throwaway key ${own?.id}: ${errorMessage(error)}`),
+      );
     admin?.close();
   }
 }

@@ -90,11 +90,15 @@ const CHECKS: Check[] = [
   },
   {
     name: '401 for a header that is not a bearer key, with WWW-Authenticate',
-    run: async ({ baseUrl }) => mustBeUnauthorized(await call(baseUrl, 'GET', '/store/orders', { headers: { Authorization: 'Basic c21va2U6dGVzdA==' } })),
+    run: async ({ baseUrl }) =>
+      mustBeUnauthorized(
+        await call(baseUrl, 'GET', '/store/orders', { headers: { Authorization: 'Basic c21va2U6dGVzdA==' } }),
+      ),
   },
   {
     name: '401 for a well-formed key that does not exist, with WWW-Authenticate',
-    run: async ({ baseUrl }) => mustBeUnauthorized(await call(baseUrl, 'GET', '/store/orders', { headers: bearer(generateApiKey()) })),
+    run: async ({ baseUrl }) =>
+      mustBeUnauthorized(await call(baseUrl, 'GET', '/store/orders', { headers: bearer(generateApiKey()) })),
   },
   {
     name: 'GET /store/orders: 200, one JSON array, exact int64 ids, rate-limit headers',
@@ -110,7 +114,9 @@ const CHECKS: Check[] = [
       }
       must(Array.isArray(list), 'the body is not a JSON array');
       const orders = list as unknown[];
-      const bad = orders.find((order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id));
+      const bad = orders.find(
+        (order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id),
+      );
       must(bad === undefined, `an element has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
       mustHaveRateLimitHeaders(answer);
       return `${orders.length} orders`;
@@ -118,16 +124,29 @@ const CHECKS: Check[] = [
   },
   {
     name: 'DELETE /store/orders/not-a-number: 400 INVALID_ORDER_ID',
-    run: async ({ baseUrl, key }) => mustBeError(await call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(key) }), 400, 'INVALID_ORDER_ID'),
+    run: async ({ baseUrl, key }) =>
+      mustBeError(
+        await call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(key) }),
+        400,
+        'INVALID_ORDER_ID',
+      ),
   },
   {
     name: `DELETE an id never created (${NEVER_CREATED_ID}): 404 ORDER_NOT_FOUND`,
-    run: async ({ baseUrl, key }) => mustBeError(await call(baseUrl, 'DELETE', `/store/orders/${NEVER_CREATED_ID}`, { headers: bearer(key) }), 404, 'ORDER_NOT_FOUND'),
+    run: async ({ baseUrl, key }) =>
+      mustBeError(
+        await call(baseUrl, 'DELETE', `/store/orders/${NEVER_CREATED_ID}`, { headers: bearer(key) }),
+        404,
+        'ORDER_NOT_FOUND',
+      ),
   },
   {
     name: 'PUT /store/orders/1 with a text/plain body: 405 METHOD_NOT_ALLOWED, Allow: DELETE',
     run: async ({ baseUrl }) => {
-      const answer = await call(baseUrl, 'PUT', '/store/orders/1', { headers: { 'Content-Type': 'text/plain' }, body: 'not json' });
+      const answer = await call(baseUrl, 'PUT', '/store/orders/1', {
+        headers: { 'Content-Type': 'text/plain' },
+        body: 'not json',
+      });
       mustBeError(answer, 405, 'METHOD_NOT_ALLOWED');
       must(header(answer, 'Allow') === 'DELETE', `Allow is ${header(answer, 'Allow')}`);
     },
@@ -135,14 +154,18 @@ const CHECKS: Check[] = [
   {
     name: 'POST /store/orders with a form body: 405 METHOD_NOT_ALLOWED, Allow: GET',
     run: async ({ baseUrl }) => {
-      const answer = await call(baseUrl, 'POST', '/store/orders', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' });
+      const answer = await call(baseUrl, 'POST', '/store/orders', {
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'a=1&b=2',
+      });
       mustBeError(answer, 405, 'METHOD_NOT_ALLOWED');
       must(header(answer, 'Allow') === 'GET', `Allow is ${header(answer, 'Allow')}`);
     },
   },
   {
     name: 'GET an unknown path: gateway 404 NOT_FOUND',
-    run: async ({ baseUrl, key }) => mustBeError(await call(baseUrl, 'GET', '/store/no-such-resource', { headers: bearer(key) }), 404, 'NOT_FOUND'),
+    run: async ({ baseUrl, key }) =>
+      mustBeError(await call(baseUrl, 'GET', '/store/no-such-resource', { headers: bearer(key) }), 404, 'NOT_FOUND'),
   },
   {
     name: 'DELETE /store/orders/ (trailing slash) is the list resource: 405, Allow: GET',
@@ -158,11 +181,15 @@ const CHECKS: Check[] = [
       const throwaway = await createThrowawayKey(context.admin, { perMinute: 1, perDay: 1 });
       try {
         // Invalid ids: each request is counted by the limiter and touches no order.
-        const send = () => call(context.baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(throwaway.key) });
+        const send = () =>
+          call(context.baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(throwaway.key) });
         const first = await firstAccepted(send, context.sleep);
         mustBeError(first, 400, 'INVALID_ORDER_ID');
         const limited = await send();
-        must(limited.status === 429, `expected 429 after the limit, got ${limited.status}: ${limited.text.slice(0, 200)}`);
+        must(
+          limited.status === 429,
+          `expected 429 after the limit, got ${limited.status}: ${limited.text.slice(0, 200)}`,
+        );
         const code = (JSON.parse(limited.text) as { code?: unknown }).code;
         must(code === 'RATE_LIMITED' || code === 'QUOTA_EXCEEDED', `429 code is ${String(code)}`);
         mustBeError(limited, 429, code as 'RATE_LIMITED' | 'QUOTA_EXCEEDED');
@@ -184,7 +211,10 @@ const CHECKS: Check[] = [
         const path = route.path.replace(/\{[^}]+\}/g, 'not-a-number');
         const answer = await call(baseUrl, route.method, path, { headers: bearer(key) });
         for (const [name, value] of Object.entries(deprecationHeaders(route))) {
-          must(answer.headers.get(name) === value, `${route.method} ${route.path}: ${name} is ${answer.headers.get(name)}, expected ${value}`);
+          must(
+            answer.headers.get(name) === value,
+            `${route.method} ${route.path}: ${name} is ${answer.headers.get(name)}, expected ${value}`,
+          );
         }
       }
       return deprecated.map((r) => r.operationId).join(', ');
@@ -201,17 +231,28 @@ const CHECKS: Check[] = [
       try {
         const file = join(dir, 'orders.json');
         await writeFile(file, `[{"id": ${pending}, "status": "pending"}, {"id": ${shipped}, "status": "shipped"}]`);
-        await ordersImport.prepare({ values: {}, args: [file] })({ target: context.admin, out: quiet, now: new Date() });
+        await ordersImport.prepare({ values: {}, args: [file] })({
+          target: context.admin,
+          out: quiet,
+          now: new Date(),
+        });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
-      const cancel = (orderId: string) => call(context.baseUrl, 'DELETE', `/store/orders/${orderId}`, { headers: bearer(context.key) });
+      const cancel = (orderId: string) =>
+        call(context.baseUrl, 'DELETE', `/store/orders/${orderId}`, { headers: bearer(context.key) });
       for (const attempt of ['first', 'repeated']) {
         const answer = await cancel(pending);
-        must(answer.status === 204 && answer.text === '', `${attempt} cancel of ${pending}: expected 204 with no body, got ${answer.status}`);
+        must(
+          answer.status === 204 && answer.text === '',
+          `${attempt} cancel of ${pending}: expected 204 with no body, got ${answer.status}`,
+        );
       }
       mustBeError(await cancel(shipped), 409, 'ORDER_ALREADY_SHIPPED');
-      const states = [(await context.admin.orders.get(pending))?.status, (await context.admin.orders.get(shipped))?.status];
+      const states = [
+        (await context.admin.orders.get(pending))?.status,
+        (await context.admin.orders.get(shipped))?.status,
+      ];
       must(states.join() === 'cancelled,shipped', `stored states are ${states.join(', ')}`);
       return `orders ${pending} and ${shipped}`;
     },
@@ -231,7 +272,10 @@ export async function runSmoke(context: SmokeOptions): Promise<CheckResult[]> {
       result = { name: check.name, outcome: 'ok', ...(detail ? { detail } : {}) };
     } catch (error) {
       const outcome: Outcome = error instanceof Skip ? 'skip' : 'FAIL';
-      const detail = error instanceof CheckFailed || error instanceof Skip ? error.message : `unexpected error: ${errorMessage(error)}`;
+      const detail =
+        error instanceof CheckFailed || error instanceof Skip
+          ? error.message
+          : `unexpected error: ${errorMessage(error)}`;
       result = { name: check.name, outcome, detail };
     }
     results.push(result);

@@ -12,8 +12,18 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 /** A new enterprise key with these limits, via `keys create --json`. */
 export async function createThrowawayKey(admin: AdminTarget, limits: Limits): Promise<{ key: string; id: string }> {
   const lines: string[] = [];
-  const values = { plan: 'enterprise', name: 'smoke test (throwaway)', rpm: String(limits.perMinute), rpd: String(limits.perDay), json: true };
-  await keysCreate.prepare({ values, args: [] })({ target: admin, out: { out: (l) => lines.push(l), err: () => undefined }, now: new Date() });
+  const values = {
+    plan: 'enterprise',
+    name: 'smoke test (throwaway)',
+    rpm: String(limits.perMinute),
+    rpd: String(limits.perDay),
+    json: true,
+  };
+  await keysCreate.prepare({ values, args: [] })({
+    target: admin,
+    out: { out: (l) => lines.push(l), err: () => undefined },
+    now: new Date(),
+  });
   const created = JSON.parse(lines.join('\n')) as { key?: unknown; id?: unknown };
   if (typeof created.key !== 'string' || typeof created.id !== 'string') throw new Error('keys create printed no key');
   return { key: created.key, id: created.id };
@@ -27,7 +37,10 @@ export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
  * A new key works once API Gateway has its usage-plan key; until then it is refused with 401.
  * Requests refused there never reach the service's limiter, so polling costs none of its budget.
  */
-export async function firstAccepted(send: () => Promise<Answer>, sleep: (ms: number) => Promise<void> = realSleep): Promise<Answer> {
+export async function firstAccepted(
+  send: () => Promise<Answer>,
+  sleep: (ms: number) => Promise<void> = realSleep,
+): Promise<Answer> {
   for (let attempt = 0; attempt < 30; attempt++) {
     const answer = await send();
     if (answer.status !== 401) return answer;

@@ -86,7 +86,10 @@ function gatewayResponses(): JsonObject {
       code === 'METHOD_NOT_ALLOWED'
         ? { Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } } }
         : {};
-    responses[String(status)] = { ...errorResponse([code], status, headers), 'x-when': GATEWAY_ANY_REQUEST_CODES.includes(code) ? 'any-request' : (GATEWAY_WHEN[code] ?? 'any-request') };
+    responses[String(status)] = {
+      ...errorResponse([code], status, headers),
+      'x-when': GATEWAY_ANY_REQUEST_CODES.includes(code) ? 'any-request' : (GATEWAY_WHEN[code] ?? 'any-request'),
+    };
   }
   return responses;
 }

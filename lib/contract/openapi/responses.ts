@@ -14,11 +14,22 @@ function integerHeader(description: string, required: boolean, minimum: number):
  * The limiter describes the window that runs out first. A 5xx raised before the limiter answered
  * (the authorizer failed, the integration timed out) has no window to describe.
  */
-function rateLimitHeaders(required: boolean, when = required ? '' : ' Present when the rate limiter ran before the failure.'): JsonObject {
+function rateLimitHeaders(
+  required: boolean,
+  when = required ? '' : ' Present when the rate limiter ran before the failure.',
+): JsonObject {
   return {
-    [RATE_LIMIT_HEADERS.limit]: integerHeader(`Requests allowed in the window that runs out first.${when}`, required, 1),
+    [RATE_LIMIT_HEADERS.limit]: integerHeader(
+      `Requests allowed in the window that runs out first.${when}`,
+      required,
+      1,
+    ),
     [RATE_LIMIT_HEADERS.remaining]: integerHeader(`Requests left in that window.${when}`, required, 0),
-    [RATE_LIMIT_HEADERS.reset]: integerHeader(`Unix time, in seconds, at which that window resets.${when}`, required, 0),
+    [RATE_LIMIT_HEADERS.reset]: integerHeader(
+      `Unix time, in seconds, at which that window resets.${when}`,
+      required,
+      0,
+    ),
   };
 }
 
@@ -60,21 +71,42 @@ const STATUS_NOTES: Record<number, string> = {
  * the service runs: alone they carry no headers; mixed with the service's, what the service adds
  * is optional.
  */
-function headersForStatus(status: number, route: Route, gatewayCodes: readonly ErrorCode[] = [], serviceCodes = true): JsonObject {
+function headersForStatus(
+  status: number,
+  route: Route,
+  gatewayCodes: readonly ErrorCode[] = [],
+  serviceCodes = true,
+): JsonObject {
   if (!serviceCodes) return {};
-  if (status === 401) return { 'WWW-Authenticate': { description: 'RFC 6750: the scheme to use.', required: true, schema: { type: 'string', const: WWW_AUTHENTICATE } } };
+  if (status === 401)
+    return {
+      'WWW-Authenticate': {
+        description: 'RFC 6750: the scheme to use.',
+        required: true,
+        schema: { type: 'string', const: WWW_AUTHENTICATE },
+      },
+    };
   const failure = status >= 500;
   const required = !failure && gatewayCodes.length === 0;
   const limits = gatewayCodes.length
-    ? rateLimitHeaders(false, ` Absent with ${quoted(gatewayCodes)}, which the gateway answers before the limiter runs.`)
+    ? rateLimitHeaders(
+        false,
+        ` Absent with ${quoted(gatewayCodes)}, which the gateway answers before the limiter runs.`,
+      )
     : rateLimitHeaders(required);
   const headers: JsonObject = { ...limits, ...routeHeaders(route, required) };
-  if (status === 429) Object.assign(headers, retryAfter('Seconds until the window (or the ban) that refused the request resets.'));
+  if (status === 429)
+    Object.assign(headers, retryAfter('Seconds until the window (or the ban) that refused the request resets.'));
   if (status === 503) Object.assign(headers, retryAfter('Seconds to wait before retrying.'));
   return headers;
 }
 
-export function errorResponse(codes: readonly ErrorCode[], status: number, headers: JsonObject, note?: string): JsonObject {
+export function errorResponse(
+  codes: readonly ErrorCode[],
+  status: number,
+  headers: JsonObject,
+  note?: string,
+): JsonObject {
   const lines = codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`);
   return {
     description: [note, ...lines].filter(Boolean).join('\n\n'),
@@ -124,8 +156,15 @@ export function operationResponses(
     const codes = byStatus.get(status) ?? [];
     const fromGateway = codes.filter((code) => gatewayCodes.includes(code));
     const fromService = fromGateway.length < codes.length;
-    const note = [STATUS_NOTES[status], fromGateway.length ? gatewayNote(fromGateway, fromService) : undefined].filter(Boolean).join(' ');
-    responses[String(status)] = errorResponse(codes, status, headersForStatus(status, route, fromGateway, fromService), note || undefined);
+    const note = [STATUS_NOTES[status], fromGateway.length ? gatewayNote(fromGateway, fromService) : undefined]
+      .filter(Boolean)
+      .join(' ');
+    responses[String(status)] = errorResponse(
+      codes,
+      status,
+      headersForStatus(status, route, fromGateway, fromService),
+      note || undefined,
+    );
   }
   return responses;
 }

@@ -45,7 +45,14 @@ export function orderSchema(): JsonObject {
         description: 'Only a `pending` order can be cancelled; cancelling makes it `cancelled`.',
       },
     } satisfies Record<keyof Order, JsonObject>,
-    example: { id: 10, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },
+    example: {
+      id: 10,
+      petId: 11,
+      quantity: 2,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    },
   };
 }
 

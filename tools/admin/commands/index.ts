@@ -3,4 +3,11 @@ import { keysCreate, keysList, keysRevoke, keysUsage } from './keys';
 import { ordersImport, ordersShip } from './orders';
 
 /** Every admin command, in the order the usage text lists them. */
-export const COMMANDS: readonly AdminCommand[] = [keysCreate, keysList, keysRevoke, keysUsage, ordersImport, ordersShip];
+export const COMMANDS: readonly AdminCommand[] = [
+  keysCreate,
+  keysList,
+  keysRevoke,
+  keysUsage,
+  ordersImport,
+  ordersShip,
+];

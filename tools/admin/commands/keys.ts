@@ -2,7 +2,15 @@ import { createApiKey } from '../../../lib/keys/service';
 import type { ApiKeyRecord } from '../../../lib/keys/repository';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
 import { KEY_PREFIX } from '../../../lib/keys/format';
-import { isPlanName, limitsFor, MAX_CUSTOM_LIMITS, PLAN_LIMITS, PLAN_NAMES, type Limits, type PlanName } from '../../../lib/limits/plans';
+import {
+  isPlanName,
+  limitsFor,
+  MAX_CUSTOM_LIMITS,
+  PLAN_LIMITS,
+  PLAN_NAMES,
+  type Limits,
+  type PlanName,
+} from '../../../lib/limits/plans';
 import { usageAt } from '../../../lib/limits/limiter';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, errorMessage, UsageError } from '../../shared/errors';
@@ -134,7 +142,9 @@ async function createKey(command: CreateArgs, { target, out, now }: CommandConte
     out.out(JSON.stringify({ key, ...publicView(record) }));
     return;
   }
-  out.out(`Created ${record.plan} key ${record.id}${record.name !== undefined ? ` (${record.name})` : ''} in ${target.label}`);
+  out.out(
+    `Created ${record.plan} key ${record.id}${record.name !== undefined ? ` (${record.name})` : ''} in ${target.label}`,
+  );
   out.out(`  limits:  ${limitsText(limitsOf(record))}`);
   out.out(`  created: ${record.createdAt}`);
   if (record.gatewayKeyId) out.out(`  API Gateway key: ${record.gatewayKeyId}, in the ${record.plan} usage plan`);
@@ -176,7 +186,8 @@ async function revokeKey(id: string, { target, out, now }: CommandContext): Prom
     if (record.gatewayKeyId) await target.gateway.disable(record.gatewayKeyId);
     else out.err(`Note: ${id} has no API Gateway key recorded, so there is none to disable.`);
   }
-  const gatewayNote = target.gateway && record.gatewayKeyId ? ` Its API Gateway key ${record.gatewayKeyId} is disabled.` : '';
+  const gatewayNote =
+    target.gateway && record.gatewayKeyId ? ` Its API Gateway key ${record.gatewayKeyId} is disabled.` : '';
   out.out(
     already
       ? `${id} was already revoked at ${record.revokedAt}.${gatewayNote}`
@@ -199,11 +210,19 @@ async function keyUsage(args: { id: string; json: boolean }, { target, out, now 
     return;
   }
   const { minute, day } = usage;
-  out.out(`${record.id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}) in ${target.label}, at ${now.toISOString()}`);
+  out.out(
+    `${record.id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}) in ${target.label}, at ${now.toISOString()}`,
+  );
   out.out(`  limits:      ${limitsText(limits)}`);
-  out.out(`  this minute: ${minute.used} used, ${minute.remaining} remaining, ${minute.refused} refused; resets ${isoTime(minute.resetAt)}`);
+  out.out(
+    `  this minute: ${minute.used} used, ${minute.remaining} remaining, ${minute.refused} refused; resets ${isoTime(minute.resetAt)}`,
+  );
   out.out(`  today (UTC): ${day.used} used, ${day.remaining} remaining; resets ${isoTime(day.resetAt)}`);
-  out.out(usage.bannedUntil === undefined ? '  ban:         none' : `  ban:         banned until ${isoTime(usage.bannedUntil)}`);
+  out.out(
+    usage.bannedUntil === undefined
+      ? '  ban:         none'
+      : `  ban:         banned until ${isoTime(usage.bannedUntil)}`,
+  );
   if (record.revokedAt !== undefined) out.out(`  revoked:     ${record.revokedAt}`);
 }
 

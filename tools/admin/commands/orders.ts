@@ -58,7 +58,9 @@ async function importOrders(file: string, { target, out }: CommandContext): Prom
     for (const id of skipped) out.out(`  ${id}`);
   }
   // On stderr: a timing is not part of the result, and differs from run to run.
-  out.err(`${orders.length} orders in ${seconds.toFixed(1)} s (${Math.round(orders.length / Math.max(seconds, 0.001))} orders/s).`);
+  out.err(
+    `${orders.length} orders in ${seconds.toFixed(1)} s (${Math.round(orders.length / Math.max(seconds, 0.001))} orders/s).`,
+  );
 }
 
 /** Counts finished writes and redraws the progress line at each whole percent. */

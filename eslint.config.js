@@ -1,0 +1,31 @@
+// ESLint for the TypeScript sources: the recommended rules of ESLint and typescript-eslint.
+// Formatting is Prettier's job (npm run format), so no stylistic rule is enabled here.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'client/dist/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: {
+      // `_`-prefixed names mark arguments a signature needs but the body does not use.
+      // A variable set after the closures that read it are created cannot be const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly' } },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
