@@ -5,6 +5,21 @@
 // interleaving can serve more than a limit. A refused request changes only the refusal count (and
 // the ban when it crosses the threshold); nothing is ever given back.
 //
+// A ban follows only from refusals the client was sent, each in the minute window it was sent for.
+// So a refusal is recorded by a write of its own, once the refusing answer (a failed condition, or
+// the item read after it) is known and the 429 is the only answer left to give, and that write is
+// conditional on the stored minute being the refused request's own minute:
+// - A request whose admission failed (error, timeout, lost reply) is answered 503 and records
+//   nothing, whatever it might have been refused for.
+// - A refusal whose recording fails or whose reply is lost is still answered 429, unrecorded or
+//   recorded: either way the client is sent the refusal the item may hold. It just cannot impose
+//   the ban (its count is unknown); the next recorded refusal will.
+// - A request that meets a stored minute later than its own (its replies were slow, and the key's
+//   next minute started meanwhile; or another function's clock runs ahead) is refused in that
+//   minute but not recorded: counting it there charged the new minute with the old minute's late
+//   refusals and banned keys that never exceeded a limit twice in one minute.
+// Refusals can thus be under-counted, never over-counted: a late ban, never a false one.
+//
 // Exactness does not depend on replies arriving on time: the counting writes go through a client
 // that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
 // a write may use up a slot without serving; it can never over-admit.
@@ -15,6 +30,7 @@ import { TABLES } from '../aws/tables';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
 import type { DynamoOptions } from '../aws/dynamo';
 import { numberOf } from '../aws/numbers';
+import { logger } from '../aws/logger';
 import {
   daysCovering,
   expiresAt,
@@ -151,7 +167,7 @@ export class RateLimiter {
     let plan: Plan = { kind: 'admit', minute: ourMinute, newMinute: false };
     for (let write = 0; write < MAX_WRITES; write++) {
       if (plan.kind === 'banned') return banned(plan.until, limits);
-      if (plan.kind === 'refuse') return this.refuse(keyId, day, plan, limits, now);
+      if (plan.kind === 'refuse') return this.refuse(keyId, day, plan, ourMinute, limits, now);
       const outcome = await this.take(key, plan, limits, now, day);
       if (outcome.applied) {
         const stored = stateOf(outcome.output.Attributes ?? {});
@@ -219,37 +235,46 @@ export class RateLimiter {
   }
 
   /**
-   * Counts the refusal in its minute, and bans the key when the refusals pass the threshold. Only
-   * refusals by a window count: requests refused for the ban itself do not, so a ban ends on time
-   * however hard the key keeps knocking.
+   * Records the refusal in the request's own minute, and bans the key when the recorded refusals
+   * pass the threshold. Only refusals by a window count: requests refused for the ban itself do
+   * not, so a ban ends on time however hard the key keeps knocking. From here on the answer is a
+   * 429 whatever DynamoDB does (see the top of this file): a failed recording or ban write makes a
+   * refusal uncounted, never a 503.
    */
   private async refuse(
     keyId: string,
     day: Window,
     plan: Extract<Plan, { kind: 'refuse' }>,
+    ourMinute: number,
     limits: Limits,
     now: number,
   ): Promise<Admission> {
-    const key = limiterKey(keyId, day);
-    const refused = await this.countRefusal(key, plan, day);
-    if (refused !== undefined && refused > limits.perMinute * BAN.rejectedPerMinuteFactor) {
-      const ban = await this.ban(keyId, now);
-      return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
-    }
     const { reason } = plan;
-    const resetAt = reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt;
-    return {
+    const refusal: Admission = {
       admitted: false,
       reason,
-      headers: { limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay, remaining: 0, resetAt },
+      headers: {
+        limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay,
+        remaining: 0,
+        resetAt: reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt,
+      },
     };
+    // A later stored minute is not this request's: it is refused there, and counted nowhere.
+    if (plan.minute !== ourMinute) return refusal;
+    const key = limiterKey(keyId, day);
+    const refused = await unlessFailed('refusal not counted', () => this.recordRefusal(key, plan, day));
+    if (refused === undefined || refused <= limits.perMinute * BAN.rejectedPerMinuteFactor) return refusal;
+    const ban = await unlessFailed('ban not written', () => this.ban(keyId, now));
+    if (ban === undefined) return refusal;
+    return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
   }
 
   /**
-   * Refusals in the minute, this one included; undefined when the minute moved on meanwhile (the
-   * refusal then belongs to no minute still counting).
+   * Refusals recorded in the minute, this one included; undefined when the stored minute is no
+   * longer the refusal's (the minute moved on meanwhile: the refusal belongs to no minute still
+   * counting). Sent once, like every limiter write: a retried ADD would count a refusal twice.
    */
-  private async countRefusal(
+  private async recordRefusal(
     key: string,
     plan: { minute: number; newMinute: boolean },
     day: Window,
@@ -311,7 +336,10 @@ export class RateLimiter {
         started: false,
       };
     }
-    await Promise.all(later.map((day) => this.writeBan(keyId, day, now, until)));
+    // Today's ban took: the later days' entries only extend it past midnight.
+    await Promise.all(
+      later.map((day) => unlessFailed('ban not extended past midnight', () => this.writeBan(keyId, day, now, until))),
+    );
     return { until, started: true };
   }
 
@@ -375,6 +403,22 @@ function planFor(found: Found, ourMinute: number, limits: Limits, now: number): 
   // windows refuse is told of it, and not counted again.
   if (found.bannedUntil !== undefined && found.bannedUntil > now) return { kind: 'banned', until: found.bannedUntil };
   return { kind: 'refuse', reason, minute, newMinute };
+}
+
+/**
+ * Runs a write whose failure must not change the answer (the 429 is given either way): any error,
+ * a timeout or a lost reply included, gives undefined. Whether the write was applied is unknown;
+ * the refusal may or may not have been counted.
+ */
+async function unlessFailed<T>(what: string, write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    logger.warn(`rate limiter: ${what}`, {
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return undefined;
+  }
 }
 
 function isBanned(state: LimiterState, now: number): boolean {
