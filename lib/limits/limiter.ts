@@ -31,6 +31,7 @@ import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type 
 import type { DynamoOptions } from '../aws/dynamo';
 import { numberOf } from '../aws/numbers';
 import { logger } from '../aws/logger';
+import { MinutePassedError } from './errors';
 import {
   daysCovering,
   expiresAt,
@@ -44,6 +45,7 @@ import {
 } from './windows';
 
 export type { WindowState } from './windows';
+export { MinutePassedError } from './errors';
 
 /** The limiter refuses with exactly the contract's rate-limit codes. */
 export type RejectionReason = RateLimitCode;
@@ -117,8 +119,16 @@ type Found = LimiterState | 'absent';
 /** How a request is to be admitted: into the stored minute, or as the first of a new minute. */
 type Plan =
   | { kind: 'admit'; minute: number; newMinute: boolean }
-  | { kind: 'refuse'; reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED'; minute: number; newMinute: boolean }
-  | { kind: 'banned'; until: number };
+  | {
+      kind: 'refuse';
+      reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED';
+      minute: number;
+      newMinute: boolean;
+      /** Refusals the item held for `minute` when the refusing answer was read. */
+      refusedBefore: number;
+    }
+  | { kind: 'banned'; until: number }
+  | { kind: 'too late' };
 
 /**
  * Every failed attempt means another request changed the item in between, and each change moves it
@@ -183,7 +193,9 @@ export class RateLimiter {
         };
         return { admitted: true, headers: firstToRunOut(minute, today) };
       }
-      plan = planFor(await this.found(key, outcome.found), ourMinute, limits, now);
+      const found = await this.found(key, outcome.found);
+      plan = planFor(found, ourMinute, limits, now, windowAt('minute', unixSeconds(this.now())).start);
+      if (plan.kind === 'too late') throw new MinutePassedError(key);
     }
     throw new Error(`Rate limit item ${key} kept changing`);
   }
@@ -262,23 +274,27 @@ export class RateLimiter {
     // A later stored minute is not this request's: it is refused there, and counted nowhere.
     if (plan.minute !== ourMinute) return refusal;
     const key = limiterKey(keyId, day);
-    const refused = await unlessFailed('refusal not counted', () => this.recordRefusal(key, plan, day));
-    if (refused === undefined || refused <= limits.perMinute * BAN.rejectedPerMinuteFactor) return refusal;
+    const recorded = await unlessFailed('refusal not counted', () => this.recordRefusal(key, plan, day));
+    if (recorded === 'minute moved on') return refusal;
+    // Without the record's reply, the refusals already recorded, each sent as a 429, plus this one:
+    // no more than the true count, and a key whose records keep losing their replies is banned too.
+    const refused = recorded ?? plan.refusedBefore + 1;
+    if (refused <= limits.perMinute * BAN.rejectedPerMinuteFactor) return refusal;
     const ban = await unlessFailed('ban not written', () => this.ban(keyId, now));
     if (ban === undefined) return refusal;
     return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
   }
 
   /**
-   * Refusals recorded in the minute, this one included; undefined when the stored minute is no
-   * longer the refusal's (the minute moved on meanwhile: the refusal belongs to no minute still
-   * counting). Sent once, like every limiter write: a retried ADD would count a refusal twice.
+   * Refusals recorded in the minute, this one included, unless the stored minute is no longer the
+   * refusal's (it moved on meanwhile: the refusal belongs to no minute still counting). Sent once,
+   * like every limiter write: a retried ADD would count a refusal twice.
    */
   private async recordRefusal(
     key: string,
     plan: { minute: number; newMinute: boolean },
     day: Window,
-  ): Promise<number | undefined> {
+  ): Promise<number | 'minute moved on'> {
     const inMinute = () =>
       conditionalWrite(() =>
         this.doc.send(
@@ -315,7 +331,7 @@ export class RateLimiter {
       : await inMinute();
     // Another request started the minute first: count in it.
     if (!outcome.applied && plan.newMinute) outcome = await inMinute();
-    return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : undefined;
+    return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : 'minute moved on';
   }
 
   /**
@@ -385,10 +401,16 @@ export class RateLimiter {
  * What to do given the stored item. The reason is the window that really refused: the day only
  * when its count has reached the day limit, the minute only when the current minute is full.
  */
-function planFor(found: Found, ourMinute: number, limits: Limits, now: number): Plan {
+function planFor(found: Found, ourMinute: number, limits: Limits, now: number, minuteNow: number): Plan {
   if (found === 'absent') return { kind: 'admit', minute: ourMinute, newMinute: true };
   if (isBanned(found, now)) return { kind: 'banned', until: found.bannedUntil as number };
-  // A stored minute ahead of ours (another function's clock runs a little ahead) is the current one.
+  // A stored minute ahead of ours is the current one while our clock still reads our minute
+  // (another function's clock runs a little ahead). Once our clock has passed it too, the request
+  // is late, not early: its own minute is over, and serving it from the next one would refuse
+  // that minute's own requests in its place, so a ban could follow from a burst split at the
+  // boundary by slow replies. A day window that is full refuses it all the same.
+  const ahead = found.minute !== undefined && found.minute > ourMinute;
+  if (ahead && minuteNow > ourMinute && found.day < limits.perDay) return { kind: 'too late' };
   const current = found.minute !== undefined && found.minute >= ourMinute;
   const minute = current ? (found.minute as number) : ourMinute;
   const newMinute = !current;
@@ -402,7 +424,7 @@ function planFor(found: Found, ourMinute: number, limits: Limits, now: number): 
   // A ban written this second is not in force yet for requests the windows still admit; one the
   // windows refuse is told of it, and not counted again.
   if (found.bannedUntil !== undefined && found.bannedUntil > now) return { kind: 'banned', until: found.bannedUntil };
-  return { kind: 'refuse', reason, minute, newMinute };
+  return { kind: 'refuse', reason, minute, newMinute, refusedBefore: current ? found.refused : 0 };
 }
 
 /**
