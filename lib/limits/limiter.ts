@@ -12,13 +12,17 @@
 // - A request whose admission failed (error, timeout, lost reply) is answered 503 and records
 //   nothing, whatever it might have been refused for.
 // - A refusal whose recording fails or whose reply is lost is still answered 429, unrecorded or
-//   recorded: either way the client is sent the refusal the item may hold. It just cannot impose
-//   the ban (its count is unknown); the next recorded refusal will.
-// - A request that meets a stored minute later than its own (its replies were slow, and the key's
-//   next minute started meanwhile; or another function's clock runs ahead) is refused in that
-//   minute but not recorded: counting it there charged the new minute with the old minute's late
-//   refusals and banned keys that never exceeded a limit twice in one minute.
-// Refusals can thus be under-counted, never over-counted: a late ban, never a false one.
+//   recorded: either way the client is sent the refusal the item may hold. Its count unknown, it
+//   takes the refusals the item held before it, plus itself, for the ban threshold.
+// - A request that meets a stored minute later than its own is not recorded there: counting it
+//   there charged the new minute with the old minute's late refusals and banned keys that never
+//   exceeded a limit twice in one minute. If the limiter's clock has passed the request's minute
+//   too, its replies were slow and it is answered 503 (MinutePassedError), not served from the new
+//   minute's limit, which would refuse that minute's own requests in its place; if not, another
+//   function's clock runs a little ahead, and the stored minute is the current one.
+// Refusals can thus be under-counted, never over-counted: a late ban, never a false one. Recording
+// happens before the 429 leaves the function; one lost after that (the function or the network
+// failing on the way out) still counts, as nothing on this side can tell.
 //
 // Exactness does not depend on replies arriving on time: the counting writes go through a client
 // that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
