@@ -244,6 +244,47 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       },
     );
 
+    const listingMetricAlarm = (template: SynthesisedStage['template'], metricName: string) =>
+      onlyResource(template, 'AWS::CloudWatch::Alarm', { Namespace: 'StoreOrders', MetricName: metricName }).resource
+        .Properties;
+
+    test('alarm when the store nears what one compressed listing carries, on the largest listing, whatever the client', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListedOrders');
+      // 80 % of the orders in 200 MiB of gzip at the measured bytes an order, written out here.
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([
+          { Name: 'service', Value: 'store-orders' },
+          { Name: 'stage', Value: stageName },
+        ]),
+        Period: 300,
+        Threshold: Math.floor(Math.floor((200 * 1024 * 1024) / 31.03) * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    test('alarm when an uncompressed listing of the store nears the 200 MB at which Lambda cuts a stream', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListedBytes');
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([{ Name: 'stage', Value: stageName }]),
+        Threshold: Math.floor(200 * 1024 * 1024 * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    test('the duration alarm blames a slow client or CPU, and leaves the store size to the listing alarms', () => {
+      const duration = onlyResource(stage().template, 'AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+      }).resource.Properties;
+      expect(duration.AlarmDescription).toMatch(/client/);
+      expect(duration.AlarmDescription).toMatch(/ListedOrders/);
+      expect(listingMetricAlarm(stage().template, 'ListedOrders').AlarmDescription).not.toMatch(/client/);
+    });
+
     test('alarm on authorizer failures, not on refused keys', () => {
       const { template, stack } = stage();
       const metric = {
@@ -296,7 +337,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarms notify the configured topic, or nobody', () => {
       const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(3 + ROUTES.length);
+      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size alarms.
+      expect(alarms).toHaveLength(5 + ROUTES.length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);
