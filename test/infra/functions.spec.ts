@@ -29,7 +29,7 @@ const EXPECTED: Record<
       orders: ['dynamodb:DescribeTable', 'dynamodb:Scan'],
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
-    // Started through the wrapper in its bundle, which adds this V8 flag right after node.
+    // Started through the wrapper in its bundle, which adds this V8 flag after the runtime's own.
     environment: { AWS_LAMBDA_EXEC_WRAPPER: '/var/task/node-flags.sh', EXTRA_NODE_FLAGS: '--optimize-for-size' },
   },
   'cancel-order': {
