@@ -17,6 +17,9 @@ export type CloudWatchRoleMode = (typeof CLOUDWATCH_ROLE_MODES)[number];
 /** The stack output naming the role the account stack set. */
 export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
 
+/** A mistake in the command line's context (`-c`), which the app reports as one line. */
+export class ContextFlagError extends Error {}
+
 /** The mode the app was synthesised with; anything but the two modes is refused, with the fix. */
 export function cloudWatchRoleMode(scope: Construct): CloudWatchRoleMode {
   const value: unknown = scope.node.tryGetContext(CLOUDWATCH_ROLE_CONTEXT);
@@ -24,7 +27,7 @@ export function cloudWatchRoleMode(scope: Construct): CloudWatchRoleMode {
   if (typeof value === 'string' && (CLOUDWATCH_ROLE_MODES as readonly string[]).includes(value)) {
     return value as CloudWatchRoleMode;
   }
-  throw new Error(
+  throw new ContextFlagError(
     `-c ${CLOUDWATCH_ROLE_CONTEXT}=${String(value)} is not a mode: use ${CLOUDWATCH_ROLE_MODES.map((m) => `-c ${CLOUDWATCH_ROLE_CONTEXT}=${m}`).join(' or ')}.`,
   );
 }

@@ -1,8 +1,11 @@
 // The context flag that leaves an account's API Gateway CloudWatch role alone
 // (`-c apiGatewayCloudWatchRole=keep`): its own synthesis, so its own file.
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CLOUDWATCH_ROLE_CONTEXT, cloudWatchRoleMode } from '../../infra/account-stack';
+import { REPO_ROOT } from '../../infra/functions';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor } from '../../infra/outputs';
 import { addServiceStacks, EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { logicalId, testApp } from './synth';
@@ -47,4 +50,18 @@ describe('the flag', () => {
       '-c apiGatewayCloudWatchRole=yes is not a mode: use -c apiGatewayCloudWatchRole=create or -c apiGatewayCloudWatchRole=keep.',
     );
   });
+});
+
+test('the CDK app given a wrong value prints one line with the fix and exits 2', () => {
+  // `cdk synth -c apiGatewayCloudWatchRole=yes` runs the app with the context in CDK_CONTEXT_JSON.
+  const result = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['infra/app.ts'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', CDK_CONTEXT_JSON: JSON.stringify({ [CLOUDWATCH_ROLE_CONTEXT]: 'yes' }) },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(result.status).toBe(2);
+  expect(result.stderr).toBe(
+    '-c apiGatewayCloudWatchRole=yes is not a mode: use -c apiGatewayCloudWatchRole=create or -c apiGatewayCloudWatchRole=keep.\n',
+  );
 });
