@@ -33,8 +33,14 @@ describe('with -c apiGatewayCloudWatchRole=keep', () => {
     expect(stack.dependencies.map((d) => d.stackName)).not.toContain(ACCOUNT_STACK_NAME);
     expect(JSON.stringify(template.toJSON())).not.toContain('Fn::GetStackOutput');
     // Execution logging stays on, into the stack's own group, with the role the account has.
-    const group = template.findResources('AWS::Logs::LogGroup')[logicalId(stack.api.executionLogs)];
-    expect(group?.Properties?.Tags).toBeUndefined();
+    // The definition the upgrade's `cdk import ... -c apiGatewayCloudWatchRole=keep` imports the
+    // group with (docs/deployment.md): the same logical id, its name from the API and its retention only.
+    const id = logicalId(stack.api.executionLogs);
+    expect(id).toBe('ExecutionLogs6FEE23C8');
+    const group = template.findResources('AWS::Logs::LogGroup')[id];
+    expect(Object.keys(group?.Properties ?? {}).sort()).toEqual(['LogGroupName', 'RetentionInDays']);
+    expect(group?.DependsOn).toBeUndefined();
+    expect(group?.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
     expect(JSON.stringify(template.toJSON())).not.toContain(EXECUTION_LOGGING_ROLE_TAG);
   });
 });
