@@ -18,6 +18,13 @@ export interface CustomDomainConfig {
   hostedZone?: { hostedZoneId: string; zoneName: string };
 }
 
+/**
+ * How a new version of each function takes over its `live` alias, which API Gateway invokes.
+ * A canary sends `percent` of the calls to the new version for `minutes`, then all of them, unless a
+ * rollback alarm of the function fires first (CodeDeploy then points the alias back).
+ */
+export type ReleaseConfig = { type: 'canary'; percent: number; minutes: number } | { type: 'allAtOnce' };
+
 export interface StageConfig {
   stage: StageName;
   customDomain?: CustomDomainConfig;
@@ -42,6 +49,7 @@ export interface StageConfig {
     serverErrorRate: number;
     p99LatencyMs: number;
   };
+  release: ReleaseConfig;
 }
 
 export const STAGES: Record<StageName, StageConfig> = {
@@ -52,6 +60,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     // The burst holds the largest usage-plan burst (two business minutes), so no plan is squeezed.
     throttle: { rateLimit: 100, burstLimit: 2_000 },
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
+    // Staging is where a release is smoke-tested right after the deploy: nothing to wait for.
+    release: { type: 'allAtOnce' },
   },
   prod: {
     stage: 'prod',
@@ -60,6 +70,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     // Well under the account's default regional limit (10,000 rps), which every API shares.
     throttle: { rateLimit: 2_000, burstLimit: 5_000 },
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
+    // Long enough for the one-minute rollback alarms (two breaching minutes) to fire before all traffic moves.
+    release: { type: 'canary', percent: 10, minutes: 5 },
   },
 };
 
@@ -70,6 +82,17 @@ export const STAGES: Record<StageName, StageConfig> = {
 export function validateConfig(config: StageConfig): void {
   if (config.stage === 'prod' && config.disposableData) {
     throw new Error('prod data must be retained: disposableData is for staging only.');
+  }
+  const { release } = config;
+  // A time-based canary takes a whole percentage below 100 and a whole number of minutes.
+  if (
+    release.type === 'canary' &&
+    !(Number.isInteger(release.percent) && release.percent >= 1 && release.percent <= 99)
+  ) {
+    throw new Error(`The canary of ${config.stage} must send a whole percentage from 1 to 99 of the calls.`);
+  }
+  if (release.type === 'canary' && !(Number.isInteger(release.minutes) && release.minutes >= 1)) {
+    throw new Error(`The canary of ${config.stage} must last a whole number of minutes, at least 1.`);
   }
   const domain = config.customDomain;
   if (domain && !domain.certificateArn && !domain.hostedZone) {

@@ -295,8 +295,10 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     });
 
     test('alarms notify the configured topic, or nobody', () => {
-      const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(3 + ROUTES.length);
+      const { template, stack } = stage();
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+      // ...and two rollback alarms (errors, latency) per function, for its releases.
+      expect(alarms).toHaveLength(3 + ROUTES.length + 2 * Object.keys(stack.functions).length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);
