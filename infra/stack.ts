@@ -114,6 +114,7 @@ export class StoreOrdersStack extends Stack {
       stageName: config.stage,
       stage: this.api.api.deploymentStage,
     });
+    this.releases.addToDashboard(this.dashboard.dashboard);
     this.addOutputs();
     explainNagFindings(this);
   }

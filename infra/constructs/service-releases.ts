@@ -2,7 +2,14 @@
 // to the version the stack update published, as the stage's release setting says, and points it
 // back when one of the function's rollback alarms fires.
 import { Duration } from 'aws-cdk-lib';
-import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  AlarmStatusWidget,
+  GraphWidget,
+  MathExpression,
+  TextWidget,
+  type Dashboard,
+  type IAlarm,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import {
   LambdaApplication,
   LambdaDeploymentConfig,
@@ -34,9 +41,11 @@ export class ServiceReleases extends Construct {
   readonly role: Role;
   readonly deploymentConfig: ILambdaDeploymentConfig;
   readonly groups = {} as Record<FunctionId, LambdaDeploymentGroup>;
+  private readonly props: ServiceReleasesProps;
 
   constructor(scope: Construct, id: string, props: ServiceReleasesProps) {
     super(scope, id);
+    this.props = props;
     this.application = new LambdaApplication(this, 'Application', {
       applicationName: `store-orders-${props.stage}`,
     });
@@ -69,5 +78,49 @@ export class ServiceReleases extends Construct {
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
     }
+  }
+
+  /**
+   * A row to watch a release by: each function's calls and errors split by the version that ran
+   * them (during a canary, the old and the new one side by side), and the rollback alarms.
+   */
+  addToDashboard(dashboard: Dashboard): void {
+    const functions = Object.entries(this.props.functions) as [
+      FunctionId,
+      ServiceReleasesProps['functions'][FunctionId],
+    ][];
+    const byVersion = (metricName: string) =>
+      functions.map(
+        ([name, { alias }]) =>
+          new MathExpression({
+            expression: `SEARCH('{AWS/Lambda,ExecutedVersion,FunctionName,Resource} MetricName="${metricName}" FunctionName="${alias.lambda.functionName}"', 'Sum', 60)`,
+            usingMetrics: {},
+            label: `${name} v\${PROP('Dim.ExecutedVersion')}`,
+            period: Duration.minutes(1),
+          }),
+      );
+    const release = this.props.release;
+    dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          `### Releases (CodeDeploy application \`${this.application.applicationName}\`)\n` +
+          (release.type === 'canary'
+            ? `A new version gets ${release.percent}% of the calls for ${release.minutes} minutes, then all of them; `
+            : 'A new version gets all the calls at once; ') +
+          'a rollback alarm in ALARM during the shift points the alias back to the old version.',
+        width: 24,
+        height: 2,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({ title: 'Invocations by version (1 min)', left: byVersion('Invocations'), width: 8, height: 6 }),
+      new GraphWidget({ title: 'Errors by version (1 min)', left: byVersion('Errors'), width: 8, height: 6 }),
+      new AlarmStatusWidget({
+        title: 'Rollback alarms',
+        alarms: functions.flatMap(([, { rollbackAlarms }]) => rollbackAlarms),
+        width: 8,
+        height: 6,
+      }),
+    );
   }
 }

@@ -179,6 +179,29 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     );
   });
 
+  test("the dashboard shows each function's calls and errors by version, and the rollback alarms", () => {
+    const { template, stack } = stage();
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = (dashboards[0]?.Properties as { DashboardBody: { 'Fn::Join': [string, unknown[]] } }).DashboardBody;
+    // References become <<logical id>> (or <<logical id.Arn>>), so the body can be searched as text.
+    const text = body['Fn::Join'][1]
+      .map((part) => {
+        if (typeof part === 'string') return part;
+        const { Ref, 'Fn::GetAtt': getAtt } = part as { Ref?: string; 'Fn::GetAtt'?: string[] };
+        return `<<${Ref ?? getAtt?.join('.') ?? '?'}>>`;
+      })
+      .join('');
+    for (const name of FUNCTION_IDS) {
+      const fn = logicalId(stack.functions[name].function);
+      for (const metric of ['Invocations', 'Errors']) {
+        expect(text).toContain(
+          `SEARCH('{AWS/Lambda,ExecutedVersion,FunctionName,Resource} MetricName=\\"${metric}\\" FunctionName=\\"<<${fn}>>\\"', 'Sum', 60)`,
+        );
+      }
+      for (const alarm of stack.alarms.rollback[name]) expect(text).toContain(`<<${logicalId(alarm)}.Arn>>`);
+    }
+  });
+
   describe('rollback alarms', () => {
     const config = STAGES[stageName].alarms;
     const aliasDimensions = (name: FunctionId) => {
