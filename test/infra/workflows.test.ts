@@ -103,7 +103,7 @@ test('prod is deployed after staging, from the protected prod environment, and A
     'npm run smoke -- --stage prod',
   ]);
   // Pull requests are diffed against both stages.
-  expect(runs(jobs.diff)).toEqual(['npm ci', 'npm run diff -- ${{ matrix.stage }}']);
+  expect(runs(jobs.diff)).toEqual(['npm ci', 'npm run diff -- ${{ matrix.stage }} --method template']);
   expect((jobs.diff as Job & { strategy?: { matrix?: { stage?: string[] } } }).strategy?.matrix?.stage).toEqual([
     ...STAGE_NAMES,
   ]);
