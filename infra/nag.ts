@@ -56,6 +56,14 @@ export function explainNagFindings(stack: StoreOrdersStack): void {
         'An email subscription for alarm notifications: a message SNS cannot deliver to a mailbox is not worth a dead-letter queue, as the alarm stays visible in CloudWatch.',
     });
   }
+  suppress(
+    stack.releases.role,
+    {
+      'AwsSolutions-IAM4':
+        "AWSCodeDeployRoleForLambdaLimited is AWS's documented policy for CodeDeploy's Lambda deployments: it reads alarms and updates aliases, and reaches only CodeDeploy's own hook functions and topics.",
+    },
+    ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
+  );
   suppress(api.deploymentStage, {
     'AwsSolutions-APIG3':
       'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',

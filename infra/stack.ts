@@ -9,6 +9,7 @@ import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
+import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { FUNCTIONS, type FunctionId } from './functions';
 import { explainNagFindings } from './nag';
@@ -34,6 +35,7 @@ export class StoreOrdersStack extends Stack {
   readonly api: OrdersApi;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  readonly releases: ServiceReleases;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
     const { config, ...stackProps } = props;
@@ -63,12 +65,13 @@ export class StoreOrdersStack extends Stack {
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
     // made from, so they kept their ids when the API became a construct: an update does not
     // replace the API (its URL) or the usage plans (which keys are bound to).
+    // API Gateway invokes each function's live alias, never $LATEST, so releases go through CodeDeploy.
     this.api = new OrdersApi(this, 'Default', {
       config,
-      authorizer: this.functions.authorizer.function,
+      authorizer: this.functions.authorizer.alias,
       routeFunctions: {
-        'list-orders': this.functions['list-orders'].function,
-        'cancel-order': this.functions['cancel-order'].function,
+        'list-orders': this.functions['list-orders'].alias,
+        'cancel-order': this.functions['cancel-order'].alias,
       },
       logRemovalPolicy: removalPolicy,
     });
@@ -86,12 +89,33 @@ export class StoreOrdersStack extends Stack {
       ),
       authorizerLogs: this.functions.authorizer.logGroup,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
+      aliases: {
+        authorizer: this.functions.authorizer.alias,
+        'list-orders': this.functions['list-orders'].alias,
+        'cancel-order': this.functions['cancel-order'].alias,
+      },
       config,
+    });
+    this.releases = new ServiceReleases(this, 'Releases', {
+      stage: config.stage,
+      release: config.release,
+      functions: {
+        authorizer: { alias: this.functions.authorizer.alias, rollbackAlarms: this.alarms.rollback.authorizer },
+        'list-orders': {
+          alias: this.functions['list-orders'].alias,
+          rollbackAlarms: this.alarms.rollback['list-orders'],
+        },
+        'cancel-order': {
+          alias: this.functions['cancel-order'].alias,
+          rollbackAlarms: this.alarms.rollback['cancel-order'],
+        },
+      },
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
       stage: this.api.api.deploymentStage,
     });
+    this.releases.addToDashboard(this.dashboard.dashboard);
     this.addOutputs();
     explainNagFindings(this);
   }

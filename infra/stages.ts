@@ -18,6 +18,13 @@ export interface CustomDomainConfig {
   hostedZone?: { hostedZoneId: string; zoneName: string };
 }
 
+/**
+ * How a new version of each function takes over its `live` alias, which API Gateway invokes.
+ * A canary sends `percent` of the calls to the new version for `minutes`, then all of them, unless a
+ * rollback alarm of the function fires first (CodeDeploy then points the alias back).
+ */
+export type ReleaseConfig = { type: 'canary'; percent: number; minutes: number } | { type: 'allAtOnce' };
+
 export interface StageConfig {
   stage: StageName;
   customDomain?: CustomDomainConfig;
@@ -48,6 +55,7 @@ export interface StageConfig {
     serverErrorRate: number;
     p99LatencyMs: number;
   };
+  release: ReleaseConfig;
 }
 
 export const STAGES: Record<StageName, StageConfig> = {
@@ -59,6 +67,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     throttle: { rateLimit: 100, burstLimit: 2_000 },
     listOrdersReservedConcurrency: 5,
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
+    // Staging is where a release is smoke-tested right after the deploy: nothing to wait for.
+    release: { type: 'allAtOnce' },
   },
   prod: {
     stage: 'prod',
@@ -68,6 +78,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     throttle: { rateLimit: 2_000, burstLimit: 5_000 },
     listOrdersReservedConcurrency: 50,
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
+    // Long enough for the one-minute rollback alarms (two breaching minutes) to fire before all traffic moves.
+    release: { type: 'canary', percent: 10, minutes: 5 },
   },
 };
 
@@ -92,6 +104,17 @@ export function validateConfig(config: StageConfig): void {
     throw new Error(
       `listOrdersReservedConcurrency of ${config.stage} must be a whole number from 1 to ${MAX_LIST_ORDERS_RESERVED_CONCURRENCY}; got ${reserved}.`,
     );
+  }
+  const { release } = config;
+  // A time-based canary takes a whole percentage below 100 and a whole number of minutes.
+  if (
+    release.type === 'canary' &&
+    !(Number.isInteger(release.percent) && release.percent >= 1 && release.percent <= 99)
+  ) {
+    throw new Error(`The canary of ${config.stage} must send a whole percentage from 1 to 99 of the calls.`);
+  }
+  if (release.type === 'canary' && !(Number.isInteger(release.minutes) && release.minutes >= 1)) {
+    throw new Error(`The canary of ${config.stage} must last a whole number of minutes, at least 1.`);
   }
   const domain = config.customDomain;
   if (domain && !domain.certificateArn && !domain.hostedZone) {

@@ -22,7 +22,7 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate, CertificateValidation, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IAlias } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
@@ -42,8 +42,9 @@ const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
 
 export interface OrdersApiProps {
   config: StageConfig;
-  authorizer: IFunction;
-  routeFunctions: Record<FunctionName, IFunction>;
+  /** Aliases, not functions: what API Gateway invokes is what CodeDeploy shifts on a release. */
+  authorizer: IAlias;
+  routeFunctions: Record<FunctionName, IAlias>;
   /** What happens to the API's log groups when the stack goes. */
   logRemovalPolicy: RemovalPolicy;
 }
@@ -119,7 +120,7 @@ export class OrdersApi extends Construct {
     this.url = config.customDomain ? this.addCustomDomain(config.customDomain) : this.api.url;
   }
 
-  private addRoutes(functions: Record<FunctionName, IFunction>): void {
+  private addRoutes(functions: Record<FunctionName, IAlias>): void {
     const byPath = new Map<string, Route[]>();
     for (const route of ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
     for (const [path, routes] of byPath) {
@@ -215,7 +216,7 @@ export class OrdersApi extends Construct {
   }
 }
 
-function integrationFor(route: Route, functions: Record<FunctionName, IFunction>): LambdaIntegration {
+function integrationFor(route: Route, functions: Record<FunctionName, IAlias>): LambdaIntegration {
   return new LambdaIntegration(functions[route.function], {
     proxy: true,
     allowTestInvoke: false,

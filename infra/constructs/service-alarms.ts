@@ -7,9 +7,10 @@ import {
   Metric,
   TreatMissingData,
   type IAlarmAction,
+  type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IAlias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic, type Subscription } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -18,6 +19,7 @@ import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../
 import { SERVICE_NAME } from '../../lib/aws/service';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
+import type { FunctionId } from '../functions';
 import type { StageConfig } from '../stages';
 import { pascalCase } from './names';
 
@@ -38,10 +40,19 @@ export interface ServiceAlarmsProps {
   authorizerLogs: ILogGroup;
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
+  /** The alias of each function that API Gateway invokes, which a release shifts. */
+  aliases: Record<FunctionId, IAlias>;
   config: StageConfig;
 }
 
 const PERIOD = Duration.minutes(5);
+
+/**
+ * The rollback alarms look at one-minute periods and fire on two breaching minutes in a row: fast
+ * enough to stop a canary within its minutes, yet not on one unlucky call.
+ */
+const ROLLBACK_PERIOD = Duration.minutes(1);
+const ROLLBACK_MINUTES = 2;
 
 /** The share of its timeout after which a long-running invocation is alarmed on. */
 const DURATION_ALARM_FRACTION = 0.8;
@@ -58,6 +69,11 @@ export const LISTING_SIZE_ALARM_FRACTION = 0.8;
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
+  /**
+   * Per function, the alarms CodeDeploy watches while it shifts the function's alias to a new
+   * version: one on errors, one on latency, both on the alias. It rolls the release back if one fires.
+   */
+  readonly rollback = {} as Record<FunctionId, Alarm[]>;
   /** The topic created for config.email, and the address's subscription to it. */
   email?: { topic: Topic; subscription: Subscription };
 
@@ -154,6 +170,7 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
     });
+    this.addRollbackAlarms(props, timeouts.metric({ statistic: 'Sum', period: ROLLBACK_PERIOD }));
 
     const throttles = Object.fromEntries(
       Object.values(props.functions).map((fn, i) => [
@@ -187,7 +204,65 @@ export class ServiceAlarms extends Construct {
     }
   }
 
-  private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): void {
-    this.alarms.push(new Alarm(this, id, { treatMissingData: TreatMissingData.NOT_BREACHING, ...props }));
+  private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
+    const alarm = new Alarm(this, id, { treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  /**
+   * Errors: the share of the alias's invocations that failed (an unhandled error or a timeout; the
+   * handlers answer domain errors themselves), above the stage's 5XX rate. The authorizer's Errors
+   * also count every refused key, so for it a failure to judge a key is counted instead.
+   * Latency: p99 of the alias's Duration above the stage's p99 latency, except for a long-running
+   * function, whose longest invocation is held against its timeout as in DurationNearTimeout.
+   */
+  private addRollbackAlarms(props: ServiceAlarmsProps, authorizerFailures: IMetric): void {
+    const config = props.config.alarms;
+    const breaching = {
+      evaluationPeriods: ROLLBACK_MINUTES,
+      datapointsToAlarm: ROLLBACK_MINUTES,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    };
+    for (const [name, alias] of Object.entries(props.aliases) as [FunctionId, IAlias][]) {
+      const id = pascalCase(name);
+      const errors =
+        name === 'authorizer'
+          ? this.add(`RollbackErrors${id}`, {
+              alarmDescription: `A release of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
+              metric: authorizerFailures,
+              threshold: 0,
+              ...breaching,
+            })
+          : this.add(`RollbackErrors${id}`, {
+              alarmDescription: `More than ${config.serverErrorRate * 100}% of the invocations of ${name} (${alias.aliasName}) failed in ${ROLLBACK_MINUTES} minutes in a row.`,
+              metric: new MathExpression({
+                expression: 'IF(invocations > 0, errors / invocations, 0)',
+                usingMetrics: {
+                  errors: alias.metricErrors({ statistic: 'Sum', period: ROLLBACK_PERIOD }),
+                  invocations: alias.metricInvocations({ statistic: 'Sum', period: ROLLBACK_PERIOD }),
+                },
+                period: ROLLBACK_PERIOD,
+                label: `Error rate of ${name} (${alias.aliasName})`,
+              }),
+              threshold: config.serverErrorRate,
+              ...breaching,
+            });
+      const longRunning = props.longRunning[name];
+      const latency = longRunning
+        ? this.add(`RollbackLatency${id}`, {
+            alarmDescription: `An invocation of ${name} (${alias.aliasName}) ran longer than ${DURATION_ALARM_FRACTION * 100}% of its timeout in ${ROLLBACK_MINUTES} minutes in a row.`,
+            metric: alias.metricDuration({ statistic: 'Maximum', period: ROLLBACK_PERIOD }),
+            threshold: Math.round(longRunning.timeout.toMilliseconds() * DURATION_ALARM_FRACTION),
+            ...breaching,
+          })
+        : this.add(`RollbackLatency${id}`, {
+            alarmDescription: `p99 duration of ${name} (${alias.aliasName}) above ${config.p99LatencyMs} ms in ${ROLLBACK_MINUTES} minutes in a row.`,
+            metric: alias.metricDuration({ statistic: 'p99', period: ROLLBACK_PERIOD }),
+            threshold: config.p99LatencyMs,
+            ...breaching,
+          });
+      this.rollback[name] = [errors, latency];
+    }
   }
 }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -10,6 +10,12 @@ import { SERVICE_NAME } from '../../lib/aws/service';
 import type { StageName } from '../outputs';
 import { BUNDLING, FUNCTIONS, functionEntry, HANDLER_EXPORT, REPO_ROOT, type FunctionId } from '../functions';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
+
+/**
+ * The alias API Gateway invokes (routes and authorizer alike): CodeDeploy moves it from one published
+ * version to the next, so a release can be shifted gradually and rolled back without touching the API.
+ */
+export const LIVE_ALIAS = 'live';
 
 export interface ServiceFunctionProps {
   /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
@@ -28,6 +34,8 @@ export interface ServiceFunctionProps {
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
+  /** What callers invoke: `live`, on the version published from the current code and settings. */
+  readonly alias: Alias;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
@@ -78,6 +86,11 @@ export class ServiceFunction extends Construct {
         ...(nodeFlags.length ? { commandHooks: wrapperHooks() } : {}),
       },
     });
+    // currentVersion is a new AWS::Lambda::Version whenever the code or a versioned setting
+    // (memory, timeout, environment...) changes, as its logical id carries a hash of them. The
+    // previous version is deleted only in the cleanup after a successful update, so it is there for
+    // the canary and for any rollback, and versions do not pile up.
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
   }
 }
 

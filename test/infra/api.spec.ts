@@ -6,7 +6,7 @@ import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/limits/pla
 import { ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';
-import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
+import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -41,7 +41,8 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       IdentityValidationExpression: AUTHORIZATION_HEADER_PATTERN_SOURCE,
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
       AuthorizerUri: Match.objectLike({
-        'Fn::Join': ['', Match.arrayWith([arnOf(stack.functions.authorizer.function)])],
+        // The live alias, which a release shifts, never the function itself ($LATEST).
+        'Fn::Join': ['', Match.arrayWith([ref(stack.functions.authorizer.alias)])],
       }),
     });
     // The pattern API Gateway applies admits a real key and refuses other schemes.
@@ -56,7 +57,7 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       const { template, stack } = stage();
       const resource = stack.api.api.root.resourceForPath(route.path);
       expect(resource.path).toBe(route.path);
-      const fn = stack.functions[route.function].function;
+      const alias = stack.functions[route.function].alias;
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
         ResourceId: ref(resource),
@@ -73,7 +74,7 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
               '',
               Match.arrayWith([
                 Match.stringLikeRegexp(route.streaming ? '/2021-11-15/functions/$' : '/2015-03-31/functions/$'),
-                arnOf(fn),
+                ref(alias),
                 route.streaming ? '/response-streaming-invocations' : '/invocations',
               ]),
             ],

@@ -332,9 +332,12 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     });
 
     test('the duration alarm blames a slow client or CPU, and leaves the store size to the listing alarms', () => {
-      const duration = onlyResource(stage().template, 'AWS::CloudWatch::Alarm', {
+      const { template, stack } = stage();
+      // The function's own duration alarm, not the rollback alarm on its alias (test/infra/releases.spec.ts).
+      const duration = onlyResource(template, 'AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
         MetricName: 'Duration',
+        Dimensions: [{ Name: 'FunctionName', Value: ref(stack.functions['list-orders'].function) }],
       }).resource.Properties;
       expect(duration.AlarmDescription).toMatch(/client/);
       expect(duration.AlarmDescription).toMatch(/ListedOrders/);
@@ -392,9 +395,11 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     });
 
     test('alarms notify the configured topic, or nobody', () => {
-      const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size alarms.
-      expect(alarms).toHaveLength(5 + ROUTES.length);
+      const { template, stack } = stage();
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size
+      // alarms, and two rollback alarms (errors, latency) per function, for its releases.
+      expect(alarms).toHaveLength(5 + ROUTES.length + 2 * Object.keys(stack.functions).length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

@@ -166,12 +166,12 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     expect(logGroup?.DeletionPolicy).toBe(stageName === 'prod' ? 'Retain' : 'Delete');
   });
 
-  test('API Gateway may invoke each route function from its own method only', () => {
+  test('API Gateway may invoke each route function, through its live alias, from its own method only', () => {
     const { template, stack } = stage();
     for (const entry of ['list-orders', 'cancel-order'] as const) {
       const permissions = Object.values(
         template.findResources('AWS::Lambda::Permission', {
-          Properties: { FunctionName: arnOf(stack.functions[entry].function) },
+          Properties: { FunctionName: ref(stack.functions[entry].alias) },
         }),
       );
       expect(permissions).toHaveLength(1);

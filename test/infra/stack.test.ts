@@ -10,3 +10,4 @@ import './functions.spec';
 import './nag.spec';
 import './dashboard.spec';
 import './local-context.spec';
+import './releases.spec';

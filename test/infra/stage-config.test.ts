@@ -164,6 +164,21 @@ describe('config validation', () => {
     expect(STAGES.prod.listOrdersReservedConcurrency).toBeGreaterThan(STAGES.staging.listOrdersReservedConcurrency);
   });
 
+  test.each([
+    [{ percent: 0, minutes: 5 }, /percentage/],
+    [{ percent: 100, minutes: 5 }, /percentage/],
+    [{ percent: 12.5, minutes: 5 }, /percentage/],
+    [{ percent: 10, minutes: 0 }, /minutes/],
+    [{ percent: 10, minutes: 2.5 }, /minutes/],
+  ])('refuses a canary of %j, which CodeDeploy cannot run', (canary, message) => {
+    expect(() => validateConfig({ ...STAGES.prod, release: { type: 'canary', ...canary } })).toThrow(message);
+  });
+
+  test('prod releases through a canary, staging all at once', () => {
+    expect(STAGES.prod.release.type).toBe('canary');
+    expect(STAGES.staging.release).toEqual({ type: 'allAtOnce' });
+  });
+
   test('accepts the real configs', () => {
     for (const stage of STAGE_NAMES) expect(() => validateConfig(STAGES[stage])).not.toThrow();
   });

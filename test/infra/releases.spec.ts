@@ -1,0 +1,287 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { FunctionId } from '../../infra/functions';
+import { STAGES } from '../../infra/stages';
+import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
+
+let synthesised: Synthesised;
+beforeAll(() => {
+  synthesised = synthesiseStages();
+});
+
+const FUNCTION_IDS: FunctionId[] = ['authorizer', 'list-orders', 'cancel-order'];
+
+interface Resource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  UpdatePolicy?: Record<string, unknown>;
+}
+
+/** Every resource of the template by logical id. */
+function resources(template: { toJSON(): unknown }): Record<string, Resource> {
+  return (template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+}
+
+describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
+  const stage = () => stageNamed(synthesised, stageName);
+  const release = STAGES[stageName].release;
+
+  test.each(FUNCTION_IDS)('%s is published as a version behind the alias live', (name) => {
+    const { template, stack } = stage();
+    const { function: fn, alias } = stack.functions[name];
+    // The version's logical id is overridden with a hash of the function's settings, so it is read back resolved.
+    const versionId = stack.resolve((fn.currentVersion.node.defaultChild as CfnElement).logicalId) as string;
+    expect(resources(template)[versionId]).toMatchObject({
+      Type: 'AWS::Lambda::Version',
+      Properties: { FunctionName: ref(fn) },
+    });
+    expect(resources(template)[logicalId(alias)]).toMatchObject({
+      Type: 'AWS::Lambda::Alias',
+      Properties: {
+        Name: 'live',
+        FunctionName: ref(fn),
+        FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+      },
+    });
+  });
+
+  test('each function has exactly one version and one alias', () => {
+    const { template } = stage();
+    template.resourceCountIs('AWS::Lambda::Version', FUNCTION_IDS.length);
+    template.resourceCountIs('AWS::Lambda::Alias', FUNCTION_IDS.length);
+  });
+
+  test('no integration or authorizer invokes $LATEST or a function by its unqualified ARN', () => {
+    const { template, stack } = stage();
+    const all = resources(template);
+    const uris = [
+      ...Object.values(all)
+        .filter((r) => r.Type === 'AWS::ApiGateway::Method')
+        .map((r) => (r.Properties?.Integration as { Type: string; Uri?: unknown } | undefined) ?? { Type: 'NONE' })
+        .filter((integration) => integration.Type === 'AWS_PROXY')
+        .map((integration) => integration.Uri),
+      ...Object.values(all)
+        .filter((r) => r.Type === 'AWS::ApiGateway::Authorizer')
+        .map((r) => r.Properties?.AuthorizerUri),
+    ];
+    // Both routes and the authorizer: none may slip through unchecked.
+    expect(uris).toHaveLength(3);
+    const aliases = FUNCTION_IDS.map((name) => JSON.stringify(ref(stack.functions[name].alias)));
+    for (const uri of uris) {
+      const text = JSON.stringify(uri);
+      expect(text).not.toContain('$LATEST');
+      for (const name of FUNCTION_IDS) {
+        const fn = stack.functions[name].function;
+        expect(text).not.toContain(JSON.stringify(arnOf(fn)));
+        expect(text).not.toContain(JSON.stringify(ref(fn)));
+      }
+      expect(aliases.some((alias) => text.includes(alias))).toBe(true);
+    }
+  });
+
+  test('API Gateway may invoke the aliases only: every permission names an alias, one per route and the authorizer', () => {
+    const { template, stack } = stage();
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
+    expect(permissions).toHaveLength(FUNCTION_IDS.length);
+    const targets = permissions.map((p) => JSON.stringify(p.Properties?.FunctionName)).sort();
+    expect(targets).toEqual(FUNCTION_IDS.map((name) => JSON.stringify(ref(stack.functions[name].alias))).sort());
+    for (const permission of permissions) {
+      expect(permission.Properties).toMatchObject({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: expect.anything(),
+      });
+    }
+  });
+
+  test('one CodeDeploy application for the stage, one deployment group per function', () => {
+    const { template } = stage();
+    template.resourceCountIs('AWS::CodeDeploy::Application', 1);
+    template.hasResourceProperties('AWS::CodeDeploy::Application', {
+      ApplicationName: `store-orders-${stageName}`,
+      ComputePlatform: 'Lambda',
+    });
+    template.resourceCountIs('AWS::CodeDeploy::DeploymentGroup', FUNCTION_IDS.length);
+  });
+
+  test(
+    release.type === 'canary'
+      ? `shifts ${release.percent}% of the calls for ${release.minutes} minutes, then the rest`
+      : 'shifts all calls at once',
+    () => {
+      const { template, stack } = stage();
+      if (release.type === 'canary') {
+        template.resourceCountIs('AWS::CodeDeploy::DeploymentConfig', 1);
+        template.hasResourceProperties('AWS::CodeDeploy::DeploymentConfig', {
+          ComputePlatform: 'Lambda',
+          TrafficRoutingConfig: {
+            Type: 'TimeBasedCanary',
+            TimeBasedCanary: { CanaryPercentage: release.percent, CanaryInterval: release.minutes },
+          },
+        });
+      } else {
+        template.resourceCountIs('AWS::CodeDeploy::DeploymentConfig', 0);
+      }
+      const configName =
+        release.type === 'canary'
+          ? { Ref: Object.keys(template.findResources('AWS::CodeDeploy::DeploymentConfig'))[0] }
+          : 'CodeDeployDefault.LambdaAllAtOnce';
+      for (const name of FUNCTION_IDS) {
+        const group = resources(template)[logicalId(stack.releases.groups[name])];
+        expect(group?.Properties?.DeploymentConfigName).toEqual(configName);
+      }
+    },
+  );
+
+  test.each(FUNCTION_IDS)(
+    '%s: CloudFormation hands its alias to its deployment group, which rolls back on its alarms',
+    (name) => {
+      const { template, stack } = stage();
+      const all = resources(template);
+      const group = stack.releases.groups[name];
+      expect(all[logicalId(stack.functions[name].alias)]?.UpdatePolicy).toEqual({
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: ref(stack.releases.application),
+          DeploymentGroupName: ref(group),
+        },
+      });
+      const rollbackAlarms = stack.alarms.rollback[name];
+      expect(rollbackAlarms).toHaveLength(2);
+      expect(all[logicalId(group)]?.Properties).toMatchObject({
+        ApplicationName: ref(stack.releases.application),
+        ServiceRoleArn: arnOf(stack.releases.role),
+        AlarmConfiguration: { Enabled: true, Alarms: rollbackAlarms.map((alarm) => ({ Name: ref(alarm) })) },
+        AutoRollbackConfiguration: {
+          Enabled: true,
+          Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']),
+        },
+      });
+    },
+  );
+
+  test('CodeDeploy works with the AWS policy for Lambda deployments only', () => {
+    const { template, stack } = stage();
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'codedeploy.amazonaws.com' } })],
+      }),
+      ManagedPolicyArns: [
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
+          ],
+        },
+      ],
+    });
+    expect(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.releases.role)] } })).toEqual(
+      {},
+    );
+  });
+
+  test("the dashboard shows each function's calls and errors by version, and the rollback alarms", () => {
+    const { template, stack } = stage();
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = (dashboards[0]?.Properties as { DashboardBody: { 'Fn::Join': [string, unknown[]] } }).DashboardBody;
+    // References become <<logical id>> (or <<logical id.Arn>>), so the body can be searched as text.
+    const text = body['Fn::Join'][1]
+      .map((part) => {
+        if (typeof part === 'string') return part;
+        const { Ref, 'Fn::GetAtt': getAtt } = part as { Ref?: string; 'Fn::GetAtt'?: string[] };
+        return `<<${Ref ?? getAtt?.join('.') ?? '?'}>>`;
+      })
+      .join('');
+    for (const name of FUNCTION_IDS) {
+      const fn = logicalId(stack.functions[name].function);
+      for (const metric of ['Invocations', 'Errors']) {
+        expect(text).toContain(
+          `SEARCH('{AWS/Lambda,ExecutedVersion,FunctionName,Resource} MetricName=\\"${metric}\\" FunctionName=\\"<<${fn}>>\\"', 'Sum', 60)`,
+        );
+      }
+      for (const alarm of stack.alarms.rollback[name]) expect(text).toContain(`<<${logicalId(alarm)}.Arn>>`);
+    }
+  });
+
+  describe('rollback alarms', () => {
+    const config = STAGES[stageName].alarms;
+    const aliasDimensions = (name: FunctionId) => {
+      const { stack } = stage();
+      const fn = ref(stack.functions[name].function);
+      return [
+        { Name: 'FunctionName', Value: fn },
+        { Name: 'Resource', Value: { 'Fn::Join': ['', [fn, ':live']] } },
+      ];
+    };
+    const alarm = (name: FunctionId, index: 0 | 1) => {
+      const { template, stack } = stage();
+      const found = stack.alarms.rollback[name][index];
+      if (!found) throw new Error(`no rollback alarm ${index} for ${name}`);
+      return resources(template)[logicalId(found)]?.Properties ?? {};
+    };
+    // Two breaching one-minute periods: they can fire within the canary's minutes.
+    const fastMath = { EvaluationPeriods: 2, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching' };
+    const fast = { ...fastMath, Period: 60 };
+
+    test.each(['list-orders', 'cancel-order'] as const)(
+      'the error rate of %s through its alias, against the stage 5XX rate',
+      (name) => {
+        const properties = alarm(name, 0);
+        expect(properties).toMatchObject({ ...fastMath, Threshold: config.serverErrorRate });
+        const metrics = properties.Metrics as { Id: string; Expression?: string; MetricStat?: unknown }[];
+        expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(invocations > 0, errors / invocations, 0)');
+        for (const [id, metricName] of [
+          ['errors', 'Errors'],
+          ['invocations', 'Invocations'],
+        ] as const) {
+          expect(metrics.find((m) => m.Id === id)?.MetricStat).toEqual({
+            Metric: { Namespace: 'AWS/Lambda', MetricName: metricName, Dimensions: aliasDimensions(name) },
+            Period: 60,
+            Stat: 'Sum',
+          });
+        }
+      },
+    );
+
+    test("the authorizer's errors are its failures to judge a key, never Lambda's Errors (refused keys count there)", () => {
+      expect(alarm('authorizer', 0)).toMatchObject({
+        ...fast,
+        Namespace: `store-orders/${stageName}`,
+        MetricName: 'AuthorizerFailures',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+      const { template, stack } = stage();
+      const authorizer = JSON.stringify(ref(stack.functions.authorizer.function));
+      for (const [, a] of Object.entries(template.findResources('AWS::CloudWatch::Alarm'))) {
+        const text = JSON.stringify(a.Properties);
+        if (text.includes(authorizer)) expect(text).not.toContain('"Errors"');
+      }
+    });
+
+    test.each(['authorizer', 'cancel-order'] as const)('the p99 duration of %s through its alias', (name) => {
+      expect(alarm(name, 1)).toMatchObject({
+        ...fast,
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        ExtendedStatistic: 'p99',
+        Dimensions: aliasDimensions(name),
+        Threshold: config.p99LatencyMs,
+      });
+    });
+
+    test('the longest streamed listing through the alias, against its timeout', () => {
+      const { template, stack } = stage();
+      const timeout = resources(template)[logicalId(stack.functions['list-orders'].function)]?.Properties
+        ?.Timeout as number;
+      expect(alarm('list-orders', 1)).toMatchObject({
+        ...fast,
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        Statistic: 'Maximum',
+        Dimensions: aliasDimensions('list-orders'),
+        Threshold: timeout * 1000 * 0.8,
+      });
+    });
+  });
+});

@@ -1,0 +1,116 @@
+// The pipeline in .github/workflows, checked without GitHub: actionlint (compiled to WebAssembly,
+// shipped inside the npm package, so it runs offline on any OS) must find nothing, and every job
+// step that runs a command must call one of this project's npm scripts.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { STAGE_NAMES } from '../../infra/outputs';
+
+const ROOT = path.join(__dirname, '..', '..');
+const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
+const workflowFiles = readdirSync(WORKFLOWS).filter((name) => /\.ya?ml$/.test(name));
+const PIPELINE = path.join(WORKFLOWS, 'pipeline.yml');
+const scripts = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
+
+/** Runs `npm run lint:workflows`'s command (the actionlint CLI, on its pattern) in a directory. */
+function actionlint(cwd: string): { status: number | null; stdout: string } {
+  const bin = path.join(ROOT, 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js');
+  const pattern = scripts['lint:workflows']?.match(/^node-actionlint "([^"]+)"$/)?.[1];
+  if (!pattern) throw new Error('lint:workflows no longer runs node-actionlint on a quoted pattern');
+  const { status, stdout } = spawnSync(process.execPath, [bin, pattern], { cwd, encoding: 'utf8' });
+  return { status, stdout };
+}
+
+test('there is a pipeline to lint', () => {
+  expect(workflowFiles).toContain('pipeline.yml');
+});
+
+test('npm run lint:workflows passes on every workflow of the repository', () => {
+  const { status, stdout } = actionlint(ROOT);
+  expect(stdout).toContain(`Checking ${workflowFiles.length} workflow file(s)`);
+  expect(stdout).toContain('passed lint checks');
+  expect(status).toBe(0);
+});
+
+test('npm run lint:workflows fails on broken copies of the pipeline, naming each mistake', () => {
+  const original = readFileSync(PIPELINE, 'utf8');
+  const mistakes = [
+    { file: 'needs.yml', from: 'needs: staging', to: 'needs: stagin', kind: 'job-needs' },
+    { file: 'expression.yml', from: 'github.event_name ==', to: 'github.event_nam ==', kind: 'expression' },
+    { file: 'input.yml', from: 'role-to-assume:', to: 'role-to-asume:', kind: 'action' },
+  ];
+  const dir = mkdtempSync(path.join(tmpdir(), 'workflows-'));
+  try {
+    mkdirSync(path.join(dir, '.github', 'workflows'), { recursive: true });
+    for (const { file, from, to } of mistakes) {
+      const broken = original.replace(from, to);
+      expect(broken).not.toBe(original);
+      writeFileSync(path.join(dir, '.github', 'workflows', file), broken);
+    }
+    const { status, stdout } = actionlint(dir);
+    for (const { file, kind } of mistakes) {
+      expect(stdout).toMatch(new RegExp(`${file.replace('.', '\\.')}:\\d+:\\d+ .*\\[ ${kind} \\]`));
+    }
+    expect(status).toBe(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+interface Step {
+  run?: string;
+  uses?: string;
+}
+interface Job {
+  steps: Step[];
+  environment?: string;
+  needs?: string | string[];
+  permissions?: Record<string, string>;
+}
+const pipeline = () => parse(readFileSync(PIPELINE, 'utf8')) as { jobs: Record<string, Job> };
+
+test('every command a job runs is npm ci, npm test or one of the npm scripts', () => {
+  const commands = Object.values(pipeline().jobs).flatMap((job) =>
+    job.steps.flatMap((step) => (step.run === undefined ? [] : [step.run.trim()])),
+  );
+  expect(commands.length).toBeGreaterThan(0);
+  for (const command of commands) {
+    // A GitHub expression (`${{ matrix.stage }}`) is filled in before the shell sees the line.
+    expect(command.replace(/\$\{\{[^}]*\}\}/g, 'EXPR')).toMatch(/^npm (ci|test|run [\w:-]+( -- [^\n;&|`$]*)?)$/);
+    const script = command.match(/^npm run ([\w:-]+)/)?.[1];
+    if (script) expect(Object.keys(scripts)).toContain(script);
+  }
+});
+
+test('prod is deployed after staging, from the protected prod environment, and AWS is reached by OIDC only', () => {
+  const { jobs } = pipeline();
+  expect(jobs.prod?.environment).toBe('prod');
+  expect(jobs.prod?.needs).toBe('staging');
+  const runs = (job: Job | undefined) => (job?.steps ?? []).flatMap((s) => (s.run ? [s.run] : []));
+  expect(runs(jobs.staging)).toEqual([
+    'npm ci',
+    'npm run deploy -- staging --require-approval never',
+    'npm run smoke -- --stage staging',
+    'npm run smoke -- --stage staging --allow-writes',
+  ]);
+  expect(runs(jobs.prod)).toEqual([
+    'npm ci',
+    'npm run deploy -- prod --require-approval never',
+    'npm run smoke -- --stage prod',
+  ]);
+  // Pull requests are diffed against both stages.
+  expect(runs(jobs.diff)).toEqual(['npm ci', 'npm run diff -- ${{ matrix.stage }} --method template']);
+  expect((jobs.diff as Job & { strategy?: { matrix?: { stage?: string[] } } }).strategy?.matrix?.stage).toEqual([
+    ...STAGE_NAMES,
+  ]);
+  const text = readFileSync(PIPELINE, 'utf8');
+  expect(text).not.toMatch(/secrets\.|aws-access-key-id|aws-secret-access-key/);
+  for (const job of Object.values(jobs)) {
+    const credentials = job.steps.find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'));
+    if (credentials) expect(job.permissions?.['id-token']).toBe('write');
+  }
+});
