@@ -8,7 +8,8 @@ import {
   APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
-  UpdateApiKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -140,12 +141,22 @@ describe('the command line', () => {
     });
     apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++gatewayKeys}` }));
     apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
-    apiGateway.on(UpdateApiKeyCommand).resolves({});
+    apiGateway.on(DeleteApiKeyCommand).resolves({});
+    apiGateway.on(DeleteUsagePlanKeyCommand).resolves({});
   });
   afterAll(() => {
     cloudFormation.restore();
     apiGateway.restore();
   });
+
+  /** Gateway keys created and not deleted since the last reset. */
+  function gatewayKeysLeft(): string[] {
+    const deleted = new Set(apiGateway.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input.apiKey));
+    return apiGateway
+      .commandCalls(CreateUsagePlanKeyCommand)
+      .map((c) => c.args[0].input.keyId ?? '')
+      .filter((id) => !deleted.has(id));
+  }
 
   function command(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
@@ -173,10 +184,10 @@ describe('the command line', () => {
     );
     expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 1} passed, 0 failed, 1 skipped`);
     // The key for the read checks and the one run to its limit: both made for the enterprise
-    // plan's usage plan, both disabled at the end.
+    // plan's usage plan, both deleted at the end: no gateway key is left behind.
     const created = apiGateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId);
     expect(created).toEqual(['plan-enterprise', 'plan-enterprise']);
-    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+    expect(gatewayKeysLeft()).toEqual([]);
     // The URL, tables and usage plans all come from one description of the stack.
     expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(1);
     const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
