@@ -244,3 +244,26 @@ describe('orders ship', () => {
     expect(run.stderr).toContain(message);
   });
 });
+
+describe('echoed input is capped', () => {
+  const huge = '9'.repeat(100_000);
+
+  test('a 100,000-digit order id is shown by its first 40 characters and its length', async () => {
+    const run = await admin('orders', 'ship', huge);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`Order id ${'9'.repeat(40)}... (100000 characters) is outside the int64 range`);
+    expect(run.stderr.length).toBeLessThan(300);
+  });
+
+  test('an unknown command or option of any length is shown capped', async () => {
+    for (const argv of [
+      ['keys', `x${huge}`],
+      ['keys', 'list', `--${'y'.repeat(100_000)}`],
+    ]) {
+      const run = await admin(...argv);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/\.\.\. \(10000[0-9] characters\)/);
+      expect(run.stderr.length).toBeLessThan(300);
+    }
+  });
+});

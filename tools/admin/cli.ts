@@ -11,6 +11,7 @@ runAdmin(process.argv.slice(2), {
   out: processOutput,
   local: () => localTarget(),
   stage: (name) => stageTarget(name, defaultStageClients()),
+  env: process.env,
 }).then(
   (code) => {
     process.exitCode = code;

@@ -1,5 +1,6 @@
 import type { StageName } from '../../infra/outputs';
-import { parseCommandLine } from './args';
+import { OPTION_NAMES, parseCommandLine } from './args';
+import { npmTookOptionMessage } from '../shared/npm-options';
 import {
   AdminFailure,
   errorMessage,
@@ -25,6 +26,8 @@ export interface AdminDeps {
   /** A deployed stage, from its CloudFormation stack outputs. */
   stage(name: StageName): Promise<AdminTarget>;
   now?: () => Date;
+  /** Where npm leaves options it took for itself (npm_config_*); the process's own in the CLI. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** An expected failure's message, with what to do about it; undefined for an unexpected error. */
@@ -57,6 +60,8 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
 export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promise<number> {
   let target: AdminTarget | undefined;
   try {
+    const tookOption = npmTookOptionMessage('admin', OPTION_NAMES, argv, deps.env ?? {});
+    if (tookOption !== undefined) throw new UsageError(tookOption);
     const line = parseCommandLine(argv);
     if (line.help) {
       deps.out.out(USAGE);
@@ -67,8 +72,7 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
     return EXIT_OK;
   } catch (error) {
     if (error instanceof UsageError) {
-      deps.out.err(`Error: ${error.message}`);
-      deps.out.err('Run with --help for usage.');
+      deps.out.err(`Error: ${error.message} (npm run admin -- --help lists the commands)`);
       return EXIT_USAGE;
     }
     deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${errorMessage(error)}`}`);

@@ -28,12 +28,16 @@ export interface StageOutputs {
   usagePlanIds: Record<PlanName, string>;
 }
 
-/** The default AWS credentials and region chain (AWS_PROFILE, AWS_REGION, SSO, instance roles, ...). */
-export function defaultStageClients(): StageClients {
+/**
+ * The default AWS credentials and region chain (AWS_PROFILE, AWS_REGION, SSO, instance roles, ...);
+ * a region given on the command line goes first.
+ */
+export function defaultStageClients(region?: string): StageClients {
+  const where = region !== undefined ? { region } : {};
   return {
-    cloudFormation: new CloudFormationClient({}),
-    apiGateway: new APIGatewayClient({}),
-    dynamo: createDynamoClient(),
+    cloudFormation: new CloudFormationClient(where),
+    apiGateway: new APIGatewayClient(where),
+    dynamo: createDynamoClient(where),
   };
 }
 
