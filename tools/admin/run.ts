@@ -5,12 +5,14 @@ import {
   AdminFailure,
   errorMessage,
   EXIT_FAILURE,
+  EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
   isMissingCredentials,
   isMissingRegion,
   isMissingTable,
   isNotDynamo,
+  Interrupted,
   isUnreachable,
   UsageError,
 } from '../shared/errors';
@@ -28,6 +30,8 @@ export interface AdminDeps {
   now?: () => Date;
   /** Where npm leaves options it took for itself (npm_config_*); the process's own in the CLI. */
   env?: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C. */
+  signal?: AbortSignal;
 }
 
 /** An expected failure's message, with what to do about it; undefined for an unexpected error. */
@@ -68,9 +72,18 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
       return EXIT_OK;
     }
     target = line.stage ? await deps.stage(line.stage) : deps.local();
-    await line.run({ target, out: deps.out, now: deps.now?.() ?? new Date() });
+    await line.run({
+      target,
+      out: deps.out,
+      now: deps.now?.() ?? new Date(),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof Interrupted) {
+      deps.out.err(error.message);
+      return EXIT_INTERRUPTED;
+    }
     if (error instanceof UsageError) {
       deps.out.err(`Error: ${error.message} (npm run admin -- --help lists the commands)`);
       return EXIT_USAGE;

@@ -39,9 +39,15 @@ export function shownArgument(text: string): string {
   return text.includes(KEY_PREFIX) ? '(hidden: it looks like an API key)' : shownWords(text);
 }
 
+/** Stopped by Ctrl-C: the message says what was done and how to go on (exit 130, as a shell shows SIGINT). */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+}
+
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_INTERRUPTED = 130;
 
 function field(error: unknown, name: string): unknown {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;

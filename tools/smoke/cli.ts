@@ -2,8 +2,8 @@
 import { defaultStageClients } from '../admin/stage';
 import { processOutput } from '../shared/output';
 import { localTarget } from '../admin/target';
-import { EXIT_INTERRUPTED, runSmokeCommand } from './run';
-import { errorMessage } from '../shared/errors';
+import { runSmokeCommand } from './run';
+import { errorMessage, EXIT_INTERRUPTED } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

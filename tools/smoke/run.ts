@@ -11,6 +11,7 @@ import { workingDemoKeys } from '../local/demo-data';
 import {
   errorMessage,
   EXIT_FAILURE,
+  EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
   isMissingCredentials,
@@ -42,8 +43,6 @@ then go to the local stack's tables (or those DYNAMODB_ENDPOINT and the table va
 for the admin command). --url and --stage together check that URL with the stage's keys.
 --allow-writes lets it import two orders of its own (ids from 9100000000000000000 up) and
 cancel them; without it, no order is changed. Prod should not need it.`;
-
-export const EXIT_INTERRUPTED = 130;
 
 export interface SmokeDeps {
   out: Output;
