@@ -289,3 +289,13 @@ test('missing AWS credentials are a clear failure', async () => {
   expect(run.stderr).toContain('No AWS credentials found');
   expect(run.stderr).not.toMatch(/\n\s+at /);
 });
+
+test('no AWS region is one line naming AWS_REGION, exit 2', async () => {
+  cloudFormation.on(DescribeStacksCommand).rejects(new Error('Region is missing'));
+  const run = await admin('--stage', 'prod', 'keys', 'list');
+  expect(run).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: 'Error: No AWS region is set: set AWS_REGION, or a region in your AWS profile, for --stage',
+  });
+});

@@ -56,7 +56,6 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
   if (isMissingCredentials(error)) {
     return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;
   }
-  if (isMissingRegion(error)) return 'No AWS region is configured: set AWS_REGION or a region in your AWS profile.';
   return undefined;
 }
 
@@ -86,6 +85,11 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
     }
     if (error instanceof UsageError) {
       deps.out.err(`Error: ${error.message} (npm run admin -- --help lists the commands)`);
+      return EXIT_USAGE;
+    }
+    // A setting the user must give, like a command-line mistake.
+    if (isMissingRegion(error)) {
+      deps.out.err('Error: No AWS region is set: set AWS_REGION, or a region in your AWS profile, for --stage');
       return EXIT_USAGE;
     }
     deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${errorMessage(error)}`}`);
