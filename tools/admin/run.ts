@@ -14,6 +14,7 @@ import {
   isNotDynamo,
   Interrupted,
   isUnreachable,
+  shownWords,
   UsageError,
 } from '../shared/errors';
 import type { Output } from '../shared/output';
@@ -92,7 +93,8 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
       deps.out.err('Error: No AWS region is set: set AWS_REGION, or a region in your AWS profile, for --stage');
       return EXIT_USAGE;
     }
-    deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${errorMessage(error)}`}`);
+    // An unexpected error's message may quote input whole (a host name, a value): its long words are shortened.
+    deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${shownWords(errorMessage(error))}`}`);
     return EXIT_FAILURE;
   } finally {
     target?.close();
