@@ -25,6 +25,8 @@ export interface DynamoOptions {
   requestTimeoutMs?: number;
   /** Attempts per call, first included; 1 sends a write that must never be applied twice. */
   maxAttempts?: number;
+  /** The AWS Region, when a command line names one; the SDK's default chain otherwise. */
+  region?: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient 
     connectionTimeout: CONNECTION_TIMEOUT_MS,
   };
   const config: DynamoDBClientConfig = { maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS, requestHandler: timeouts };
+  if (options.region !== undefined) config.region = options.region;
   if (options.endpoint) {
     // The embedded server accepts any credentials; fixed ones keep the local stack account-free.
     config.endpoint = options.endpoint;

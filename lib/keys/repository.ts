@@ -78,6 +78,21 @@ export class ApiKeysRepository {
       }),
     );
   }
+
+  /** Forgets the gateway key once it is deleted; a record naming another gateway key is left alone. */
+  async clearGatewayKeyId(id: string, gatewayKeyId: string): Promise<void> {
+    await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id },
+          UpdateExpression: 'REMOVE gatewayKeyId',
+          ConditionExpression: 'gatewayKeyId = :g',
+          ExpressionAttributeValues: { ':g': gatewayKeyId },
+        }),
+      ),
+    );
+  }
 }
 
 function recordFromItem(item: Item): ApiKeyRecord {

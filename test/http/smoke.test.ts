@@ -8,7 +8,8 @@ import {
   APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
-  UpdateApiKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -17,6 +18,7 @@ import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../..
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/aws/dynamo';
 import { PLAN_NAMES } from '../../lib/limits/plans';
+import { generateApiKey } from '../../lib/keys/format';
 import type { TableId } from '../../lib/aws/tables';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
 import { RateLimiter } from '../../lib/limits/limiter';
@@ -116,6 +118,7 @@ describe('the command line', () => {
   const apiGateway = mockClient(APIGatewayClient);
   const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
   let gatewayKeys = 0;
+  const deletedKeys = new Set<string>();
 
   beforeEach(() => {
     cloudFormation.reset();
@@ -140,11 +143,30 @@ describe('the command line', () => {
     });
     apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++gatewayKeys}` }));
     apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
-    apiGateway.on(UpdateApiKeyCommand).resolves({});
+    deletedKeys.clear();
+    apiGateway.on(DeleteApiKeyCommand).callsFake((input: { apiKey?: string }) => {
+      deletedKeys.add(input.apiKey ?? '');
+      return Promise.resolve({});
+    });
+    apiGateway.on(DeleteUsagePlanKeyCommand).resolves({});
   });
   afterAll(() => {
     cloudFormation.restore();
     apiGateway.restore();
+  });
+
+  /** Gateway keys created and not deleted (successfully) since the last reset. */
+  function gatewayKeysLeft(): string[] {
+    return apiGateway
+      .commandCalls(CreateUsagePlanKeyCommand)
+      .map((c) => c.args[0].input.keyId ?? '')
+      .filter((id) => !deletedKeys.has(id));
+  }
+
+  const stageClients = () => ({
+    cloudFormation: new CloudFormationClient({ region: 'eu-west-1', credentials }),
+    apiGateway: new APIGatewayClient({ region: 'eu-west-1', credentials }),
+    dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
   });
 
   function command(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -152,11 +174,7 @@ describe('the command line', () => {
     const err: string[] = [];
     return runSmokeCommand(argv, {
       out: { out: (line) => out.push(line), err: (line) => err.push(line) },
-      stageClients: () => ({
-        cloudFormation: new CloudFormationClient({ region: 'eu-west-1', credentials }),
-        apiGateway: new APIGatewayClient({ region: 'eu-west-1', credentials }),
-        dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
-      }),
+      stageClients,
       local: () => {
         throw new Error('--stage must not use the local stack');
       },
@@ -173,24 +191,181 @@ describe('the command line', () => {
     );
     expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 1} passed, 0 failed, 1 skipped`);
     // The key for the read checks and the one run to its limit: both made for the enterprise
-    // plan's usage plan, both disabled at the end.
+    // plan's usage plan, both deleted at the end: no gateway key is left behind.
     const created = apiGateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId);
     expect(created).toEqual(['plan-enterprise', 'plan-enterprise']);
-    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+    expect(gatewayKeysLeft()).toEqual([]);
     // The URL, tables and usage plans all come from one description of the stack.
     expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(1);
     const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
     expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
   });
 
-  test('usage mistakes exit 2 with the usage text; --help exits 0', async () => {
-    for (const argv of [[], ['--url', 'http://127.0.0.1:1/v1'], ['--stage', 'dev'], ['--bogus']]) {
-      const { code, err } = await command(...argv);
-      expect([argv, code]).toEqual([argv, 2]);
-      expect(err.join('\n')).toContain('Usage: npm run smoke');
+  test('usage mistakes are one line each with the fix, exit 2; --help exits 0', async () => {
+    for (const argv of [['--url', 'http://127.0.0.1:1/v1'], ['--stage', 'dev'], ['--bogus'], ['--region', 'x']]) {
+      const { code, out, err } = await command(...argv);
+      expect([argv, code, out]).toEqual([argv, 2, []]);
+      expect(err).toHaveLength(1);
+      expect(err[0]).toMatch(/^Error: .*\(npm run smoke -- --help shows the options\)$/);
     }
     const help = await command('--help');
     expect(help.code).toBe(0);
     expect(help.out.join('\n')).toContain('--allow-writes');
+  });
+
+  test('an option npm took for itself (npm run smoke --allow-writes) is one line saying to put it after --', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const taken = await runSmokeCommand([], {
+      out: { out: (line) => out.push(line), err: (line) => err.push(line) },
+      stageClients: () => {
+        throw new Error('must stop before AWS');
+      },
+      local: () => admin,
+      env: { npm_config_allow_writes: 'true' },
+    });
+    expect({ taken, out }).toEqual({ taken: 2, out: [] });
+    expect(err).toEqual([
+      "Error: npm took --allow-writes as its own option: put the command's arguments after --, e.g. npm run smoke -- --allow-writes (npm run smoke -- --help shows the options)",
+    ]);
+  });
+
+  test('--stage with no AWS region is one line naming AWS_REGION and --region, exit 2', async () => {
+    cloudFormation.on(DescribeStacksCommand).rejects(new Error('Region is missing'));
+    const { code, out, err } = await command('--stage', 'prod');
+    expect({ code, out }).toEqual({ code: 2, out: [] });
+    expect(err).toEqual([
+      'Error: No AWS region is set: set AWS_REGION or pass --region, e.g. npm run smoke -- --stage staging --region eu-west-1',
+    ]);
+  });
+
+  test('Ctrl-C during a run stops it and leaves no API Gateway key behind, exit 130', async () => {
+    const interrupt = new AbortController();
+    // The second key is the 429 check's own: the run is interrupted while it is being made.
+    let created = 0;
+    apiGateway.on(CreateApiKeyCommand).callsFake(() => {
+      if (++created === 2) interrupt.abort();
+      return Promise.resolve({ id: `gw-${++gatewayKeys}` });
+    });
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSmokeCommand(['--stage', 'staging'], {
+      out: { out: (line) => out.push(line), err: (line) => err.push(line) },
+      stageClients: stageClients,
+      local: () => admin,
+      sleep: async () => undefined,
+      signal: interrupt.signal,
+    });
+    expect(code).toBe(130);
+    expect(err).toEqual([
+      'Interrupted: stopped, and the throwaway keys of this run are revoked (their API Gateway keys deleted).',
+    ]);
+    expect(created).toBe(2);
+    expect(gatewayKeysLeft()).toEqual([]);
+    const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
+    expect(throwaway.every((k) => k.revokedAt !== undefined && k.gatewayKeyId === undefined)).toBe(true);
+  });
+
+  test('a check that fails while revoking its key still leaves no API Gateway key behind', async () => {
+    let deletes = 0;
+    apiGateway.on(DeleteApiKeyCommand).callsFake((input: { apiKey?: string }) => {
+      if (++deletes === 1)
+        return Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+      deletedKeys.add(input.apiKey ?? '');
+      return Promise.resolve({});
+    });
+    const { code, out } = await command('--stage', 'staging');
+    expect(code).toBe(1);
+    expect(out.filter((line) => line.startsWith('FAIL '))).toEqual([
+      expect.stringContaining(
+        '429 with Retry-After for a throwaway enterprise key at its limit (unexpected error: Rate exceeded)',
+      ),
+    ]);
+    expect(gatewayKeysLeft()).toEqual([]);
+  });
+});
+
+describe('the command line against the local stack', () => {
+  const port = () => new URL(stack.baseUrl).port;
+
+  async function local(env: NodeJS.ProcessEnv, ...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSmokeCommand(argv, {
+      out: { out: (line) => out.push(line), err: (line) => err.push(line) },
+      stageClients: () => {
+        throw new Error('no stage here');
+      },
+      local: () =>
+        tablesTarget({
+          doc: stack.tables.doc,
+          names: stack.tables.names,
+          label: 'the test tables',
+          unreachableHint: '',
+        }),
+      sleep: async () => undefined,
+      env,
+    });
+    return { code, out, err };
+  }
+
+  /** A port where nothing listens: one the system gave out and took back. */
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port: free } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return free;
+  }
+
+  test('plain `npm run smoke` checks the local stack on PORT with a key of its own, revoked after', async () => {
+    const { code, out, err } = await local({ PORT: port() });
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out[0]).toBe(`Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through the test tables)`);
+    // Skipped: the deprecation check (no route is deprecated) and the writes (no --allow-writes).
+    expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 2} passed, 0 failed, 2 skipped`);
+    const keys = await admin.keys.list();
+    expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
+  });
+
+  test('plain `npm run smoke` with no local stack running: one line saying to run npm start, exit 2', async () => {
+    const free = await closedPort();
+    const { code, out, err } = await local({ PORT: String(free) });
+    expect({ code, out }).toEqual({ code: 2, out: [] });
+    expect(err).toEqual([
+      `Error: Nothing answers at http://127.0.0.1:${free}${BASE_PATH} (ECONNREFUSED): start the local stack with \`npm start\` in another terminal first, or give --url or --stage`,
+    ]);
+  });
+
+  test('--url of a server that is down: one line, exit 2', async () => {
+    const free = await closedPort();
+    const { code, out, err } = await local({}, '--url', `http://127.0.0.1:${free}/v1`, '--key', key);
+    expect({ code, out }).toEqual({ code: 2, out: [] });
+    expect(err).toEqual([
+      `Error: Nothing answers at http://127.0.0.1:${free}/v1 (ECONNREFUSED): check --url and that the API is running`,
+    ]);
+  });
+
+  test('--url without the base path: one line showing the URL with it, exit 2', async () => {
+    const { code, out, err } = await local({}, '--url', stack.baseUrl, '--key', key);
+    expect({ code, out }).toEqual({ code: 2, out: [] });
+    expect(err).toEqual([
+      `Error: ${stack.baseUrl} is not the Store Orders API's base URL (GET /store/orders under it without a key answered 404, not 401): the base URL ends in the base path, e.g. ${stack.baseUrl}${BASE_PATH}`,
+    ]);
+  });
+
+  test('a key the API refuses, or one that is no key at all: one line each, never echoing it, exit 2', async () => {
+    const unknown = generateApiKey();
+    const refused = await local({}, '--url', `${stack.baseUrl}${BASE_PATH}`, '--key', unknown);
+    expect({ code: refused.code, out: refused.out }).toEqual({ code: 2, out: [] });
+    expect(refused.err).toEqual([
+      'Error: The API refused --key (401 UNAUTHORIZED: unknown or revoked): create one with `npm run admin -- keys create --plan free`, or leave --key out',
+    ]);
+    const typo = await local({}, '--url', `${stack.baseUrl}${BASE_PATH}`, '--key', `${key}x`);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toHaveLength(1);
+    expect(typo.err[0]).toContain('--key is not an API key');
+    expect(typo.err[0]).not.toContain(key);
   });
 });

@@ -21,9 +21,10 @@ interface Exit {
 }
 
 /** The real entry in a child process, pointed at the test tables through the environment. */
-async function cli(command: string, args: string[]): Promise<Exit> {
+async function cli(command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Exit> {
   const env = {
     ...process.env,
+    ...extraEnv,
     DYNAMODB_ENDPOINT: tables.endpoint,
     ORDERS_TABLE: tables.names.orders,
     API_KEYS_TABLE: tables.names.apiKeys,
@@ -61,4 +62,21 @@ test('the bin launcher runs the same command, with its exit statuses', async () 
   expect(failure.code).toBe(1);
   expect(failure.stderr).toContain('No order with id 42');
   expect(failure.stderr).not.toMatch(/\n\s+at /);
+}, 60_000);
+
+test('`npm run admin keys list --json` (npm took --json) is one line saying to put it after --, exit 2', async () => {
+  const bin = join(root, 'tools/admin/bin.cjs');
+  // What npm leaves a script when it keeps --json for itself: the option in its environment only.
+  const taken = await cli(process.execPath, [bin, 'keys', 'list'], { npm_config_json: 'true' });
+  expect(taken).toMatchObject({ code: 2, stdout: '' });
+  expect(taken.stderr).toBe(
+    "Error: npm took --json as its own option: put the command's arguments after --, e.g. npm run admin -- keys list --json (npm run admin -- --help lists the commands)\n",
+  );
+}, 60_000);
+
+test('a usage mistake is one line with where to find the usage', async () => {
+  const bin = join(root, 'tools/admin/bin.cjs');
+  const usage = await cli(process.execPath, [bin, 'keys', 'revoke']);
+  expect(usage).toMatchObject({ code: 2, stdout: '' });
+  expect(usage.stderr).toBe('Error: keys revoke takes <key-id> (npm run admin -- --help lists the commands)\n');
 }, 60_000);

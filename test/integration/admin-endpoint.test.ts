@@ -73,3 +73,15 @@ describe('an endpoint that is some other HTTP server', () => {
     expect(run.stderr).not.toContain('unexpected failure');
   });
 });
+
+test('a huge DYNAMODB_PORT or DYNAMODB_ENDPOINT is echoed by its first 40 characters and its length', async () => {
+  for (const env of [
+    { DYNAMODB_PORT: '9'.repeat(100_000) },
+    { DYNAMODB_ENDPOINT: `127.0.0.1:${'8'.repeat(100_000)}` },
+  ]) {
+    const run = await adminRunner(() => localTarget(env))('keys', 'list');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/\.\.\. \(1000\d\d characters\)"/);
+    expect(run.stderr.length).toBeLessThan(400);
+  }
+});

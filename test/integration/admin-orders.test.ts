@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { QUANTITY_MAX } from '../../lib/orders/order';
+import { runAdmin } from '../../tools/admin/run';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
@@ -74,8 +75,7 @@ describe('orders import', () => {
     const path = file('[{"id": 500, "status": "pending"}, {"id": 501, "status": "pending"}]');
     const run = await admin('orders', 'import', path);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('1 created, 1 skipped');
-    expect(run.stdout).toMatch(/Skipped ids:\n {2}500$/);
+    expect(run.stdout).toMatch(/: 1 created, 1 skipped \(already there, never overwritten: 500\)\.$/);
     expect((await repo.get('500'))?.status).toBe('shipped');
     expect((await repo.get('501'))?.status).toBe('pending');
   });
@@ -185,6 +185,80 @@ describe('orders import', () => {
     expect(run.stderr).toContain(message);
   });
 
+  test('a re-run summarises its skipped orders in one line: how many, and the first ids', async () => {
+    const many = Array.from({ length: 250 }, (_, i) => `{"id": ${30_000 + i}, "status": "pending"}`);
+    const path = file(`[${many.join(',')}]`);
+    expect((await admin('orders', 'import', path)).code).toBe(0);
+    const again = await admin('orders', 'import', path);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `Imported ${path} into the test tables: 0 created, 250 skipped (already there, never overwritten: ` +
+        '30000, 30001, 30002, 30003, 30004 and 245 more).',
+    );
+  });
+
+  test('Ctrl-C stops an import with one line saying how many orders were written and how to resume', async () => {
+    const count = 600;
+    const many = Array.from({ length: count }, (_, i) => `{"id": ${40_000 + i}, "status": "pending"}`);
+    const path = file(`[${many.join(',')}]`);
+    const interrupt = new AbortController();
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runAdmin(['orders', 'import', path], {
+      out: {
+        out: (line) => stdout.push(line),
+        err: (line) => stderr.push(line),
+        // Ctrl-C when a fifth is written, as the progress line shows it.
+        progress: (text) => {
+          if (text.endsWith('(20%)')) interrupt.abort();
+        },
+      },
+      local: () => testTarget(tables),
+      stage: () => Promise.reject(new Error('no stage')),
+      signal: interrupt.signal,
+    });
+    expect({ code, stdout }).toEqual({ code: 130, stdout: [] });
+    expect(stderr).toHaveLength(1);
+    const match =
+      /^Import interrupted: (\d+) of 600 orders written \((\d+) created, 0 skipped\)\. To resume, run the same import again: orders already there are skipped\.$/.exec(
+        stderr[0] ?? '',
+      );
+    expect(match).not.toBeNull();
+    const written = Number(match?.[1]);
+    expect(written).toBeGreaterThanOrEqual(count / 5);
+    expect(written).toBeLessThan(count);
+    const stored = await Promise.all(many.map((_, i) => repo.get(String(40_000 + i))));
+    expect(stored.filter((order) => order !== undefined)).toHaveLength(written);
+
+    const resumed = await admin('orders', 'import', path);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`: ${count - written} created, ${written} skipped`);
+  });
+
+  test('lists the first 100 problems, then how many more, in a file with many', async () => {
+    const bad = Array.from({ length: 250 }, (_, i) => `{"id": ${50_000 + i}, "status": "lost"}`);
+    const path = file(`[${bad.join(',')}]`);
+    const run = await admin('orders', 'import', path);
+    expect(run.code).toBe(1);
+    const lines = run.stderr.split('\n');
+    expect(lines).toHaveLength(102);
+    expect(lines[99]).toBe(`${path}: orders[99].status: must be one of pending, shipped, cancelled`);
+    expect(lines[100]).toBe(`${path}: ... and 150 more problems`);
+    expect(lines[101]).toBe(`Error: ${path} has 250 problems; no order was written.`);
+  });
+
+  test('a huge id is echoed capped; an element longer than any order is refused unread', async () => {
+    const digits = '9'.repeat(50_000);
+    const path = file(`[{"id": ${digits}, "status": "pending"}, {"id": 1${'0'.repeat(100_000)}, "status": "pending"}]`);
+    const run = await admin('orders', 'import', path);
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')).toEqual([
+      `${path}: orders[0].id: ${'9'.repeat(40)}... (50000 characters) is outside the int64 range (-9223372036854775808 to 9223372036854775807)`,
+      `${path}: orders[1]: is 100030 characters long, more than an order can be (65536)`,
+      `Error: ${path} has 2 problems; no order was written.`,
+    ]);
+  });
+
   test('a missing file is a clear failure', async () => {
     const run = await admin('orders', 'import', join(dir, 'nope.json'));
     expect(run.code).toBe(1);
@@ -242,5 +316,28 @@ describe('orders ship', () => {
     const run = await admin('orders', 'ship', '--', id);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
+  });
+});
+
+describe('echoed input is capped', () => {
+  const huge = '9'.repeat(100_000);
+
+  test('a 100,000-digit order id is shown by its first 40 characters and its length', async () => {
+    const run = await admin('orders', 'ship', huge);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`Order id ${'9'.repeat(40)}... (100000 characters) is outside the int64 range`);
+    expect(run.stderr.length).toBeLessThan(300);
+  });
+
+  test('an unknown command or option of any length is shown capped', async () => {
+    for (const argv of [
+      ['keys', `x${huge}`],
+      ['keys', 'list', `--${'y'.repeat(100_000)}`],
+    ]) {
+      const run = await admin(...argv);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/\.\.\. \(10000[0-9] characters\)/);
+      expect(run.stderr.length).toBeLessThan(300);
+    }
   });
 });

@@ -3,6 +3,7 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
   UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -16,7 +17,7 @@ import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { stageTarget } from '../../tools/admin/stage';
 import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
-import { adminRunner, type Admin } from '../support/admin-harness';
+import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -75,6 +76,7 @@ beforeEach(() => {
   apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
   apiGateway.on(UpdateApiKeyCommand).resolves({});
   apiGateway.on(DeleteApiKeyCommand).resolves({});
+  apiGateway.on(DeleteUsagePlanKeyCommand).resolves({});
 });
 
 const inputs = <T>(calls: { args: [{ input: T }] }[]): T[] => calls.map((call) => call.args[0].input);
@@ -110,24 +112,91 @@ test.each(PLAN_NAMES)(
   },
 );
 
-test('keys revoke --stage disables the key in the table and its API Gateway key', async () => {
+test('keys revoke --stage revokes the record and deletes its API Gateway key and usage-plan binding', async () => {
   const created = await createOnStage('--plan', 'pro');
   apiGateway.resetHistory();
 
   const run = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
   expect(run.code).toBe(0);
-  expect(run.stdout).toContain(`API Gateway key ${created.gatewayKeyId} is disabled`);
-  expect(inputs(apiGateway.commandCalls(UpdateApiKeyCommand))).toEqual([
-    { apiKey: created.gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
+  expect(run.stdout).toContain(`API Gateway key ${created.gatewayKeyId} is deleted, with its usage-plan binding`);
+  expect(inputs(apiGateway.commandCalls(DeleteUsagePlanKeyCommand))).toEqual([
+    { usagePlanId: planId('pro'), keyId: created.gatewayKeyId },
   ]);
-  expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(0);
+  expect(inputs(apiGateway.commandCalls(DeleteApiKeyCommand))).toEqual([{ apiKey: created.gatewayKeyId }]);
+  // Deleted, not merely disabled: a disabled key still counts against the account's quota.
+  expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(0);
   expect(await authenticate(keys, created.key)).toBeUndefined();
+  expect((await keys.get(created.id))?.gatewayKeyId).toBeUndefined();
 
-  // Again: still disabled at the gateway too, in case an earlier run stopped halfway.
+  // Again: nothing is left to delete.
   const again = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain('already revoked');
-  expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(2);
+  expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
+});
+
+test('revoking a key revoked earlier (its gateway key only disabled) deletes that gateway key', async () => {
+  const created = await createOnStage('--plan', 'free');
+  await keys.revoke(created.id, new Date('2026-01-01T00:00:00Z'));
+  apiGateway.resetHistory();
+  // Already gone at the gateway (deleted by hand): still done, and forgotten.
+  apiGateway
+    .on(DeleteApiKeyCommand)
+    .rejects(Object.assign(new Error('Invalid API Key identifier'), { name: 'NotFoundException' }));
+
+  const run = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toBe(
+    `${created.id} was already revoked at 2026-01-01T00:00:00.000Z. Its API Gateway key ${created.gatewayKeyId} is deleted, with its usage-plan binding.`,
+  );
+  expect(inputs(apiGateway.commandCalls(DeleteApiKeyCommand))).toEqual([{ apiKey: created.gatewayKeyId }]);
+  expect((await keys.get(created.id))?.gatewayKeyId).toBeUndefined();
+});
+
+test('a gateway deletion that fails leaves the gateway key recorded, so revoking again finishes it', async () => {
+  const created = await createOnStage('--plan', 'business');
+  apiGateway
+    .on(DeleteApiKeyCommand)
+    .rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+  const run = await admin('--stage', 'staging', 'keys', 'revoke', created.id);
+  expect(run.code).toBe(1);
+  expect(await authenticate(keys, created.key)).toBeUndefined();
+  expect((await keys.get(created.id))?.gatewayKeyId).toBe(created.gatewayKeyId);
+
+  apiGateway.on(DeleteApiKeyCommand).resolves({});
+  expect((await admin('--stage', 'staging', 'keys', 'revoke', created.id)).code).toBe(0);
+  expect((await keys.get(created.id))?.gatewayKeyId).toBeUndefined();
+});
+
+test('keys prune-gateway deletes the gateway keys revoked keys still have, and only those', async () => {
+  const live = await createOnStage('--plan', 'free');
+  const old = [
+    await createOnStage('--plan', 'pro'),
+    await createOnStage('--plan', 'enterprise', '--rpm', '5', '--rpd', '5'),
+  ];
+  for (const { id } of old) await keys.revoke(id, new Date('2026-01-01T00:00:00Z'));
+  apiGateway.resetHistory();
+  const leftBefore = (await keys.list()).filter((r) => r.revokedAt !== undefined && r.gatewayKeyId !== undefined);
+
+  const run = await admin('--stage', 'staging', 'keys', 'prune-gateway');
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toContain(`Deleted the API Gateway keys of ${leftBefore.length} revoked keys`);
+  const deleted = inputs(apiGateway.commandCalls(DeleteApiKeyCommand)).map((input) => input.apiKey);
+  expect(deleted.sort()).toEqual(leftBefore.map((r) => r.gatewayKeyId).sort());
+  for (const { gatewayKeyId } of old) expect(deleted).toContain(gatewayKeyId);
+  expect(deleted).not.toContain(live.gatewayKeyId);
+  expect((await keys.get(live.id))?.gatewayKeyId).toBe(live.gatewayKeyId);
+  expect((await keys.list()).filter((r) => r.revokedAt !== undefined && r.gatewayKeyId !== undefined)).toEqual([]);
+
+  const again = await admin('--stage', 'staging', 'keys', 'prune-gateway');
+  expect(again.stdout).toContain('No revoked key');
+});
+
+test('keys prune-gateway on the local stack is a usage error', async () => {
+  const local = adminRunner(() => testTarget(tables));
+  const run = await local('keys', 'prune-gateway');
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('keys prune-gateway needs --stage');
 });
 
 test('a failed usage-plan attach removes the API key, revokes the record and never shows the key', async () => {
@@ -219,4 +288,14 @@ test('missing AWS credentials are a clear failure', async () => {
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('No AWS credentials found');
   expect(run.stderr).not.toMatch(/\n\s+at /);
+});
+
+test('no AWS region is one line naming AWS_REGION, exit 2', async () => {
+  cloudFormation.on(DescribeStacksCommand).rejects(new Error('Region is missing'));
+  const run = await admin('--stage', 'prod', 'keys', 'list');
+  expect(run).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: 'Error: No AWS region is set: set AWS_REGION, or a region in your AWS profile, for --stage',
+  });
 });

@@ -33,3 +33,22 @@ test('starts nothing new after a failure and says how many succeeded', async () 
 test('an empty list runs nothing', async () => {
   expect(await mapBounded([], 8, () => Promise.reject(new Error('never')))).toEqual([]);
 });
+
+test('starts nothing new once its signal aborts; the tasks in flight finish', async () => {
+  const interrupt = new AbortController();
+  const started: number[] = [];
+  const finished: number[] = [];
+  await mapBounded(
+    [...Array(50).keys()],
+    3,
+    async (n) => {
+      started.push(n);
+      if (n === 10) interrupt.abort();
+      await tick();
+      finished.push(n);
+    },
+    interrupt.signal,
+  );
+  expect(Math.max(...started)).toBeLessThanOrEqual(12);
+  expect(finished.sort((a, b) => a - b)).toEqual(started.sort((a, b) => a - b));
+});

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isStageName, STAGE_NAMES, type StageName } from '../../infra/outputs';
 import type { AdminCommand, CommandContext, OptionSpecs } from './command';
 import { COMMANDS } from './commands';
-import { errorMessage, shownArgument, UsageError } from '../shared/errors';
+import { parseArgsMessage, shownArgument, UsageError } from '../shared/errors';
 
 /** Options every command takes; the usage text describes them under "Options". */
 export const GLOBAL_OPTIONS = {
@@ -33,6 +33,8 @@ function allOptions(commands: readonly AdminCommand[]): ParserOptions {
 }
 
 const OPTIONS = allOptions(COMMANDS);
+/** Every option name the command line knows, for spotting the ones npm took (shared/npm-options.ts). */
+export const OPTION_NAMES: readonly string[] = Object.keys(OPTIONS);
 const COMMAND_BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 const GROUPS = new Set(COMMANDS.map((command) => command.name.split(' ')[0]));
 
@@ -59,7 +61,7 @@ function parseTokens(argv: readonly string[]): {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // parseArgs' own messages name the option and what was wrong with it.
-    throw new UsageError(shownArgument(errorMessage(error)));
+    throw new UsageError(parseArgsMessage(error));
   }
 }
 

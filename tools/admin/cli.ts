@@ -2,15 +2,26 @@ import { runAdmin } from './run';
 import { processOutput } from '../shared/output';
 import { localTarget } from './target';
 import { defaultStageClients, stageTarget } from './stage';
-import { errorMessage } from '../shared/errors';
+import { getEventListeners } from 'node:events';
+import { errorMessage, EXIT_INTERRUPTED } from '../shared/errors';
 
 // The SDK's notice about Node 20 would be printed on every run of a command-line tool.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// A command that listens for Ctrl-C (orders import) stops cleanly on the first and says what it
+// did; a second quits at once, as does the first for a command that does not listen.
+const interrupt = new AbortController();
+process.once('SIGINT', () => {
+  if (getEventListeners(interrupt.signal, 'abort').length === 0) process.exit(EXIT_INTERRUPTED);
+  interrupt.abort();
+});
 
 runAdmin(process.argv.slice(2), {
   out: processOutput,
   local: () => localTarget(),
   stage: (name) => stageTarget(name, defaultStageClients()),
+  env: process.env,
+  signal: interrupt.signal,
 }).then(
   (code) => {
     process.exitCode = code;

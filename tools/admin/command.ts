@@ -23,6 +23,8 @@ export interface CommandContext {
   target: AdminTarget;
   out: Output;
   now: Date;
+  /** Aborted on Ctrl-C: a long command stops cleanly and says what it did. */
+  signal?: AbortSignal;
 }
 
 export interface CommandSpec<O extends OptionSpecs, A> {

@@ -17,13 +17,15 @@ export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
   task: (item: T) => Promise<R>,
+  /** Once aborted no new task starts; the results array then has holes where none ran. */
+  signal?: AbortSignal,
 ): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   let succeeded = 0;
   let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
+    while (failure === undefined && !signal?.aborted && next < items.length) {
       const index = next++;
       try {
         results[index] = await task(items[index] as T);

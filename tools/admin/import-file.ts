@@ -1,8 +1,9 @@
-// Parses and checks an `orders import` file: a JSON array of orders. Numbers are parsed losslessly,
-// so an id beyond 2^53 keeps every digit. Every element is checked and every problem reported, so
-// one run shows all that needs fixing; the caller writes nothing unless the whole file is valid.
+// Checks the orders of an `orders import` file, element by element as import-stream.ts reads
+// them. Every element is checked and every problem counted, so one run shows what needs fixing;
+// the caller writes nothing unless the whole file is valid. Memory holds one element, the first
+// problems, and 8 bytes per order for the duplicate-id check: never the file.
 
-import { isLosslessNumber, parse } from 'lossless-json';
+import { isLosslessNumber } from 'lossless-json';
 import {
   canonicalInt64,
   isOrderStatus,
@@ -12,9 +13,11 @@ import {
   type Order,
 } from '../../lib/orders/order';
 import { int64Problem } from './int64-text';
-import { errorMessage } from '../shared/errors';
+import { shownWords } from '../shared/errors';
+import { fileElements, type Element } from './import-stream';
 
-export type ImportFile = { ok: true; orders: Order[] } | { ok: false; problems: string[] };
+/** Problems listed one per line; past these only their number is said. */
+export const MAX_SHOWN_PROBLEMS = 100;
 
 const INT64 = 'must be an integer in the int64 range';
 
@@ -137,29 +140,83 @@ function checkOrder(element: unknown, at: string, problems: string[]): Order | u
   return { id, ...order, status };
 }
 
-export function parseImportFile(text: string): ImportFile {
-  let document: unknown;
-  try {
-    // A byte-order mark is common in files saved by Windows editors and is not JSON.
-    document = parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { ok: false, problems: [`not valid JSON: ${errorMessage(error)}`] };
-  }
-  if (!Array.isArray(document)) return { ok: false, problems: ['must be a JSON array of orders'] };
-
+/** An element as an order, or what is wrong with it (echoed input shortened). */
+export function elementOrder(element: Element): { order?: Order; id?: string; problems: string[] } {
+  const at = `orders[${element.index}]`;
+  if (!('value' in element)) return { problems: [`${at}: ${element.problem}`] };
   const problems: string[] = [];
-  const orders: Order[] = [];
-  const firstIndexOfId = new Map<string, number>();
-  document.forEach((element: unknown, index) => {
-    const at = `orders[${index}]`;
-    const order = checkOrder(element, at, problems);
-    const id = int64((element as { id?: unknown } | null)?.id);
-    if (id !== undefined) {
-      const first = firstIndexOfId.get(id);
-      if (first === undefined) firstIndexOfId.set(id, index);
-      else problems.push(`${at}.id: ${id} is also the id of orders[${first}]`);
+  const order = checkOrder(element.value, at, problems);
+  const id = int64((element.value as { id?: unknown } | null)?.id);
+  return { ...(order ? { order } : {}), ...(id !== undefined ? { id } : {}), problems: problems.map(shownWords) };
+}
+
+/** The ids of a file, 8 bytes each: a sorted copy shows any id given twice. */
+class IdList {
+  private ids = new BigInt64Array(1024);
+  private size = 0;
+
+  add(id: string): void {
+    if (this.size === this.ids.length) {
+      const grown = new BigInt64Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
     }
-    if (order) orders.push(order);
-  });
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, orders };
+    this.ids[this.size++] = BigInt(id);
+  }
+
+  /** Every id that occurs more than once, as canonical text. */
+  repeated(): Set<string> {
+    const sorted = this.ids.subarray(0, this.size).sort();
+    const repeated = new Set<string>();
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) repeated.add(String(sorted[i]));
+    return repeated;
+  }
+}
+
+/** The first problems of a file, and how many there are in all. */
+export class Problems {
+  readonly shown: string[] = [];
+  count = 0;
+
+  add(problems: readonly string[]): void {
+    for (const problem of problems) {
+      if (this.shown.length < MAX_SHOWN_PROBLEMS) this.shown.push(problem);
+      this.count++;
+    }
+  }
+}
+
+export interface FileCheck {
+  /** Elements read, valid or not. */
+  count: number;
+  problems: Problems;
+  /** True when Ctrl-C stopped the check. */
+  interrupted: boolean;
+}
+
+/** Reads the whole file once, checking every element; the orders themselves are not kept. */
+export async function checkImportFile(file: string, signal?: AbortSignal): Promise<FileCheck> {
+  const problems = new Problems();
+  const ids = new IdList();
+  let count = 0;
+  for await (const element of fileElements(file, signal)) {
+    count++;
+    const checked = elementOrder(element);
+    problems.add(checked.problems);
+    if (checked.id !== undefined) ids.add(checked.id);
+  }
+  if (signal?.aborted) return { count, problems, interrupted: true };
+  const repeated = ids.repeated();
+  if (repeated.size > 0) {
+    // Rare, and a mistake: a second read finds where each repeated id first occurs.
+    const first = new Map<string, number>();
+    for await (const element of fileElements(file, signal)) {
+      const { id } = elementOrder(element);
+      if (id === undefined || !repeated.has(id)) continue;
+      const seen = first.get(id);
+      if (seen === undefined) first.set(id, element.index);
+      else problems.add([`orders[${element.index}].id: ${id} is also the id of orders[${seen}]`]);
+    }
+  }
+  return { count, problems, interrupted: signal?.aborted ?? false };
 }

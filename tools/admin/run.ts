@@ -1,16 +1,20 @@
 import type { StageName } from '../../infra/outputs';
-import { parseCommandLine } from './args';
+import { OPTION_NAMES, parseCommandLine } from './args';
+import { npmTookOptionMessage } from '../shared/npm-options';
 import {
   AdminFailure,
   errorMessage,
   EXIT_FAILURE,
+  EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
   isMissingCredentials,
   isMissingRegion,
   isMissingTable,
   isNotDynamo,
+  Interrupted,
   isUnreachable,
+  shownWords,
   UsageError,
 } from '../shared/errors';
 import type { Output } from '../shared/output';
@@ -25,6 +29,10 @@ export interface AdminDeps {
   /** A deployed stage, from its CloudFormation stack outputs. */
   stage(name: StageName): Promise<AdminTarget>;
   now?: () => Date;
+  /** Where npm leaves options it took for itself (npm_config_*); the process's own in the CLI. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C. */
+  signal?: AbortSignal;
 }
 
 /** An expected failure's message, with what to do about it; undefined for an unexpected error. */
@@ -49,7 +57,6 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
   if (isMissingCredentials(error)) {
     return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;
   }
-  if (isMissingRegion(error)) return 'No AWS region is configured: set AWS_REGION or a region in your AWS profile.';
   return undefined;
 }
 
@@ -57,21 +64,37 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
 export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promise<number> {
   let target: AdminTarget | undefined;
   try {
+    const tookOption = npmTookOptionMessage('admin', OPTION_NAMES, argv, deps.env ?? {});
+    if (tookOption !== undefined) throw new UsageError(tookOption);
     const line = parseCommandLine(argv);
     if (line.help) {
       deps.out.out(USAGE);
       return EXIT_OK;
     }
     target = line.stage ? await deps.stage(line.stage) : deps.local();
-    await line.run({ target, out: deps.out, now: deps.now?.() ?? new Date() });
+    await line.run({
+      target,
+      out: deps.out,
+      now: deps.now?.() ?? new Date(),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof Interrupted) {
+      deps.out.err(error.message);
+      return EXIT_INTERRUPTED;
+    }
     if (error instanceof UsageError) {
-      deps.out.err(`Error: ${error.message}`);
-      deps.out.err('Run with --help for usage.');
+      deps.out.err(`Error: ${error.message} (npm run admin -- --help lists the commands)`);
       return EXIT_USAGE;
     }
-    deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${errorMessage(error)}`}`);
+    // A setting the user must give, like a command-line mistake.
+    if (isMissingRegion(error)) {
+      deps.out.err('Error: No AWS region is set: set AWS_REGION, or a region in your AWS profile, for --stage');
+      return EXIT_USAGE;
+    }
+    // An unexpected error's message may quote input whole (a host name, a value): its long words are shortened.
+    deps.out.err(`Error: ${failureMessage(error, target) ?? `unexpected failure: ${shownWords(errorMessage(error))}`}`);
     return EXIT_FAILURE;
   } finally {
     target?.close();

@@ -3,7 +3,7 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
-  UpdateApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -28,12 +28,16 @@ export interface StageOutputs {
   usagePlanIds: Record<PlanName, string>;
 }
 
-/** The default AWS credentials and region chain (AWS_PROFILE, AWS_REGION, SSO, instance roles, ...). */
-export function defaultStageClients(): StageClients {
+/**
+ * The default AWS credentials and region chain (AWS_PROFILE, AWS_REGION, SSO, instance roles, ...);
+ * a region given on the command line goes first.
+ */
+export function defaultStageClients(region?: string): StageClients {
+  const where = region !== undefined ? { region } : {};
   return {
-    cloudFormation: new CloudFormationClient({}),
-    apiGateway: new APIGatewayClient({}),
-    dynamo: createDynamoClient(),
+    cloudFormation: new CloudFormationClient(where),
+    apiGateway: new APIGatewayClient(where),
+    dynamo: createDynamoClient(where),
   };
 }
 
@@ -100,6 +104,15 @@ function isNotFound(error: unknown): boolean {
   return error instanceof Error && error.name === 'NotFoundException';
 }
 
+/** Deleted by hand, or by an earlier run: gone is what a removal is for. */
+async function ignoringNotFound(request: Promise<unknown>): Promise<void> {
+  try {
+    await request;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
 /**
  * API Gateway keys for the stage's usage plans. The key's value is the SHA-256 hash of the bearer
  * key, which the authorizer returns as usageIdentifierKey; its name is the key id, so each gateway
@@ -128,18 +141,14 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
       }
       return id;
     },
-    async disable(gatewayKeyId: string): Promise<void> {
-      try {
-        await apiGateway.send(
-          new UpdateApiKeyCommand({
-            apiKey: gatewayKeyId,
-            patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
-          }),
-        );
-      } catch (error) {
-        // Deleted by hand already: it cannot be used, which is all that disabling is for.
-        if (!isNotFound(error)) throw error;
-      }
+    async remove(gatewayKeyId: string, plan: PlanName): Promise<void> {
+      // The binding first, then the key: each step is done or already gone, so a run stopped
+      // halfway is finished by the next one. Deleted, not disabled: the account's API keys count
+      // against a quota that cannot be raised (docs/admin.md).
+      await ignoringNotFound(
+        apiGateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId: usagePlanIds[plan], keyId: gatewayKeyId })),
+      );
+      await ignoringNotFound(apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })));
     },
   };
 }

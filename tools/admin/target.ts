@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/keys/repository';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { optionalEnv } from '../../lib/aws/env';
+import type { PlanName } from '../../lib/limits/plans';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
@@ -15,7 +16,8 @@ import { errorMessage, UsageError } from '../shared/errors';
 export interface GatewayKeys {
   /** Creates the gateway API key of a stored key, attaches it to its plan's usage plan, returns its id. */
   register(record: ApiKeyRecord): Promise<string>;
-  disable(gatewayKeyId: string): Promise<void>;
+  /** Deletes a gateway API key and its usage-plan binding; one already gone counts as deleted. */
+  remove(gatewayKeyId: string, plan: PlanName): Promise<void>;
 }
 
 /** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */

@@ -23,7 +23,7 @@ Options:
                          outputs of the CloudFormation stack StoreOrders-<stage>, with the usual
                          AWS credentials and region (AWS_PROFILE, AWS_REGION, ...). Created keys
                          also get their API Gateway API key in the tier's usage plan; revoking
-                         disables it.
+                         deletes it.
   -h, --help             This text.
 
 Environment (local stack only):

@@ -1,7 +1,6 @@
 // The command line of `npm start`. Every mistake in it is a StartUsageError: one line, exit 2.
 
 import { parseArgs } from 'node:util';
-import { isEnvSet } from '../../lib/aws/env';
 import {
   DEFAULT_API_PORT,
   DEFAULT_DYNAMODB_PORT,
@@ -10,6 +9,7 @@ import {
   portSetting,
 } from '../shared/local-config';
 import { errorMessage } from '../shared/errors';
+import { optionTakenByNpm } from '../shared/npm-options';
 
 /** A mistake the user can fix on the command line. */
 export class StartUsageError extends Error {
@@ -61,17 +61,6 @@ Options:
 Demo data is written only into tables this start creates (in memory, a new --data-dir, or a
 server without the tables), so it never lands among your own orders.`;
 
-/** `npm start --data-dir X` (no `--`) hands the option to npm, which leaves it in npm_config_data_dir. */
-function optionTakenByNpm(env: NodeJS.ProcessEnv): string | undefined {
-  for (const name of Object.keys(OPTIONS)) {
-    if (name === 'help') continue;
-    // npm reads --no-demo as its own config "demo" set to false.
-    const variable = `npm_config_${(name === 'no-demo' ? 'demo' : name).replaceAll('-', '_')}`;
-    if (isEnvSet(variable, env)) return name;
-  }
-  return undefined;
-}
-
 function parseTokens(
   argv: readonly string[],
 ): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>> {
@@ -95,7 +84,7 @@ function checked<T>(read: () => T): T {
 
 /** The start options, `'help'` for --help, or a StartUsageError. */
 export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {
-  const taken = optionTakenByNpm(env);
+  const taken = optionTakenByNpm(Object.keys(OPTIONS), env);
   if (taken !== undefined) {
     throw new StartUsageError(
       `npm took --${taken} as its own option: put the stack's options after --, e.g. npm start -- --${taken} ...`,

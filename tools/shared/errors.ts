@@ -13,14 +13,41 @@ export class AdminFailure extends Error {
   override readonly name = 'AdminFailure';
 }
 
-/** Arguments are echoed in messages, except anything that may be an API key. */
+/** How much of an input a message echoes: enough to recognise it, never a whole pasted file. */
+export const SHOWN_INPUT_CHARS = 40;
+
+/** Input as echoed in a message: its first characters and its length when it is long. */
+export function shownInput(text: string): string {
+  return text.length > SHOWN_INPUT_CHARS ? `${text.slice(0, SHOWN_INPUT_CHARS)}... (${text.length} characters)` : text;
+}
+
+/** Every long word of a message (such as one a parser echoed) shortened as shownInput does. */
+export function shownWords(message: string): string {
+  return message.replace(new RegExp(`\\S{${SHOWN_INPUT_CHARS + 1},}`, 'g'), shownInput);
+}
+
+/**
+ * node:util parseArgs' message for a command-line mistake, without its advice on positionals
+ * (meant for script authors) and with the argument it echoes shortened.
+ */
+export function parseArgsMessage(error: unknown): string {
+  return shownArgument(errorMessage(error).replace(/\. To specify a positional.*$/s, ''));
+}
+
+/** Arguments are echoed in messages, shortened, except anything that may be an API key. */
 export function shownArgument(text: string): string {
-  return text.includes(KEY_PREFIX) ? '(hidden: it looks like an API key)' : text;
+  return text.includes(KEY_PREFIX) ? '(hidden: it looks like an API key)' : shownWords(text);
+}
+
+/** Stopped by Ctrl-C: the message says what was done and how to go on (exit 130, as a shell shows SIGINT). */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted';
 }
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_INTERRUPTED = 130;
 
 function field(error: unknown, name: string): unknown {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;

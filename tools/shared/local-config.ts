@@ -3,6 +3,7 @@
 
 import { optionalEnv } from '../../lib/aws/env';
 import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { shownInput } from './errors';
 
 /** Table names of the local stack; the admin command uses them too unless told otherwise. */
 export const LOCAL_TABLES = tableNamesWithPrefix('store-orders-local');
@@ -13,7 +14,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** A TCP port from the command line or the environment, or an Error naming where it came from. */
 export function portNumber(text: string, name: string): number {
   const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port <= 65535)) throw new Error(`${name} must be a port number from 0 to 65535, got "${text}"`);
+  if (!(port <= 65535)) throw new Error(`${name} must be a port number from 0 to 65535, got "${shownInput(text)}"`);
   return port;
 }
 
@@ -30,10 +31,14 @@ export function dynamoEndpoint(text: string, name: string): string {
   }
   // `localhost:8000` parses as a URL with the scheme "localhost:".
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new Error(`${name} must be an http:// or https:// URL such as http://127.0.0.1:8000, got "${text}"`);
+    throw new Error(
+      `${name} must be an http:// or https:// URL such as http://127.0.0.1:8000, got "${shownInput(text)}"`,
+    );
   }
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    throw new Error(`${name} must be a server address with no path, such as http://127.0.0.1:8000, got "${text}"`);
+    throw new Error(
+      `${name} must be a server address with no path, such as http://127.0.0.1:8000, got "${shownInput(text)}"`,
+    );
   }
   return url.origin;
 }

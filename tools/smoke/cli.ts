@@ -3,16 +3,24 @@ import { defaultStageClients } from '../admin/stage';
 import { processOutput } from '../shared/output';
 import { localTarget } from '../admin/target';
 import { runSmokeCommand } from './run';
-import { errorMessage } from '../shared/errors';
+import { errorMessage, EXIT_INTERRUPTED } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// The first Ctrl-C stops the run and revokes its throwaway keys; a second one quits at once.
+const interrupt = new AbortController();
+process.once('SIGINT', () => interrupt.abort());
 
 runSmokeCommand(process.argv.slice(2), {
   out: processOutput,
   stageClients: defaultStageClients,
   local: () => localTarget(),
+  env: process.env,
+  signal: interrupt.signal,
 }).then(
   (code) => {
+    // Exits now when interrupted: a check cut short may still hold a socket open.
+    if (code === EXIT_INTERRUPTED) process.exit(code);
     process.exitCode = code;
   },
   (error: unknown) => {

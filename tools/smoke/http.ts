@@ -19,13 +19,14 @@ export async function call(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string } = {},
+  options: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
 ): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: options.headers ?? {},
     ...(options.body !== undefined ? { body: options.body } : {}),
     redirect: 'manual',
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }

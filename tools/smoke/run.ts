@@ -1,119 +1,224 @@
 // The `npm run smoke` command line: which API to check, with which key, and where throwaway keys
 // and orders go. Everything it reaches is injected, so tests run it against the local stack with
-// a fake AWS control plane.
+// a fake AWS control plane. Every mistake is one line with its fix: a usage mistake, a URL where
+// nothing answers or that lacks the base path, a key the API refuses, a missing AWS region.
 import { parseArgs } from 'node:util';
 import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../../infra/outputs';
+import { BASE_PATH } from '../../lib/contract/routes';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
-import { errorMessage, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '../shared/errors';
+import { workingDemoKeys } from '../local/demo-data';
+import {
+  errorMessage,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  isMissingCredentials,
+  isMissingRegion,
+  parseArgsMessage,
+  UsageError,
+} from '../shared/errors';
+import { DEFAULT_HOST, portSetting } from '../shared/local-config';
+import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
 import { bearer, call } from './http';
+import { checkBaseUrl, checkKey, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
-import { createThrowawayKey, firstAccepted, revokeKey } from './throwaway-keys';
+import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
 
-export const SMOKE_USAGE = `Usage: npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--key KEY] [--allow-writes]
+export const SMOKE_USAGE = `Usage: npm run smoke                (the local stack that npm start runs, on PORT or 3000)
+       npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--region REGION] [--key KEY] [--allow-writes]
        npm run smoke -- --url URL --key KEY [--allow-writes]
 
-Checks a running API from outside, as a client would, one line per check; exits 1 if any fails.
---stage reads the stack outputs (ApiUrl) with your AWS credentials, and creates (then revokes)
-its keys with the admin command's functions. --url takes any base URL ending in the base path,
-e.g. http://127.0.0.1:3000/v1; throwaway keys then go to the local stack's tables (or those
-DYNAMODB_ENDPOINT and the table variables name, as for the admin command). --url and --stage
-together check that URL with the stage's keys.
+Checks a running API from outside, as a client would, one line per check; exits 1 if any fails,
+2 if it cannot start (a usage mistake, nothing answering at the URL, a URL without the base path
+${BASE_PATH}, a key the API refuses, no AWS region).
+With no option it checks the local stack with a demo key (or a throwaway key of its own).
+--stage reads the stack outputs (ApiUrl) with your AWS credentials and region (AWS_REGION, or
+--region), and creates (then revokes) its keys with the admin command's functions; their API
+Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C).
+--url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}; throwaway keys
+then go to the local stack's tables (or those DYNAMODB_ENDPOINT and the table variables name, as
+for the admin command). --url and --stage together check that URL with the stage's keys.
 --allow-writes lets it import two orders of its own (ids from 9100000000000000000 up) and
 cancel them; without it, no order is changed. Prod should not need it.`;
 
 export interface SmokeDeps {
   out: Output;
-  /** Clients for a deployed stage (AWS credentials and region from the environment). */
-  stageClients(): StageClients;
+  /** Clients for a deployed stage (AWS credentials from the environment; the region given or the environment's). */
+  stageClients(region?: string): StageClients;
   /** The local stack's tables, or those the environment names. */
   local(): AdminTarget;
   sleep?: (ms: number) => Promise<void>;
+  /** PORT for the local stack's URL, and npm_config_* for options npm took; the process's own in the CLI. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C: the run stops, revokes its throwaway keys and exits 130. */
+  signal?: AbortSignal;
 }
+
+const OPTIONS = {
+  stage: { type: 'string' },
+  region: { type: 'string' },
+  url: { type: 'string' },
+  key: { type: 'string' },
+  'allow-writes': { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+} as const;
 
 function parseSmokeArgs(argv: readonly string[]) {
   try {
-    return parseArgs({
-      args: [...argv],
-      options: {
-        stage: { type: 'string' },
-        url: { type: 'string' },
-        key: { type: 'string' },
-        'allow-writes': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
+    return parseArgs({ args: [...argv], options: OPTIONS }).values;
+  } catch (error) {
+    throw new UsageError(parseArgsMessage(error));
+  }
+}
+
+/** The local stack's base URL, on PORT as npm start is. */
+function localUrl(env: NodeJS.ProcessEnv): string {
+  try {
+    return `http://${DEFAULT_HOST}:${portSetting('PORT', env)}${BASE_PATH}`;
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
 }
 
-/** Runs the smoke command line; returns the exit status (0 all passed, 1 a check failed, 2 usage). */
-export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps): Promise<number> {
-  let admin: AdminTarget | undefined;
-  let own: { key: string; id: string } | undefined;
-  try {
-    const values = parseSmokeArgs(argv);
-    if (values.help) {
-      deps.out.out(SMOKE_USAGE);
-      return EXIT_OK;
+/** A working demo key of the local stack, the most generous first, when one passes the preflight. */
+async function localDemoKey(admin: AdminTarget, baseUrl: string): Promise<string | undefined> {
+  for (const { key } of (await workingDemoKeys(admin.keys)).reverse()) {
+    try {
+      await checkKey(baseUrl, key, 'local');
+      return key;
+    } catch (error) {
+      // Used up or refused (another stack's tables): a throwaway key does instead.
+      if (!(error instanceof PreflightFailed)) throw error;
     }
-    const { stage } = values;
-    if (stage !== undefined && !isStageName(stage))
-      throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
-    if (stage === undefined && values.url === undefined) throw new UsageError('give --stage or --url');
-    if (stage === undefined && values.key === undefined)
-      throw new UsageError('--url needs --key (or --stage, which makes its own)');
+  }
+  return undefined;
+}
 
-    let url = values.url;
-    if (stage !== undefined) {
-      const clients = deps.stageClients();
-      // One DescribeStacks: the URL and the tables and plans come from the same outputs.
-      const outputs = await stackOutputs(clients.cloudFormation, stage).catch((error: unknown) => {
-        closeStageClients(clients);
-        throw error;
-      });
-      admin = await stageTarget(stage, clients, outputs);
-      url ??= outputs.get(API_URL_OUTPUT);
-      if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
-    } else {
-      admin = deps.local();
-    }
-    const baseUrl = (url ?? '').replace(/\/+$/, '');
-    if (values.key === undefined) {
-      own = await createThrowawayKey(admin, { perMinute: 60, perDay: 1_000 });
-      const key = own.key;
-      // Only a refusal: it waits for the new key to reach API Gateway and changes nothing.
-      await firstAccepted(
-        () => call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(key) }),
-        deps.sleep,
-      );
-    }
-    deps.out.out(`Smoke test of ${baseUrl} (keys and orders through ${admin.label})`);
-    const results = await runSmoke({
-      baseUrl,
-      key: values.key ?? own?.key ?? '',
-      admin,
-      allowWrites: values['allow-writes'],
-      print: (line) => deps.out.out(line),
-      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+interface Run {
+  admin?: AdminTarget;
+  throwaway?: ThrowawayKeys;
+}
+
+async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promise<number> {
+  const env = deps.env ?? {};
+  // The smoke command takes no words, only options: the example shows just the one npm took.
+  const tookOption = npmTookOptionMessage('smoke', Object.keys(OPTIONS), [], env);
+  if (tookOption !== undefined) throw new UsageError(tookOption);
+  const values = parseSmokeArgs(argv);
+  if (values.help) {
+    deps.out.out(SMOKE_USAGE);
+    return EXIT_OK;
+  }
+  const { stage, region } = values;
+  if (stage !== undefined && !isStageName(stage))
+    throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
+  if (region !== undefined && stage === undefined) throw new UsageError('--region goes with --stage');
+  if (stage === undefined && values.url !== undefined && values.key === undefined)
+    throw new UsageError('--url needs --key, a key of that API (or use --stage, which makes its own)');
+
+  let url = values.url;
+  let source: UrlSource = url !== undefined ? 'url' : 'local';
+  if (stage !== undefined) {
+    const clients = deps.stageClients(region);
+    // One DescribeStacks: the URL and the tables and plans come from the same outputs.
+    const outputs = await stackOutputs(clients.cloudFormation, stage).catch((error: unknown) => {
+      closeStageClients(clients);
+      throw error;
     });
-    const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
-    deps.out.out(`${count('ok')} passed, ${count('FAIL')} failed, ${count('skip')} skipped`);
-    return count('FAIL') === 0 ? EXIT_OK : EXIT_FAILURE;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      deps.out.err(`Error: ${error.message}\n\n${SMOKE_USAGE}`);
-      return EXIT_USAGE;
+    run.admin = await stageTarget(stage, clients, outputs);
+    if (url === undefined) {
+      url = outputs.get(API_URL_OUTPUT);
+      source = 'stage';
     }
-    deps.out.err(`Error: ${errorMessage(error)}`);
-    return EXIT_FAILURE;
+    if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
+  } else {
+    run.admin = deps.local();
+  }
+  const admin = run.admin;
+  run.throwaway = new ThrowawayKeys(admin, deps.signal);
+  const baseUrl = (url ?? localUrl(env)).replace(/\/+$/, '');
+  await checkBaseUrl(baseUrl, source);
+  let key = values.key;
+  if (key !== undefined) await checkKey(baseUrl, key, source);
+  else if (source === 'local') key = await localDemoKey(admin, baseUrl);
+  if (key === undefined) {
+    const own = await run.throwaway.create({ perMinute: 60, perDay: 1_000 });
+    // Only a refusal: it waits for the new key to reach API Gateway and changes nothing.
+    await firstAccepted(
+      () => call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(own.key) }),
+      deps.sleep,
+    );
+    key = own.key;
+  }
+  deps.out.out(`Smoke test of ${baseUrl} (keys and orders through ${admin.label})`);
+  const results = await runSmoke({
+    baseUrl,
+    key,
+    admin,
+    throwaway: run.throwaway,
+    allowWrites: values['allow-writes'],
+    print: (line) => deps.out.out(line),
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
+  deps.out.out(`${count('ok')} passed, ${count('FAIL')} failed, ${count('skip')} skipped`);
+  return count('FAIL') === 0 ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** One line for an error, and the exit status it means. */
+function failure(error: unknown): { line: string; code: number } {
+  if (error instanceof UsageError) {
+    return { line: `Error: ${error.message} (npm run smoke -- --help shows the options)`, code: EXIT_USAGE };
+  }
+  if (error instanceof PreflightFailed) return { line: `Error: ${error.message}`, code: error.exitCode };
+  if (isMissingRegion(error)) {
+    return {
+      line: 'Error: No AWS region is set: set AWS_REGION or pass --region, e.g. npm run smoke -- --stage staging --region eu-west-1',
+      code: EXIT_USAGE,
+    };
+  }
+  if (isMissingCredentials(error)) {
+    return {
+      line: `Error: No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`,
+      code: EXIT_FAILURE,
+    };
+  }
+  return { line: `Error: ${errorMessage(error)}`, code: EXIT_FAILURE };
+}
+
+/**
+ * Runs the smoke command line; returns the exit status (0 all passed, 1 a check failed, 2 it could
+ * not start, 130 interrupted). Its throwaway keys are revoked whatever happens.
+ */
+export async function runSmokeCommand(argv: readonly string[], deps: SmokeDeps): Promise<number> {
+  const run: Run = {};
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    if (deps.signal?.aborted) resolve('interrupted');
+    deps.signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
+  });
+  const running = smoke(argv, deps, run);
+  // Left running on Ctrl-C: whatever it does after is moot, and the process exits.
+  running.catch(() => undefined);
+  try {
+    const outcome = await Promise.race([running, interrupted]);
+    if (outcome !== 'interrupted') return outcome;
+    const problems = (await run.throwaway?.revokeAll()) ?? [];
+    deps.out.err(
+      problems.length === 0
+        ? 'Interrupted: stopped, and the throwaway keys of this run are revoked (their API Gateway keys deleted).'
+        : `Interrupted: stopped. ${problems.join(' ')}`,
+    );
+    return EXIT_INTERRUPTED;
+  } catch (error) {
+    const { line, code } = failure(error);
+    deps.out.err(line);
+    return code;
   } finally {
-    if (own && admin)
-      await revokeKey(admin, own.id).catch((error: unknown) =>
-        deps.out.err(`Could not revoke the throwaway key ${own?.id}: ${errorMessage(error)}`),
-      );
-    admin?.close();
+    for (const problem of (await run.throwaway?.revokeAll()) ?? []) deps.out.err(problem);
+    run.admin?.close();
   }
 }

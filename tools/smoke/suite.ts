@@ -14,7 +14,7 @@ import { ordersImport } from '../admin/commands/orders';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
 import { bearer, call, CheckFailed, header, must, mustBeError, type Answer } from './http';
-import { createThrowawayKey, firstAccepted, revokeKey } from './throwaway-keys';
+import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
 import { errorMessage } from '../shared/errors';
 
 /**
@@ -30,6 +30,10 @@ export interface SmokeOptions {
   key: string;
   /** Where the admin command's functions create and revoke throwaway keys (and import orders). */
   admin: AdminTarget;
+  /** The run's throwaway keys, revoked by its caller at the end; a set of its own when not given. */
+  throwaway?: ThrowawayKeys;
+  /** Stops the run before its next check (Ctrl-C). */
+  signal?: AbortSignal;
   allowWrites: boolean;
   /** One line per check. */
   print(line: string): void;
@@ -178,7 +182,8 @@ const CHECKS: Check[] = [
   {
     name: '429 with Retry-After for a throwaway enterprise key at its limit',
     run: async (context) => {
-      const throwaway = await createThrowawayKey(context.admin, { perMinute: 1, perDay: 1 });
+      const keys = context.throwaway ?? new ThrowawayKeys(context.admin);
+      const throwaway = await keys.create({ perMinute: 1, perDay: 1 });
       try {
         // Invalid ids: each request is counted by the limiter and touches no order.
         const send = () =>
@@ -197,7 +202,7 @@ const CHECKS: Check[] = [
         mustHaveRateLimitHeaders(limited);
         return `${String(code)}, Retry-After ${header(limited, 'Retry-After')} s`;
       } finally {
-        await revokeKey(context.admin, throwaway.id);
+        await keys.revoke(throwaway.id);
       }
     },
   },
@@ -262,10 +267,11 @@ const CHECKS: Check[] = [
 /** The names of every check, in the order they run. */
 export const CHECK_NAMES = CHECKS.map((check) => check.name);
 
-/** Runs every check, printing one line each; never throws. */
+/** Runs every check, printing one line each; never throws. Stops early only when `signal` aborts. */
 export async function runSmoke(context: SmokeOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const check of CHECKS) {
+    if (context.signal?.aborted) break;
     let result: CheckResult;
     try {
       const detail = await check.run(context);

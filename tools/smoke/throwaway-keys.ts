@@ -1,16 +1,24 @@
 // Throwaway keys for the smoke suite, made and revoked through the admin command's own commands,
-// so a deployed stage's keys get their API Gateway side exactly as an operator's would.
+// so a deployed stage's keys get their API Gateway side exactly as an operator's would, and lose
+// it again on revoke: a smoke run leaves no API Gateway key behind (they count against a hard
+// quota of 10,000 per account and Region), whether its checks pass, fail or it is interrupted.
 import type { Limits } from '../../lib/limits/plans';
 import { keysCreate, keysRevoke } from '../admin/commands/keys';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
+import { errorMessage } from '../shared/errors';
 import { CheckFailed, type Answer } from './http';
 
 const quiet: Output = { out: () => undefined, err: () => undefined };
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+export interface ThrowawayKey {
+  key: string;
+  id: string;
+}
+
 /** A new enterprise key with these limits, via `keys create --json`. */
-export async function createThrowawayKey(admin: AdminTarget, limits: Limits): Promise<{ key: string; id: string }> {
+async function createKey(admin: AdminTarget, limits: Limits): Promise<ThrowawayKey> {
   const lines: string[] = [];
   const values = {
     plan: 'enterprise',
@@ -29,8 +37,62 @@ export async function createThrowawayKey(admin: AdminTarget, limits: Limits): Pr
   return { key: created.key, id: created.id };
 }
 
-export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
+async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
   await keysRevoke.prepare({ values: {}, args: [id] })({ target: admin, out: quiet, now: new Date() });
+}
+
+/**
+ * The throwaway keys of one run. Every key made is remembered until its revoke succeeds, so
+ * `revokeAll` at the end (or on Ctrl-C) revokes whatever a failed or interrupted check left.
+ * After `revokeAll` has begun no key is made, and one still being made is revoked as it lands.
+ */
+export class ThrowawayKeys {
+  private readonly live = new Set<string>();
+  private readonly creating = new Set<Promise<ThrowawayKey>>();
+  private closed = false;
+
+  constructor(
+    private readonly admin: AdminTarget,
+    /** Once aborted (Ctrl-C), no key is made. */
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  async create(limits: Limits): Promise<ThrowawayKey> {
+    if (this.closed || this.signal?.aborted) throw new Error('the smoke run is ending: no new throwaway key');
+    const creating = createKey(this.admin, limits);
+    this.creating.add(creating);
+    try {
+      const made = await creating;
+      this.live.add(made.id);
+      if (this.closed || this.signal?.aborted) {
+        await this.revoke(made.id);
+        throw new Error('the smoke run is ending: the new throwaway key was revoked');
+      }
+      return made;
+    } finally {
+      this.creating.delete(creating);
+    }
+  }
+
+  async revoke(id: string): Promise<void> {
+    await revokeKey(this.admin, id);
+    this.live.delete(id);
+  }
+
+  /** Revokes every key still live; returns one message per key that could not be revoked. */
+  async revokeAll(): Promise<string[]> {
+    this.closed = true;
+    await Promise.allSettled([...this.creating]);
+    const problems: string[] = [];
+    for (const id of [...this.live]) {
+      await this.revoke(id).catch((error: unknown) => {
+        problems.push(
+          `Could not revoke the throwaway key ${id}: ${errorMessage(error)}; run \`npm run admin -- keys revoke ${id}\` (with the same --stage).`,
+        );
+      });
+    }
+    return problems;
+  }
 }
 
 /**

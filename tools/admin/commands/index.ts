@@ -1,5 +1,5 @@
 import type { AdminCommand } from '../command';
-import { keysCreate, keysList, keysRevoke, keysUsage } from './keys';
+import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
 import { ordersImport, ordersShip } from './orders';
 
 /** Every admin command, in the order the usage text lists them. */
@@ -7,6 +7,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysCreate,
   keysList,
   keysRevoke,
+  keysPruneGateway,
   keysUsage,
   ordersImport,
   ordersShip,

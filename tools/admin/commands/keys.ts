@@ -116,7 +116,10 @@ async function attachGatewayKey(target: AdminTarget, record: ApiKeyRecord, now: 
     await target.keys.setGatewayKeyId(record.id, gatewayKeyId);
     record.gatewayKeyId = gatewayKeyId;
   } catch (error) {
-    const cleanup = [target.keys.revoke(record.id, now), ...(gatewayKeyId ? [gateway.disable(gatewayKeyId)] : [])];
+    const cleanup = [
+      target.keys.revoke(record.id, now),
+      ...(gatewayKeyId ? [gateway.remove(gatewayKeyId, record.plan)] : []),
+    ];
     const cleaned = (await Promise.allSettled(cleanup)).every((result) => result.status === 'fulfilled');
     throw new AdminFailure(
       `Could not set up the API Gateway key for ${record.id}: ${errorMessage(error)}. ` +
@@ -177,22 +180,41 @@ async function listKeys(json: boolean, { target, out }: CommandContext): Promise
   for (const line of columns(header, rows)) out.out(line);
 }
 
+/** Deletes a revoked key's gateway key, then forgets it; the record keeps it until then, so a retry finds it. */
+async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Promise<string | undefined> {
+  const { gatewayKeyId } = record;
+  if (!target.gateway || gatewayKeyId === undefined) return undefined;
+  await target.gateway.remove(gatewayKeyId, record.plan);
+  await target.keys.clearGatewayKeyId(record.id, gatewayKeyId);
+  return gatewayKeyId;
+}
+
 async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
   const record = await target.keys.revoke(id, now);
   if (!record) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
   const already = record.revokedAt !== undefined && record.revokedAt < now.toISOString();
-  // Disabled again even when the record was revoked already: an earlier run may have stopped halfway.
-  if (target.gateway) {
-    if (record.gatewayKeyId) await target.gateway.disable(record.gatewayKeyId);
-    else out.err(`Note: ${id} has no API Gateway key recorded, so there is none to disable.`);
-  }
-  const gatewayNote =
-    target.gateway && record.gatewayKeyId ? ` Its API Gateway key ${record.gatewayKeyId} is disabled.` : '';
+  // Also for a key revoked already: an earlier run may have stopped halfway, or (before 1.x) only
+  // disabled the gateway key, which still counted against the account's quota.
+  const deleted = await deleteGatewayKey(target, record);
+  const gatewayNote = deleted ? ` Its API Gateway key ${deleted} is deleted, with its usage-plan binding.` : '';
   out.out(
     already
       ? `${id} was already revoked at ${record.revokedAt}.${gatewayNote}`
       : `Revoked ${id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}).${gatewayNote} ` +
           `It stops working within the authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
+  );
+}
+
+async function pruneGatewayKeys(_args: undefined, { target, out }: CommandContext): Promise<void> {
+  if (!target.gateway) {
+    throw new UsageError('The local stack has no API Gateway keys: keys prune-gateway needs --stage');
+  }
+  const revoked = (await target.keys.list()).filter((r) => r.revokedAt !== undefined && r.gatewayKeyId !== undefined);
+  for (const record of revoked) await deleteGatewayKey(target, record);
+  out.out(
+    revoked.length === 0
+      ? `No revoked key in ${target.label} has an API Gateway key left.`
+      : `Deleted the API Gateway keys of ${revoked.length} revoked key${revoked.length === 1 ? '' : 's'} in ${target.label}.`,
   );
 }
 
@@ -267,10 +289,23 @@ export const keysRevoke = defineCommand({
   arguments: ['<key-id>'],
   help: [
     'Revokes a key by its id (key_..., as `keys list` shows). It stops working within the',
-    `authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
+    `authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s). On a stage its API Gateway key is deleted`,
+    '(API Gateway allows 10,000 keys per account and Region); revoking again finishes that.',
   ],
   parse: ({ args: [id = ''] }) => keyIdArgument(id),
   run: revokeKey,
+});
+
+export const keysPruneGateway = defineCommand({
+  name: 'keys prune-gateway',
+  options: {},
+  arguments: [],
+  help: [
+    'Deletes the API Gateway keys that revoked keys still have (revoking only disabled them',
+    'before), so they stop counting against the quota of 10,000 per account and Region. --stage only.',
+  ],
+  parse: () => undefined,
+  run: pruneGatewayKeys,
 });
 
 export const keysUsage = defineCommand({

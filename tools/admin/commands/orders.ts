@@ -1,66 +1,126 @@
-import { readFile } from 'node:fs/promises';
 import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/orders/errors';
-import { canonicalInt64 } from '../../../lib/orders/order';
+import { canonicalInt64, type Order } from '../../../lib/orders/order';
 import { defineCommand, type CommandContext } from '../command';
 import { mapBounded, PartialFailure } from '../concurrency';
-import { AdminFailure, errorMessage, shownArgument, UsageError } from '../../shared/errors';
-import { parseImportFile } from '../import-file';
+import { AdminFailure, errorMessage, Interrupted, shownArgument, UsageError } from '../../shared/errors';
+import { checkImportFile, elementOrder } from '../import-file';
+import { fileElements, ImportSyntaxError } from '../import-stream';
 import { int64Problem } from '../int64-text';
 import type { Output } from '../../shared/output';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
+/** Orders read ahead of the writes: memory holds this batch, not the file. */
+export const IMPORT_BATCH = 512;
+/** Skipped ids named in the result line; the rest are counted. */
+const SKIPPED_IDS_SHOWN = 5;
 
-async function readImportFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new AdminFailure(`Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : errorMessage(error)}`);
+function cannotRead(file: string, error: unknown): AdminFailure {
+  const code = (error as { code?: unknown }).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : errorMessage(error);
+  return new AdminFailure(`Cannot read ${file}: ${why}`);
+}
+
+/** The file's elements as orders, in batches; the file was checked, so a problem now means it changed. */
+async function* orderBatches(file: string, signal: AbortSignal | undefined): AsyncGenerator<Order[]> {
+  let batch: Order[] = [];
+  for await (const element of fileElements(file, signal)) {
+    const { order, problems } = elementOrder(element);
+    if (!order) throw new AdminFailure(`${file} changed during the import (${problems[0] ?? 'orders[?]'})`);
+    batch.push(order);
+    if (batch.length === IMPORT_BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** What the import did so far, for its result line and for the line an interruption prints. */
+class ImportTally {
+  created = 0;
+  skipped = 0;
+  readonly skippedIds: string[] = [];
+
+  get written(): number {
+    return this.created + this.skipped;
+  }
+
+  add(order: Order, isNew: boolean): void {
+    if (isNew) this.created++;
+    else {
+      this.skipped++;
+      if (this.skippedIds.length < SKIPPED_IDS_SHOWN) this.skippedIds.push(order.id);
+    }
+  }
+
+  /** The skipped orders in a few words: how many, and the first few ids. */
+  skippedText(): string {
+    if (this.skipped === 0) return '0 skipped';
+    const more = this.skipped - this.skippedIds.length;
+    return (
+      `${this.skipped} skipped (already there, never overwritten: ${this.skippedIds.join(', ')}` +
+      `${more > 0 ? ` and ${more} more` : ''})`
+    );
   }
 }
 
-async function importOrders(file: string, { target, out }: CommandContext): Promise<void> {
-  const parsed = parseImportFile(await readImportFile(file));
-  if (!parsed.ok) {
-    for (const problem of parsed.problems) out.err(`${file}: ${problem}`);
-    const count = parsed.problems.length;
+async function importOrders(file: string, { target, out, signal }: CommandContext): Promise<void> {
+  const check = await checkImportFile(file, signal).catch((error: unknown) => {
+    if (error instanceof ImportSyntaxError) throw new AdminFailure(`${file}: ${error.message}; no order was written.`);
+    throw cannotRead(file, error);
+  });
+  if (check.interrupted) throw new Interrupted(`Import interrupted while checking ${file}; no order was written.`);
+  const { problems } = check;
+  if (problems.count > 0) {
+    for (const problem of problems.shown) out.err(`${file}: ${problem}`);
+    const hidden = problems.count - problems.shown.length;
+    if (hidden > 0) out.err(`${file}: ... and ${hidden} more problem${hidden === 1 ? '' : 's'}`);
+    const count = problems.count;
     throw new AdminFailure(`${file} has ${count} problem${count === 1 ? '' : 's'}; no order was written.`);
   }
-  const { orders } = parsed;
+  const total = check.count;
   const started = performance.now();
-  const progress = importProgress(orders.length, out);
-  let created: boolean[];
+  const progress = importProgress(total, out);
+  const tally = new ImportTally();
+  // Listening is what tells the command line this command stops cleanly on Ctrl-C.
+  signal?.addEventListener('abort', () => out.progressDone?.(), { once: true });
   try {
-    created = await mapBounded(orders, IMPORT_CONCURRENCY, async (order) => {
-      const isNew = await target.orders.create(order);
-      progress.oneDone();
-      return isNew;
-    });
+    for await (const batch of orderBatches(file, signal)) {
+      await mapBounded(
+        batch,
+        IMPORT_CONCURRENCY,
+        async (order) => {
+          const isNew = await target.orders.create(order);
+          tally.add(order, isNew);
+          progress.oneDone();
+          return isNew;
+        },
+        signal,
+      );
+      if (signal?.aborted) break;
+    }
   } catch (error) {
-    if (!(error instanceof PartialFailure)) throw error;
+    if (error instanceof AdminFailure) throw error;
+    if (!(error instanceof PartialFailure)) throw cannotRead(file, error);
     throw new AdminFailure(
-      `Import stopped: ${error.message}. ${error.succeeded} of ${orders.length} orders were handled before it ` +
+      `Import stopped: ${error.message}. ${tally.written} of ${total} orders were handled before it ` +
         'stopped; running the import again is safe, since existing orders are skipped.',
       { cause: error.cause },
     );
   } finally {
     out.progressDone?.();
   }
-  const seconds = (performance.now() - started) / 1000;
-  const skipped = orders.filter((_, i) => !created[i]).map((order) => order.id);
-  out.out(
-    `Imported ${file} into ${target.label}: ${orders.length - skipped.length} created, ` +
-      `${skipped.length} skipped (already there; existing orders are never overwritten).`,
-  );
-  if (skipped.length > 0) {
-    out.out('Skipped ids:');
-    for (const id of skipped) out.out(`  ${id}`);
+  if (signal?.aborted) {
+    throw new Interrupted(
+      `Import interrupted: ${tally.written} of ${total} orders written (${tally.created} created, ${tally.skippedText()}). ` +
+        `To resume, run the same import again: orders already there are skipped.`,
+    );
   }
+  const seconds = (performance.now() - started) / 1000;
+  out.out(`Imported ${file} into ${target.label}: ${tally.created} created, ${tally.skippedText()}.`);
   // On stderr: a timing is not part of the result, and differs from run to run.
-  out.err(
-    `${orders.length} orders in ${seconds.toFixed(1)} s (${Math.round(orders.length / Math.max(seconds, 0.001))} orders/s).`,
-  );
+  out.err(`${total} orders in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} orders/s).`);
 }
 
 /** Counts finished writes and redraws the progress line at each whole percent. */
@@ -111,9 +171,10 @@ export const ordersImport = defineCommand({
     'Creates the orders of a JSON array, e.g. [{"id": 1, "petId": 7, "quantity": 2,',
     '"shipDate": "2026-11-20T10:00:00Z", "complete": false, "status": "pending"}].',
     'id (int64) and status (pending|shipped|cancelled) are required. Every element is checked',
-    'first; if any is invalid, every problem is listed and nothing is written. Orders whose id',
-    'exists already are skipped, never overwritten, so running an interrupted import again is',
-    'safe. Progress is shown on a terminal.',
+    'first; if any is invalid, the problems are listed (the first 100, then their number) and',
+    'nothing is written. Orders whose id exists already are skipped, never overwritten, so',
+    'running an interrupted import again (Ctrl-C says how far it got) resumes it. The file is',
+    'read as a stream: memory stays flat whatever its size. Progress is shown on a terminal.',
   ],
   parse: ({ args: [file = ''] }) => file,
   run: importOrders,

@@ -1,0 +1,108 @@
+// What must hold before the checks are worth running: something answers at the URL, it is the
+// API's base URL (its base path included), and the key given is accepted. Each is one line with
+// the fix, instead of every check failing the same way.
+import { BASE_PATH } from '../../lib/contract/routes';
+import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/keys/format';
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE, shownInput } from '../shared/errors';
+import { bearer, call, type Answer } from './http';
+
+/** How long one preflight request may take: a server that accepts but never answers is "down" too. */
+const PREFLIGHT_TIMEOUT_MS = 15_000;
+
+/** Where the URL came from, for what the message advises. */
+export type UrlSource = 'local' | 'url' | 'stage';
+
+/** A preflight that did not hold; its message is the whole story, with the fix. */
+export class PreflightFailed extends Error {
+  override readonly name = 'PreflightFailed';
+  constructor(
+    message: string,
+    /** 2 for what the command line pointed at; 1 for a deployed stage's API found wanting. */
+    readonly exitCode: number = EXIT_USAGE,
+  ) {
+    super(message);
+  }
+}
+
+function errorCode(text: string): string | undefined {
+  try {
+    const code = (JSON.parse(text) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function ask(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<Answer | { unreachable: string }> {
+  try {
+    return await call(baseUrl, method, path, { headers, signal: AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS) });
+  } catch (error) {
+    // fetch fails only when no HTTP answer came (refused, reset, timed out, a port it will not
+    // use): its cause says which.
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    const code = (cause as { code?: unknown }).code;
+    return { unreachable: typeof code === 'string' ? code : errorMessage(cause) };
+  }
+}
+
+/** The base URL with its base path added, when it lacks it. */
+function withBasePath(baseUrl: string): string {
+  return baseUrl.endsWith(BASE_PATH) ? baseUrl : `${baseUrl}${BASE_PATH}`;
+}
+
+/** Something answers at `baseUrl`, and it answers a keyless request to the list as the API does (401). */
+export async function checkBaseUrl(baseUrl: string, source: UrlSource): Promise<void> {
+  const shown = shownInput(baseUrl);
+  const answer = await ask(baseUrl, 'GET', '/store/orders', {});
+  if ('unreachable' in answer) {
+    throw new PreflightFailed(
+      source === 'local'
+        ? `Nothing answers at ${shown} (${answer.unreachable}): start the local stack with \`npm start\` in another terminal first, or give --url or --stage`
+        : source === 'url'
+          ? `Nothing answers at ${shown} (${answer.unreachable}): check --url and that the API is running`
+          : `The API of the stage at ${shown} does not answer (${answer.unreachable}): check your network, or that the stage is deployed`,
+      source === 'stage' ? EXIT_FAILURE : EXIT_USAGE,
+    );
+  }
+  if (answer.status === 401 && errorCode(answer.text) === 'UNAUTHORIZED') return;
+  const fix = baseUrl.endsWith(BASE_PATH)
+    ? 'check --url: it is the base URL npm start or the stack output ApiUrl shows'
+    : `the base URL ends in the base path, e.g. ${shownInput(withBasePath(baseUrl))}`;
+  throw new PreflightFailed(
+    `${shown} is not the Store Orders API's base URL (GET /store/orders under it without a key answered ${answer.status}, not 401): ${fix}`,
+    source === 'stage' ? EXIT_FAILURE : EXIT_USAGE,
+  );
+}
+
+/**
+ * The key is accepted: a DELETE of an id no order can have is refused with 400 before any order is
+ * read, and changes nothing. It costs one request of the key's budget.
+ */
+export async function checkKey(baseUrl: string, key: string, source: UrlSource): Promise<void> {
+  const create = `create one with \`npm run admin -- ${source === 'stage' ? '--stage STAGE ' : ''}keys create --plan free\``;
+  if (!isWellFormedApiKey(key)) {
+    // Never echoed: it may be a real key with a typo.
+    throw new PreflightFailed(
+      `--key is not an API key (they start with ${KEY_PREFIX} and carry a checksum): ${create}`,
+    );
+  }
+  const answer = await ask(baseUrl, 'DELETE', '/store/orders/not-a-number', bearer(key));
+  if ('unreachable' in answer)
+    throw new PreflightFailed(`${shownInput(baseUrl)} stopped answering (${answer.unreachable})`);
+  if (answer.status === 401) {
+    throw new PreflightFailed(
+      `The API refused --key (401 UNAUTHORIZED: unknown or revoked): ${create}, or leave --key out`,
+    );
+  }
+  if (answer.status === 429) {
+    const wait = answer.headers.get('Retry-After');
+    throw new PreflightFailed(
+      `--key is over its rate limit (429 ${errorCode(answer.text) ?? ''}): run again in ${wait ?? 'a few'} s, or use another key`,
+    );
+  }
+}
