@@ -74,7 +74,8 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   apiKey: string;
   /**
    * The longest the client waits for the server to send anything, in ms: the answer's headers, then
-   * each piece of its body. Every attempt has its own; default 30 000. A call may set its own.
+   * each piece of its body. Every attempt has its own; default 30 000, `Infinity` for none. A call
+   * may set its own.
    */
   timeoutMs?: number;
   /**
@@ -93,6 +94,7 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
 
 const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Failures that may pass on their own: tried again, within the policy. */
 const RETRIED_CODES: ReadonlySet<ClientErrorCode> = new Set(['NETWORK_ERROR', 'TIMEOUT', 'TRUNCATED_RESPONSE']);
@@ -121,7 +123,7 @@ export class StoreOrdersClient {
     this.now = options.now ?? Date.now;
   }
 
-  /** Every order in the store, with exact int64 ids. */
+  /** Every order in the store, with exact int64 ids, read and checked whole (retried as a whole). */
   async listOrders(options: RequestOptions = {}): Promise<ListedOrder[]> {
     return this.withRetries(options, async (guard) => {
       const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
@@ -134,8 +136,9 @@ export class StoreOrdersClient {
   /**
    * Every order in the store, parsed as the (gzip-compressed) body arrives, with exact int64 ids:
    * memory stays flat however large the store. Failures before the first order are retried as in
-   * listOrders(); a list that stops part way throws TRUNCATED_RESPONSE after the orders already
-   * yielded, never ends as if it were complete. Leaving the loop early closes the connection.
+   * listOrders(); a list that stops part way throws TRUNCATED_RESPONSE (or TIMEOUT, ABORTED) after
+   * the orders already yielded, never ends as if it were complete. Leaving the loop early closes the
+   * connection. Only the waits on the server count toward the timeout, not the caller's time.
    */
   async *listOrdersStream(options: RequestOptions = {}): AsyncGenerator<ListedOrder> {
     const { response, guard } = await this.withRetries(options, async (guard) => {
@@ -179,6 +182,8 @@ export class StoreOrdersClient {
   ): Promise<T> {
     const { signal } = options;
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0))
+      throw new TypeError(`timeoutMs must be a positive number of milliseconds (Infinity for none), got ${timeoutMs}`);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, 0);
       const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal));
@@ -271,10 +276,17 @@ class AttemptGuard {
         reject(error);
       };
       const onAbort = () => caller && stop(abortedError(caller, 0));
-      const timer = setTimeout(
-        () => stop(new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
+      // setTimeout takes a delay past 2^31 - 1 ms (Infinity included) as 1 ms: that is no timeout.
+      const timer =
+        this.timeoutMs <= MAX_TIMER_MS
+          ? setTimeout(
+              () =>
+                stop(
+                  new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`),
+                ),
+              this.timeoutMs,
+            )
+          : undefined;
       const settle = () => {
         clearTimeout(timer);
         caller?.removeEventListener('abort', onAbort);

@@ -162,6 +162,20 @@ describe('timeouts', () => {
     ]);
   }, 10_000);
 
+  test('timeoutMs: Infinity is no timeout (not the 1 ms setTimeout makes of it)', async () => {
+    const server = await serve((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(LIST), 100);
+    });
+    expect(await client(server, { timeoutMs: Number.POSITIVE_INFINITY, maxRetries: 0 }).listOrders()).toEqual(ORDERS);
+  });
+
+  test.each([[0], [-1], [Number.NaN]])('timeoutMs %p is a TypeError, before anything is sent', async (timeoutMs) => {
+    const server = await serve((_req, res) => res.writeHead(200).end('[]'));
+    await expect(client(server, { timeoutMs }).listOrders()).rejects.toThrow(/timeoutMs must be a positive number/);
+    await expect(client(server).cancelOrder('5', { timeoutMs })).rejects.toThrow(TypeError);
+    expect(server.requests).toEqual([]);
+  });
+
   test('a slow consumer of listOrdersStream() is not timed out: only waits on the server count', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end(LIST));
     const api = client(server, { timeoutMs: 200 });
