@@ -34,18 +34,27 @@ export interface RateLimitState {
 export type ClientErrorCode =
   ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR' | 'TRUNCATED_RESPONSE' | 'TIMEOUT' | 'ABORTED';
 
+// Fields are declared apart from the constructor's parameters (no parameter properties), so the
+// sources stay plain TypeScript that Node's type stripping can run as they are.
 export class StoreOrdersApiError extends Error {
   override readonly name = 'StoreOrdersApiError';
+  readonly code: ClientErrorCode;
+  /** The HTTP status, or 0 when no response came. */
+  readonly status: number;
+  /** Seconds the server asked to wait, when it said. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
-    readonly code: ClientErrorCode,
-    /** The HTTP status, or 0 when no response came. */
-    readonly status: number,
+    code: ClientErrorCode,
+    status: number,
     message: string,
-    /** Seconds the server asked to wait, when it said. */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.code = code;
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -109,7 +118,10 @@ export class StoreOrdersClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
 
-  constructor(private readonly options: StoreOrdersClientOptions) {
+  private readonly options: StoreOrdersClientOptions;
+
+  constructor(options: StoreOrdersClientOptions) {
+    this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.policy = {
       maxRetries: options.maxRetries ?? DEFAULT_POLICY.maxRetries,
@@ -260,11 +272,15 @@ class AttemptGuard {
   private readonly controller = new AbortController();
   readonly signal = this.controller.signal;
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
-    private readonly callerSignal: AbortSignal | undefined,
-  ) {}
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly callerSignal: AbortSignal | undefined;
+
+  constructor(baseUrl: string, timeoutMs: number, callerSignal: AbortSignal | undefined) {
+    this.baseUrl = baseUrl;
+    this.timeoutMs = timeoutMs;
+    this.callerSignal = callerSignal;
+  }
 
   /** `waiting`, unless the caller aborts or it takes longer than the timeout: then a typed error. */
   readonly watch: Watch = <T>(waiting: Promise<T>) =>

@@ -7,11 +7,11 @@ import { createGunzip } from 'node:zlib';
 /** Why a streamed array could not be read: it stopped before its end, or it is not a JSON array. */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
-  constructor(
-    readonly kind: 'truncated' | 'malformed',
-    message: string,
-  ) {
+  readonly kind: 'truncated' | 'malformed';
+
+  constructor(kind: 'truncated' | 'malformed', message: string) {
     super(message);
+    this.kind = kind;
   }
 }
 

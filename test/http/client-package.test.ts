@@ -31,7 +31,9 @@ const npm = (cwd: string, ...args: string[]) =>
   });
 
 function packJson(output: string): { filename: string; files: { path: string }[] } {
-  const [entry] = JSON.parse(output.slice(output.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  // npm prints the prepack script's lines first, then the JSON: the first line that opens an array.
+  const start = output.search(/^\[/m);
+  const [entry] = JSON.parse(output.slice(Math.max(start, 0))) as { filename: string; files: { path: string }[] }[];
   if (!entry) throw new Error(`npm pack said nothing: ${output}`);
   return entry;
 }
@@ -118,6 +120,12 @@ test('the example type-checks in a NodeNext project (module and moduleResolution
   expect(output).toBe('');
   expect(readdirSync(join(consumer, 'out'))).toEqual(['orders.js']);
 }, 120_000);
+
+test('the sources themselves run under Node 22 type stripping, as they are', () => {
+  const script = "const m = await import('./client/index.ts'); console.log(Object.keys(m).sort().join(' '))";
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  expect(output.trim()).toBe('DEFAULT_TIMEOUT_MS StoreOrdersApiError StoreOrdersClient');
+});
 
 test('Node 22 runs the compiled example against the local stack: list, stream, cancel, 429', async () => {
   expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
