@@ -385,11 +385,16 @@ function orderIdText(id: unknown): string {
     typeof id === 'number'
       ? `the number ${id}, which is not a safe integer (above 2^53 it has already lost digits)`
       : typeof id === 'string' || typeof id === 'bigint'
-        ? `${typeof id === 'string' ? JSON.stringify(id.slice(0, 40)) : `${id}n`}, which is not a canonical int64`
+        ? `${typeof id === 'string' ? JSON.stringify(clipped(id)) : `${clipped(String(id))}n`}, which is not a canonical int64`
         : `a value of type ${id === null ? 'null' : typeof id}`;
   throw new TypeError(
     `cancelOrder needs the order id as a string of decimal digits or a bigint, in the int64 range (a number only when it is a safe integer); got ${got}`,
   );
+}
+
+/** At most 40 characters of a caller's value, and its length when longer: an error never echoes 100k digits. */
+function clipped(text: string): string {
+  return text.length <= 40 ? text : `${text.slice(0, 40)}… (${text.length} characters)`;
 }
 
 /**

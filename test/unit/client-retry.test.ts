@@ -72,6 +72,21 @@ test.each<[string, unknown]>([
   expect(calls).toEqual([]);
 });
 
+test.each<[string, string | bigint]>([
+  ['string', '9'.repeat(100_000)],
+  ['bigint', 10n ** 100_000n],
+])(
+  'a 100,000-digit id as a %s is refused with its first digits and its length, not echoed whole',
+  async (_name, id) => {
+    const { api, calls } = scripted([{ status: 204 }]);
+    const error = (await api.cancelOrder(id).catch((e: unknown) => e)) as TypeError;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(/… \(10000[01] characters\)/);
+    expect(error.message.length).toBeLessThan(300);
+    expect(calls).toEqual([]);
+  },
+);
+
 test.each<[string, string | bigint | number, string]>([
   ['a safe number', 9007199254740991, '9007199254740991'],
   ['a negative safe number', -42, '-42'],
