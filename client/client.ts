@@ -1,8 +1,10 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
-import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors';
-import { canonicalInt64, type Order, type OrderStatus } from '../lib/orders/order';
-import { retryDelayMs, type RetryPolicy } from './retry';
-import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError } from './stream';
+import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
+import { canonicalInt64, type Order, type OrderStatus } from '../lib/orders/order.ts';
+import { parseRetryAfter } from './retry-after.ts';
+import { retryDelayMs, type RetryPolicy } from './retry.ts';
+import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
+import { rawFetch } from './transport.ts';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
@@ -22,24 +24,37 @@ export interface RateLimitState {
 
 /**
  * A code of the API's catalogue, or one of the client's own: `UNEXPECTED_RESPONSE` when the answer
- * was not an Error body, `NETWORK_ERROR` when no answer came (status 0, the failure as `cause`),
- * `TRUNCATED_RESPONSE` when a streamed list stopped before its end (the server failed mid-way or
- * the connection was lost): the orders already yielded are then not the whole store.
+ * was not an Error body or not the JSON the API sends, `NETWORK_ERROR` when no answer came (status
+ * 0, the failure as `cause`), `TRUNCATED_RESPONSE` when a list stopped before its end (the server
+ * failed mid-way, the connection was lost, the gzip body lacks its trailer): the orders a stream
+ * already yielded are then not the whole store. `TIMEOUT` when nothing arrived for `timeoutMs`
+ * (no answer, or a body that stalled), `ABORTED` when the caller's `signal` aborted the call (its
+ * reason as `cause`).
  */
-export type ClientErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR' | 'TRUNCATED_RESPONSE';
+export type ClientErrorCode =
+  ErrorCode | 'UNEXPECTED_RESPONSE' | 'NETWORK_ERROR' | 'TRUNCATED_RESPONSE' | 'TIMEOUT' | 'ABORTED';
 
+// Fields are declared apart from the constructor's parameters (no parameter properties), so the
+// sources stay plain TypeScript that Node's type stripping can run as they are.
 export class StoreOrdersApiError extends Error {
   override readonly name = 'StoreOrdersApiError';
+  readonly code: ClientErrorCode;
+  /** The HTTP status, or 0 when no response came. */
+  readonly status: number;
+  /** Seconds the server asked to wait, when it said. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
-    readonly code: ClientErrorCode,
-    /** The HTTP status, or 0 when no response came. */
-    readonly status: number,
+    code: ClientErrorCode,
+    status: number,
     message: string,
-    /** Seconds the server asked to wait, when it said. */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.code = code;
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -54,19 +69,44 @@ export interface RetryEvent {
   error: StoreOrdersApiError;
 }
 
+/** What each call may be given. */
+export interface RequestOptions {
+  /** Aborts the call: the request in flight, the body being read, the wait before a retry. */
+  signal?: AbortSignal;
+  /** The client's `timeoutMs`, for this call. */
+  timeoutMs?: number;
+}
+
 export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   /** The server URL including the `/v1` prefix, e.g. `http://127.0.0.1:3000/v1`. */
   baseUrl: string;
   apiKey: string;
+  /**
+   * The longest the client waits for the server to send anything, in ms: the answer's headers, then
+   * each piece of its body. Every attempt has its own; default 30 000, `Infinity` for none. A call
+   * may set its own.
+   */
+  timeoutMs?: number;
+  /**
+   * Replaces the client's transport (node:http(s), passing bodies on as they came). A fetch that
+   * inflates gzip itself, as the global one does, hides a gzip body cut before its trailer.
+   */
   fetch?: typeof fetch;
   /** Uniform in [0, 1); for the jitter. */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The time in ms since the epoch; for a Retry-After given as a date. */
+  now?: () => number;
   /** Called before every wait between attempts; an exception thrown here stops the retries. */
   onRetry?: (event: RetryEvent) => void;
 }
 
 const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Failures that may pass on their own: tried again, within the policy. */
+const RETRIED_CODES: ReadonlySet<ClientErrorCode> = new Set(['NETWORK_ERROR', 'TIMEOUT', 'TRUNCATED_RESPONSE']);
 
 export class StoreOrdersClient {
   /** The rate-limit headers of the last response that had them; undefined before any. */
@@ -76,8 +116,12 @@ export class StoreOrdersClient {
   private readonly fetchFn: typeof fetch;
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
 
-  constructor(private readonly options: StoreOrdersClientOptions) {
+  private readonly options: StoreOrdersClientOptions;
+
+  constructor(options: StoreOrdersClientOptions) {
+    this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.policy = {
       maxRetries: options.maxRetries ?? DEFAULT_POLICY.maxRetries,
@@ -85,29 +129,39 @@ export class StoreOrdersClient {
       maxDelayMs: options.maxDelayMs ?? DEFAULT_POLICY.maxDelayMs,
       maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_POLICY.maxRetryAfterMs,
     };
-    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+    this.fetchFn = options.fetch ?? rawFetch;
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
   }
 
-  /** Every order in the store, with exact int64 ids. */
-  async listOrders(): Promise<ListedOrder[]> {
-    const text = await this.request('GET', '/store/orders');
-    return parseOrders(text);
+  /** Every order in the store, with exact int64 ids, read and checked whole (retried as a whole). */
+  async listOrders(options: RequestOptions = {}): Promise<ListedOrder[]> {
+    return this.withRetries(options, async (guard) => {
+      const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
+      if (answer instanceof StoreOrdersApiError) return answer;
+      const text = await this.bodyOf(answer, guard);
+      return text instanceof StoreOrdersApiError ? text : parseOrders(text);
+    });
   }
 
   /**
    * Every order in the store, parsed as the (gzip-compressed) body arrives, with exact int64 ids:
    * memory stays flat however large the store. Failures before the first order are retried as in
-   * listOrders(); a list that stops part way throws TRUNCATED_RESPONSE after the orders already
-   * yielded, never ends as if it were complete. Leaving the loop early closes the connection.
+   * listOrders(); a list that stops part way throws TRUNCATED_RESPONSE (or TIMEOUT, ABORTED) after
+   * the orders already yielded, never ends as if it were complete. Leaving the loop early closes the
+   * connection. Only the waits on the server count toward the timeout, not the caller's time.
    */
-  async *listOrdersStream(): AsyncGenerator<ListedOrder> {
-    const response = await this.withRetries(() =>
-      this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, false),
-    );
+  async *listOrdersStream(options: RequestOptions = {}): AsyncGenerator<ListedOrder> {
+    const { response, guard } = await this.withRetries(options, async (guard) => {
+      const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
+      if (answer instanceof StoreOrdersApiError) return answer;
+      if (answer.ok) return { response: answer, guard };
+      const failed = await this.bodyOf(answer, guard);
+      return failed instanceof StoreOrdersApiError ? failed : toApiError(answer, failed, this.now());
+    });
     try {
-      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body))))
+      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body, guard.watch))))
         yield* parseOrders(`[${batch.join(',')}]`);
     } catch (error) {
       throw streamFailure(error, response.status);
@@ -119,74 +173,85 @@ export class StoreOrdersClient {
    * The id is checked before anything is sent: a JS number above 2^53 has already lost digits
    * and would name another order, so a number is taken only when it is a safe integer.
    */
-  async cancelOrder(id: string | bigint | number): Promise<void> {
-    await this.request('DELETE', `/store/orders/${orderIdText(id)}`);
+  async cancelOrder(id: string | bigint | number, options: RequestOptions = {}): Promise<void> {
+    const path = `/store/orders/${orderIdText(id)}`;
+    await this.withRetries(options, async (guard) => {
+      const answer = await this.attempt('DELETE', path, {}, guard);
+      if (answer instanceof StoreOrdersApiError) return answer;
+      const text = await this.bodyOf(answer, guard);
+      return text instanceof StoreOrdersApiError ? text : undefined;
+    });
   }
 
   /**
-   * Both operations are idempotent, so failures that may pass (429, 5xx, a lost connection) are
-   * retried, within the policy's bounds. Other 4xx would fail again the same way: never retried.
+   * Both operations are idempotent, so failures that may pass (429, 5xx, a lost connection, a
+   * timeout, a cut body) are retried, within the policy's bounds. Other 4xx would fail again the
+   * same way, and an abort is the caller's: never retried.
    */
-  private async request(method: string, path: string): Promise<string> {
-    return this.withRetries(() => this.attempt(method, path, {}, true));
-  }
-
-  private async withRetries<T>(attemptOnce: () => Promise<T | StoreOrdersApiError>): Promise<T> {
+  private async withRetries<T>(
+    options: RequestOptions,
+    attemptOnce: (guard: AttemptGuard) => Promise<T | StoreOrdersApiError>,
+  ): Promise<T> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0))
+      throw new TypeError(`timeoutMs must be a positive number of milliseconds (Infinity for none), got ${timeoutMs}`);
     for (let attempt = 1; ; attempt++) {
-      const outcome = await attemptOnce();
+      if (signal?.aborted) throw abortedError(signal, 0);
+      const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal));
       if (!(outcome instanceof StoreOrdersApiError)) return outcome;
       const { status, retryAfterSeconds: retryAfter } = outcome;
-      const retryable = outcome.code === 'NETWORK_ERROR' || status === 429 || status >= 500;
-      const waitMs = retryable ? retryDelayMs(this.policy, attempt - 1, retryAfter, this.random) : undefined;
+      const retryable = RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
+      const waitMs =
+        retryable && outcome.code !== 'ABORTED'
+          ? retryDelayMs(this.policy, attempt - 1, retryAfter, this.random)
+          : undefined;
       if (waitMs === undefined) throw outcome;
       this.options.onRetry?.({ attempt, status, waitMs, error: outcome });
-      await this.sleep(waitMs);
+      await untilAborted(this.sleep(waitMs), signal);
     }
   }
 
-  /**
-   * The body of a 2xx answer (or, with `readBody` false, the answer with its body still to be
-   * read), or the error of this attempt.
-   */
+  /** The answer with its body still to be read, or the error of this attempt. */
   private async attempt(
     method: string,
     path: string,
     headers: Record<string, string>,
-    readBody: true,
-  ): Promise<string | StoreOrdersApiError>;
-  private async attempt(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    readBody: false,
-  ): Promise<Response | StoreOrdersApiError>;
-  private async attempt(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    readBody: boolean,
-  ): Promise<string | Response | StoreOrdersApiError> {
-    let response: Response;
-    let text: string;
+    guard: AttemptGuard,
+  ): Promise<Response | StoreOrdersApiError> {
     try {
-      response = await this.fetchFn(`${this.baseUrl}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json', ...headers },
-      });
-      this.noteRateLimit(response.headers);
-      if (response.ok && !readBody) return response;
-      // A connection lost while the body streams is a network failure too.
-      text = await response.text();
-    } catch (cause) {
-      return new StoreOrdersApiError(
-        'NETWORK_ERROR',
-        0,
-        `No response from ${this.baseUrl}: ${failureDetail(cause)}`,
-        undefined,
-        { cause },
+      const response = await guard.watch(
+        this.fetchFn(`${this.baseUrl}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json', ...headers },
+          signal: guard.signal,
+        }),
       );
+      this.noteRateLimit(response.headers);
+      return response;
+    } catch (cause) {
+      return guard.failure(cause, 0);
     }
-    return response.ok ? text : toApiError(response, text);
+  }
+
+  /** The text of a 2xx answer, or the error the answer or the reading of its body makes. */
+  private async bodyOf(response: Response, guard: AttemptGuard): Promise<string | StoreOrdersApiError> {
+    let text = '';
+    try {
+      for await (const part of bodyText(bodyChunks(response.body, guard.watch))) text += part;
+    } catch (cause) {
+      if (cause instanceof JsonStreamError)
+        return new StoreOrdersApiError(
+          cause.kind === 'truncated' ? 'TRUNCATED_RESPONSE' : 'UNEXPECTED_RESPONSE',
+          response.status,
+          `The body of the HTTP ${response.status} answer was unusable: ${cause.message}`,
+          parseRetryAfter(response.headers.get('retry-after'), this.now()),
+          { cause },
+        );
+      // A connection lost while the body streams is a network failure too.
+      return guard.failure(cause, response.status);
+    }
+    return response.ok ? text : toApiError(response, text, this.now());
   }
 
   private noteRateLimit(headers: Headers): void {
@@ -197,6 +262,113 @@ export class StoreOrdersClient {
       this.lastRateLimit = { limit: limit as number, remaining: remaining as number, reset: reset as number };
     }
   }
+}
+
+/**
+ * One attempt's limits: the caller's signal and the timeout, which restarts with each wait on the
+ * server. Either one aborts the attempt's own signal, so the request or body in flight is dropped.
+ */
+class AttemptGuard {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly callerSignal: AbortSignal | undefined;
+
+  constructor(baseUrl: string, timeoutMs: number, callerSignal: AbortSignal | undefined) {
+    this.baseUrl = baseUrl;
+    this.timeoutMs = timeoutMs;
+    this.callerSignal = callerSignal;
+  }
+
+  /** `waiting`, unless the caller aborts or it takes longer than the timeout: then a typed error. */
+  readonly watch: Watch = <T>(waiting: Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      const caller = this.callerSignal;
+      const stop = (error: StoreOrdersApiError) => {
+        settle();
+        this.controller.abort(error);
+        reject(error);
+      };
+      const onAbort = () => caller && stop(abortedError(caller, 0));
+      // setTimeout takes a delay past 2^31 - 1 ms (Infinity included) as 1 ms: that is no timeout.
+      const timer =
+        this.timeoutMs <= MAX_TIMER_MS
+          ? setTimeout(
+              () =>
+                stop(
+                  new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`),
+                ),
+              this.timeoutMs,
+            )
+          : undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        caller?.removeEventListener('abort', onAbort);
+      };
+      if (caller?.aborted) return onAbort();
+      caller?.addEventListener('abort', onAbort, { once: true });
+      waiting.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error);
+        },
+      );
+    });
+
+  /** What a failure of the request or its body is: the timeout, the caller's abort, or the network. */
+  failure(cause: unknown, status: number): StoreOrdersApiError {
+    const reason = this.signal.aborted ? (this.signal.reason as unknown) : undefined;
+    if (cause instanceof StoreOrdersApiError) return withStatus(cause, status);
+    if (reason instanceof StoreOrdersApiError) return withStatus(reason, status);
+    if (this.callerSignal?.aborted) return abortedError(this.callerSignal, status);
+    return new StoreOrdersApiError(
+      'NETWORK_ERROR',
+      status,
+      `No response from ${this.baseUrl}: ${failureDetail(cause)}`,
+      undefined,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+function withStatus(error: StoreOrdersApiError, status: number): StoreOrdersApiError {
+  return error.status === status
+    ? error
+    : new StoreOrdersApiError(error.code, status, error.message, error.retryAfterSeconds, { cause: error.cause });
+}
+
+function abortedError(signal: AbortSignal, status: number): StoreOrdersApiError {
+  return new StoreOrdersApiError('ABORTED', status, 'The call was aborted by its signal', undefined, {
+    cause: signal.reason,
+  });
+}
+
+/** `waiting`, or ABORTED as soon as the caller's signal aborts. */
+function untilAborted<T>(waiting: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return waiting;
+  if (signal.aborted) return Promise.reject(abortedError(signal, 0));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal, 0));
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The id as canonical int64 digits, or a TypeError before any request is made. */
@@ -213,11 +385,16 @@ function orderIdText(id: unknown): string {
     typeof id === 'number'
       ? `the number ${id}, which is not a safe integer (above 2^53 it has already lost digits)`
       : typeof id === 'string' || typeof id === 'bigint'
-        ? `${typeof id === 'string' ? JSON.stringify(id.slice(0, 40)) : `${id}n`}, which is not a canonical int64`
+        ? `${typeof id === 'string' ? JSON.stringify(clipped(id)) : `${clipped(String(id))}n`}, which is not a canonical int64`
         : `a value of type ${id === null ? 'null' : typeof id}`;
   throw new TypeError(
     `cancelOrder needs the order id as a string of decimal digits or a bigint, in the int64 range (a number only when it is a safe integer); got ${got}`,
   );
+}
+
+/** At most 40 characters of a caller's value, and its length when longer: an error never echoes 100k digits. */
+function clipped(text: string): string {
+  return text.length <= 40 ? text : `${text.slice(0, 40)}… (${text.length} characters)`;
 }
 
 /**
@@ -237,7 +414,7 @@ function fieldOf(value: unknown, name: string): unknown {
 
 /** A streamed list that failed while being read: cut short, or not the list the API sends. */
 function streamFailure(error: unknown, status: number): StoreOrdersApiError {
-  if (error instanceof StoreOrdersApiError) return error;
+  if (error instanceof StoreOrdersApiError) return withStatus(error, status);
   if (error instanceof JsonStreamError && error.kind === 'malformed')
     return new StoreOrdersApiError('UNEXPECTED_RESPONSE', status, error.message);
   const detail =
@@ -249,15 +426,8 @@ function streamFailure(error: unknown, status: number): StoreOrdersApiError {
   });
 }
 
-function retryAfterSeconds(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
-function toApiError(response: Response, text: string): StoreOrdersApiError {
-  const wait = retryAfterSeconds(response.headers.get('retry-after'));
+function toApiError(response: Response, text: string, nowMs: number): StoreOrdersApiError {
+  const wait = parseRetryAfter(response.headers.get('retry-after'), nowMs);
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown };
     if ((ERROR_CODES as unknown[]).includes(body.code) && typeof body.message === 'string') {
@@ -276,7 +446,18 @@ function toApiError(response: Response, text: string): StoreOrdersApiError {
 
 /** Ids go from the JSON digits to decimal strings without passing through a JS number. */
 function parseOrders(text: string): ListedOrder[] {
-  const parsed = parse(text) as unknown;
+  let parsed: unknown;
+  try {
+    parsed = parse(text);
+  } catch (cause) {
+    throw new StoreOrdersApiError(
+      'UNEXPECTED_RESPONSE',
+      200,
+      `The order list is not JSON: ${failureDetail(cause).slice(0, 200)}`,
+      undefined,
+      { cause },
+    );
+  }
   if (!Array.isArray(parsed))
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
   return (parsed as unknown[]).map((value) => {

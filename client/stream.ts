@@ -7,24 +7,33 @@ import { createGunzip } from 'node:zlib';
 /** Why a streamed array could not be read: it stopped before its end, or it is not a JSON array. */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
-  constructor(
-    readonly kind: 'truncated' | 'malformed',
-    message: string,
-  ) {
+  readonly kind: 'truncated' | 'malformed';
+
+  constructor(kind: 'truncated' | 'malformed', message: string) {
     super(message);
+    this.kind = kind;
   }
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b] as const;
 
-/** The chunks of a fetch body; leaving early cancels the body, so the connection is released. */
-export async function* bodyChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+/** Runs a wait on the network under the caller's limits (a timeout, an abort). */
+export type Watch = <T>(waiting: Promise<T>) => Promise<T>;
+
+/**
+ * The chunks of a fetch body; leaving early cancels the body, so the connection is released. Each
+ * read is watched on its own, so a consumer that takes its time between chunks is not timed out.
+ */
+export async function* bodyChunks(
+  body: ReadableStream<Uint8Array> | null,
+  watch: Watch = (waiting) => waiting,
+): AsyncGenerator<Uint8Array> {
   if (body === null) return;
   const reader = body.getReader();
   let done = false;
   try {
     for (;;) {
-      const next = await reader.read();
+      const next = await watch(reader.read());
       if (next.done) {
         done = true;
         return;
@@ -37,9 +46,10 @@ export async function* bodyChunks(body: ReadableStream<Uint8Array> | null): Asyn
 }
 
 /**
- * The body as text. fetch normally decodes the Content-Encoding itself; a fetch that does not (an
- * injected one) passes the gzip bytes on, recognised by their magic number, which a JSON text can
- * never start with, and inflated here. A gzip stream cut before its trailer fails here too.
+ * The body as text. The client's own transport passes gzip bytes on as they came (the global fetch
+ * decodes them itself): recognised by their magic number, which a JSON text can never start with,
+ * and inflated here, strictly. A gzip stream cut before its trailer ends in a `truncated` error,
+ * one that is not gzip in a `malformed` one; a failure of the connection passes through as it is.
  */
 export async function* bodyText(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const iterator = chunks[Symbol.asyncIterator]();
@@ -63,12 +73,26 @@ export async function* bodyText(chunks: AsyncIterable<Uint8Array>): AsyncGenerat
     ? pipeline(Readable.from(rest()), createGunzip(), () => undefined)
     : rest();
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  for await (const chunk of bytes) {
-    const text = decoder.decode(chunk, { stream: true });
-    if (text) yield text;
+  try {
+    for await (const chunk of bytes) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text) yield text;
+    }
+  } catch (error) {
+    throw gzipFailure(error) ?? error;
   }
   const tail = decoder.decode();
   if (tail) yield tail;
+}
+
+/** zlib's own failures, by their codes: Z_BUF_ERROR is input that ended before the stream did. */
+function gzipFailure(error: unknown): JsonStreamError | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string' || !code.startsWith('Z_')) return undefined;
+  const message = (error as { message?: unknown }).message;
+  return code === 'Z_BUF_ERROR'
+    ? new JsonStreamError('truncated', `The gzip body ended before its trailer (${String(message)})`)
+    : new JsonStreamError('malformed', `The gzip body is corrupt (${String(message)})`);
 }
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

@@ -72,6 +72,21 @@ test.each<[string, unknown]>([
   expect(calls).toEqual([]);
 });
 
+test.each<[string, string | bigint]>([
+  ['string', '9'.repeat(100_000)],
+  ['bigint', 10n ** 100_000n],
+])(
+  'a 100,000-digit id as a %s is refused with its first digits and its length, not echoed whole',
+  async (_name, id) => {
+    const { api, calls } = scripted([{ status: 204 }]);
+    const error = (await api.cancelOrder(id).catch((e: unknown) => e)) as TypeError;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(/… \(10000[01] characters\)/);
+    expect(error.message.length).toBeLessThan(300);
+    expect(calls).toEqual([]);
+  },
+);
+
 test.each<[string, string | bigint | number, string]>([
   ['a safe number', 9007199254740991, '9007199254740991'],
   ['a negative safe number', -42, '-42'],
@@ -173,7 +188,7 @@ test.each<[number, ErrorCode]>([
   expect(calls).toHaveLength(1);
 });
 
-test('a server that is down: after the retries, a NETWORK_ERROR with the cause attached (real fetch, closed port)', async () => {
+test('a server that is down: after the retries, a NETWORK_ERROR with the cause attached (real socket, closed port)', async () => {
   const port = await closedPort();
   const events: RetryEvent[] = [];
   const api = new StoreOrdersClient({
@@ -191,8 +206,9 @@ test('a server that is down: after the retries, a NETWORK_ERROR with the cause a
   expect(message).toContain(`127.0.0.1:${port}`);
   expect(message).toContain('ECONNREFUSED');
   expect(message).not.toContain('sok_secret');
-  // fetch's own TypeError (from Node's realm, so compared by name rather than instanceof).
-  expect(cause).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+  // A TypeError shaped as fetch's (compared by name: it may come from another realm), with the
+  // socket's error as its own cause.
+  expect(cause).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
   expect(events.map(({ attempt, status, waitMs }) => [attempt, status, waitMs])).toEqual([
     [1, 0, 100],
     [2, 0, 200],

@@ -1,0 +1,14 @@
+// The package's entry point: the client, its error type and the types of what it returns.
+export {
+  DEFAULT_TIMEOUT_MS,
+  StoreOrdersApiError,
+  StoreOrdersClient,
+  type ClientErrorCode,
+  type ListedOrder,
+  type OrderStatus,
+  type RateLimitState,
+  type RequestOptions,
+  type RetryEvent,
+  type StoreOrdersClientOptions,
+} from './client.ts';
+export type { RetryPolicy } from './retry.ts';
