@@ -12,7 +12,7 @@ import { childEnv } from '../support/env';
 import { n } from '../support/stats';
 import type { Row, Suite } from '../support/suite';
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'infra', 'admin', 'cli.ts');
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tools', 'admin', 'cli.ts');
 
 function runImport(file: string, env: Record<string, string>): Promise<number> {
   const started = performance.now();
