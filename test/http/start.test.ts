@@ -140,6 +140,15 @@ test('each mistake on the command line is one line and exit 2', async () => {
     ],
     [[], /npm took --no-demo as its own option/, userEnv({ npm_config_demo: '' })],
     [[], /DYNAMODB_PORT must be a port number/, userEnv({ DYNAMODB_PORT: 'eight' })],
+    // An address no machine has (TEST-NET-1), and a name that cannot resolve.
+    [
+      ['--port', '0', '--dynamodb-port', '0', '--host', '192.0.2.1'],
+      /--host 192.0.2.1 is not an address of this machine/,
+    ],
+    [
+      ['--port', '0', '--host', 'nosuch.invalid', '--no-demo'],
+      /--host nosuch.invalid is not an address of this machine/,
+    ],
   ];
   const results = await Promise.all(cases.map(([args, , env]) => runToExit(args, env)));
   results.forEach((exited, i) => expectOneLineMistake(exited, cases[i]?.[1] ?? /never/));

@@ -46,11 +46,19 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     });
   } catch (error) {
-    if (code(error) !== 'EADDRINUSE') throw error;
+    if (code(error) !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
     throw new StartUsageError(
       `DynamoDB port ${options.dynamodbPort} is in use (another npm start?): choose another with --dynamodb-port or DYNAMODB_PORT`,
     );
   }
+}
+
+/** A --host that names no address of this machine, as listen reports it. */
+function hostProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
+  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(String(code(error)))) return undefined;
+  return new StartUsageError(
+    `--host ${options.host} is not an address of this machine: use 127.0.0.1 (the default), 0.0.0.0 or one of its own`,
+  );
 }
 
 /**
@@ -119,7 +127,7 @@ export async function startLocalStack(
         reject(
           code(error) === 'EADDRINUSE'
             ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
-            : error,
+            : (hostProblem(error, options) ?? error),
         ),
       );
       server.listen(options.port, options.host, () => resolve());

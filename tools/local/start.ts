@@ -6,7 +6,8 @@ import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
 
 function fail(error: unknown): never {
-  const message = errorMessage(error);
+  // One line whatever the error: the SDK's own messages can run to several.
+  const message = errorMessage(error).split('\n')[0]?.trim() ?? '';
   if (error instanceof StartUsageError) {
     console.error(`npm start: ${message}`);
     process.exit(EXIT_USAGE);
