@@ -1,5 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,13 +48,13 @@ interface Exited {
   stderr: string;
 }
 
-function launch(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'tools/local/start.ts', ...args], { cwd: root, env });
+function launch(args: string[], env: NodeJS.ProcessEnv, node = process.execPath): ChildProcess {
+  return spawn(node, ['--import', 'tsx', 'tools/local/start.ts', ...args], { cwd: root, env });
 }
 
 /** Runs npm start until it exits (a mistake, or --help). */
-function runToExit(args: string[], env = userEnv()): Promise<Exited> {
-  const child = launch(args, env);
+function runToExit(args: string[], env = userEnv(), node = process.execPath): Promise<Exited> {
+  const child = launch(args, env, node);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -419,5 +421,44 @@ test('--dynamodb-endpoint naming a server that is not DynamoDB is one line and e
   } finally {
     await api.stop();
     await text.close();
+  }
+}, 120_000);
+
+const { PINNED_MAJOR, pinnedNodeWarning } = createRequire(join(root, 'package.json'))('./scripts/check-node.cjs') as {
+  PINNED_MAJOR: string;
+  pinnedNodeWarning(version?: string, execPath?: string): string | undefined;
+};
+
+/** The machine's own node binaries on PATH (not the pinned one in node_modules), with their versions. */
+function machineNodes(): { path: string; version: string }[] {
+  const found = new Map<string, string>();
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir, 'node');
+    if (dir === '' || dir.includes('node_modules') || !existsSync(candidate)) continue;
+    const real = realpathSync(candidate);
+    if (real === realpathSync(process.execPath) || found.has(real)) continue;
+    found.set(real, execFileSync(real, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, ''));
+  }
+  return [...found].map(([path, version]) => ({ path, version }));
+}
+
+test('npm start on a Node.js other than the pinned one warns in one line how to fix it; on the pinned one, not', async () => {
+  // What `npm ci --ignore-scripts` leads to: the machine's Node 20 instead of the pinned 22.
+  expect(pinnedNodeWarning('20.20.2', '/usr/bin/node')).toBe(
+    `Running on Node.js v20.20.2 (/usr/bin/node), not the pinned Node.js ${PINNED_MAJOR} ` +
+      '(package.json\'s "node" devDependency): run npm rebuild node to fetch it (an install with --ignore-scripts skips that)',
+  );
+  expect(pinnedNodeWarning(`${PINNED_MAJOR}.0.1`)).toBeUndefined();
+
+  const pinned = await runToExit(['--help']);
+  expect(pinned.code).toBe(0);
+  expect(pinned.stderr).toBe('');
+  // The real entry on each other Node.js this machine has (this one has its Node 20 in /usr/bin).
+  const others = machineNodes().filter((node) => !node.version.startsWith(`${PINNED_MAJOR}.`));
+  for (const { path, version } of others) {
+    const other = await runToExit(['--help'], userEnv(), path);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('Usage: npm start');
+    expect(other.stderr.trimEnd().split('\n')).toEqual([`npm start: warning: ${pinnedNodeWarning(version, path)}`]);
   }
 }, 120_000);

@@ -2,6 +2,7 @@
 // log level the functions' logger reads when it is created. Every mistake is one line and exit 2;
 // an unexpected failure is one line and exit 1; never a stack trace.
 
+import { createRequire } from 'node:module';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
 
@@ -16,7 +17,16 @@ function fail(error: unknown): never {
   process.exit(EXIT_FAILURE);
 }
 
+/** scripts/check-node.cjs, which `npm test` runs: the pinned Node.js is declared and checked there only. */
+interface NodeCheck {
+  pinnedNodeWarning(): string | undefined;
+}
+
 async function main(): Promise<void> {
+  // The stack runs on the machine's Node all the same; the warning says how to get the pinned one.
+  const { pinnedNodeWarning } = createRequire(import.meta.url)('../../scripts/check-node.cjs') as NodeCheck;
+  const warning = pinnedNodeWarning();
+  if (warning !== undefined) console.error(`npm start: warning: ${warning}`);
   const options = parseStartArgs(process.argv.slice(2));
   if (options === 'help') {
     console.log(START_USAGE);
