@@ -1,8 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import dynalite from 'dynalite';
 import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { BUSINESS_METRICS } from '../../lib/aws/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/format';
@@ -10,6 +16,7 @@ import { ApiKeysRepository } from '../../lib/keys/repository';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-data';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
+import { createTables } from '../../tools/local/create-tables';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
 
 // `npm start` as a user runs it: the real entry in a child process, its output and exit status.
@@ -41,13 +48,13 @@ interface Exited {
   stderr: string;
 }
 
-function launch(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'tools/local/start.ts', ...args], { cwd: root, env });
+function launch(args: string[], env: NodeJS.ProcessEnv, node = process.execPath): ChildProcess {
+  return spawn(node, ['--import', 'tsx', 'tools/local/start.ts', ...args], { cwd: root, env });
 }
 
 /** Runs npm start until it exits (a mistake, or --help). */
-function runToExit(args: string[], env = userEnv()): Promise<Exited> {
-  const child = launch(args, env);
+function runToExit(args: string[], env = userEnv(), node = process.execPath): Promise<Exited> {
+  const child = launch(args, env, node);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -135,6 +142,15 @@ test('each mistake on the command line is one line and exit 2', async () => {
     ],
     [[], /npm took --no-demo as its own option/, userEnv({ npm_config_demo: '' })],
     [[], /DYNAMODB_PORT must be a port number/, userEnv({ DYNAMODB_PORT: 'eight' })],
+    // An address no machine has (TEST-NET-1), and a name that cannot resolve.
+    [
+      ['--port', '0', '--dynamodb-port', '0', '--host', '192.0.2.1'],
+      /--host 192.0.2.1 is not an address of this machine/,
+    ],
+    [
+      ['--port', '0', '--host', 'nosuch.invalid', '--no-demo'],
+      /--host nosuch.invalid is not an address of this machine/,
+    ],
   ];
   const results = await Promise.all(cases.map(([args, , env]) => runToExit(args, env)));
   results.forEach((exited, i) => expectOneLineMistake(exited, cases[i]?.[1] ?? /never/));
@@ -279,4 +295,170 @@ async function refusedRequestLogged(
 test('--quiet silences the functions’ "request refused" lines, their metrics and the access log', async () => {
   expect(await refusedRequestLogged([])).toEqual({ logged: true, accessLogged: true, metricLogged: true });
   expect(await refusedRequestLogged(['--quiet'])).toEqual({ logged: false, accessLogged: false, metricLogged: false });
+}, 120_000);
+
+/** Listens on a free port of 127.0.0.1 and gives the server's address. */
+async function listening(server: Server): Promise<{ endpoint: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A dynalite as a user runs it: tables take their time to become ACTIVE (the embedded one's take none). */
+const stockDynalite = (createTableMs: number) => listening(dynalite({ createTableMs, updateTableMs: 500 }));
+
+async function expectWorkingDemoKey(stack: Started): Promise<void> {
+  const banner = stack.banner.join('\n');
+  expect(banner).toContain('Seeded 7 demo orders');
+  expect(banner).toContain(demoKey('free'));
+  const response = await fetch(`${stack.apiUrl}/store/orders`, {
+    headers: { Authorization: `Bearer ${demoKey('free')}` },
+  });
+  expect(response.status).toBe(200);
+  expect(((await response.json()) as unknown[]).length).toBe(DEMO_ORDERS.length);
+}
+
+test('--dynamodb-endpoint on a stock dynalite waits for the tables to be ACTIVE, seeds, and prints a working key', async () => {
+  const server = await stockDynalite(1_500);
+  const stack = await start(['--quiet', '--dynamodb-endpoint', server.endpoint]);
+  try {
+    await expectWorkingDemoKey(stack);
+  } finally {
+    await stack.stop();
+    await server.close();
+  }
+}, 120_000);
+
+test('the empty tables of an interrupted first start get the demo data on the next start', async () => {
+  const server = await stockDynalite(3_000);
+  const client = createDynamoClient({ endpoint: server.endpoint });
+  try {
+    // The first start is killed once its tables exist, still CREATING: nothing seeded yet.
+    const first = launch(['--port', '0', '--quiet', '--dynamodb-endpoint', server.endpoint], userEnv());
+    const exited = new Promise((resolve) => first.once('close', resolve));
+    for (;;) {
+      const { TableNames = [] } = await client.send(new ListTablesCommand({}));
+      if (TableNames.length === Object.keys(LOCAL_TABLES).length) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.kill('SIGKILL');
+    await exited;
+
+    const second = await start(['--quiet', '--dynamodb-endpoint', server.endpoint]);
+    try {
+      await expectWorkingDemoKey(second);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    client.destroy();
+    await server.close();
+  }
+}, 120_000);
+
+test('tables left empty by an earlier start are seeded; a store with the user’s keys is not', async () => {
+  const server = await startEmbeddedDynamo({ port: 0 });
+  const client = createDynamoClient({ endpoint: server.endpoint });
+  try {
+    await createTables(client, LOCAL_TABLES);
+    const stack = await start(['--quiet', '--dynamodb-endpoint', server.endpoint]);
+    try {
+      await expectWorkingDemoKey(stack);
+    } finally {
+      await stack.stop();
+    }
+    // The user's own key and no order: not empty, so nothing is seeded among their data.
+    const repos = repositories(server.endpoint);
+    try {
+      for (const order of DEMO_ORDERS)
+        await client.send(new DeleteItemCommand({ TableName: LOCAL_TABLES.orders, Key: { id: { N: order.id } } }));
+      for (const key of await repos.keys.list()) await repos.keys.revoke(key.id, new Date());
+    } finally {
+      repos.close();
+    }
+    const again = await start(['--quiet', '--dynamodb-endpoint', server.endpoint]);
+    try {
+      expect(again.banner.join('\n')).toContain('nothing seeded');
+      expect(again.banner.join('\n')).not.toContain('sok_');
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    client.destroy();
+    await server.close();
+  }
+}, 120_000);
+
+test('--dynamodb-endpoint naming a server that is not DynamoDB is one line and exit 2', async () => {
+  const text = await listening(
+    createServer((_, res) => {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('nope');
+    }),
+  );
+  // The local API's own port, whose 404 is JSON with a "code": the SDK took it for an error of DynamoDB's.
+  const api = await start(['--dynamodb-port', '0', '--quiet', '--no-demo']);
+  try {
+    const apiOrigin = new URL(api.apiUrl).origin;
+    const [plain, ownApi] = await Promise.all([
+      runToExit(['--port', '0', '--dynamodb-endpoint', text.endpoint]),
+      runToExit(['--port', '0', '--dynamodb-endpoint', apiOrigin]),
+    ]);
+    expectOneLineMistake(
+      plain,
+      new RegExp(`The server at ${text.endpoint} \\(--dynamodb-endpoint\\) does not answer like DynamoDB`),
+    );
+    expectOneLineMistake(
+      ownApi,
+      new RegExp(`The server at ${apiOrigin} \\(--dynamodb-endpoint\\) does not answer like DynamoDB`),
+    );
+  } finally {
+    await api.stop();
+    await text.close();
+  }
+}, 120_000);
+
+const { PINNED_MAJOR, pinnedNodeWarning } = createRequire(join(root, 'package.json'))('./scripts/check-node.cjs') as {
+  PINNED_MAJOR: string;
+  pinnedNodeWarning(version?: string, execPath?: string): string | undefined;
+};
+
+/** The machine's own node binaries on PATH (not the pinned one in node_modules), with their versions. */
+function machineNodes(): { path: string; version: string }[] {
+  const found = new Map<string, string>();
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir, 'node');
+    if (dir === '' || dir.includes('node_modules') || !existsSync(candidate)) continue;
+    const real = realpathSync(candidate);
+    if (real === realpathSync(process.execPath) || found.has(real)) continue;
+    found.set(real, execFileSync(real, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, ''));
+  }
+  return [...found].map(([path, version]) => ({ path, version }));
+}
+
+test('npm start on a Node.js other than the pinned one warns in one line how to fix it; on the pinned one, not', async () => {
+  // What `npm ci --ignore-scripts` leads to: the machine's Node 20 instead of the pinned 22.
+  expect(pinnedNodeWarning('20.20.2', '/usr/bin/node')).toBe(
+    `Running on Node.js v20.20.2 (/usr/bin/node), not the pinned Node.js ${PINNED_MAJOR} ` +
+      '(package.json\'s "node" devDependency): run npm rebuild node to fetch it (an install with --ignore-scripts skips that)',
+  );
+  expect(pinnedNodeWarning(`${PINNED_MAJOR}.0.1`)).toBeUndefined();
+
+  const pinned = await runToExit(['--help']);
+  expect(pinned.code).toBe(0);
+  expect(pinned.stderr).toBe('');
+  // The real entry on each other Node.js this machine has (this one has its Node 20 in /usr/bin).
+  const others = machineNodes().filter((node) => !node.version.startsWith(`${PINNED_MAJOR}.`));
+  for (const { path, version } of others) {
+    const other = await runToExit(['--help'], userEnv(), path);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('Usage: npm start');
+    expect(other.stderr.trimEnd().split('\n')).toEqual([`npm start: warning: ${pinnedNodeWarning(version, path)}`]);
+  }
 }, 120_000);

@@ -25,6 +25,8 @@ export interface LocalAppOptions {
   authorizerCacheTtlSeconds?: number;
   /** Function settings other than the deployed ones: only tests that need a short deadline. */
   functions?: LocalGatewayOptions['functions'];
+  /** Receive limits other than the gateway's own: only tests that need short ones. */
+  receiveLimits?: LocalGatewayOptions['receiveLimits'];
 }
 
 /**
@@ -65,6 +67,7 @@ export function createLocalApp(options: LocalAppOptions): {
     ...(options.now ? { now: options.now } : {}),
     ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
     ...(options.functions ? { functions: options.functions } : {}),
+    ...(options.receiveLimits ? { receiveLimits: options.receiveLimits } : {}),
     ...(options.authorizerCacheTtlSeconds !== undefined
       ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds }
       : {}),

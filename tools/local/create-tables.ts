@@ -1,17 +1,66 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
+  type TableStatus,
 } from '@aws-sdk/client-dynamodb';
 import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 
 /**
- * Creates the service's tables from their declarations in lib/aws/tables.ts, on the embedded server
- * (local stack, tests). Deployed stages get theirs from the CDK stack, which reads the same
- * declarations. Tables that exist already are kept. Returns the ids of the tables it created.
+ * How long a table may take to become ACTIVE. DynamoDB creates an on-demand table in seconds;
+ * DynamoDB Local and the embedded server at once; a stock dynalite after its createTableMs (500 ms).
  */
-export async function createTables(client: DynamoDBClient, names: TableNames): Promise<TableId[]> {
+export const TABLE_READY_TIMEOUT_MS = 60_000;
+const FIRST_POLL_MS = 50;
+const MAX_POLL_MS = 1_000;
+
+/** A table that did not become usable in time: the server is far slower than any DynamoDB. */
+export class TableNotReady extends Error {
+  override readonly name = 'TableNotReady';
+  constructor(
+    readonly table: string,
+    readonly status: string,
+    readonly waitedMs: number,
+  ) {
+    super(`Table ${table} did not become ACTIVE within ${waitedMs / 1000} s (still ${status})`);
+  }
+}
+
+/** Reads and writes are served while a table is ACTIVE or UPDATING (a change in progress). */
+const USABLE: ReadonlySet<TableStatus | undefined> = new Set<TableStatus | undefined>(['ACTIVE', 'UPDATING']);
+
+/** Polls DescribeTable, backing off, until the table is usable or the time is up. */
+async function waitUntilUsable(client: DynamoDBClient, TableName: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let delay = FIRST_POLL_MS;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+    if (USABLE.has(Table?.TableStatus)) return;
+    if (Date.now() >= until) throw new TableNotReady(TableName, Table?.TableStatus ?? 'no status', timeoutMs);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, until - Date.now()))));
+    delay = Math.min(delay * 2, MAX_POLL_MS);
+  }
+}
+
+export interface CreateTablesOptions {
+  /** How long each table may take to become ACTIVE; TABLE_READY_TIMEOUT_MS unless a test is impatient. */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Creates the service's tables from their declarations in lib/aws/tables.ts, on the embedded server
+ * (local stack, tests) or a DynamoDB-compatible server of the user's. Deployed stages get theirs
+ * from the CDK stack, which reads the same declarations. Tables that exist already are kept. Every
+ * table, new or not, is waited for until it serves requests (a TableNotReady when it does not in
+ * time). Returns the ids of the tables it created.
+ */
+export async function createTables(
+  client: DynamoDBClient,
+  names: TableNames,
+  options: CreateTablesOptions = {},
+): Promise<TableId[]> {
   const created = await Promise.all(
     (Object.keys(TABLES) as TableId[]).map(async (id) => {
       const spec = TABLES[id];
@@ -30,6 +79,7 @@ export async function createTables(client: DynamoDBClient, names: TableNames): P
       } catch (error) {
         if (!(error instanceof ResourceInUseException)) throw error;
       }
+      await waitUntilUsable(client, TableName, options.readyTimeoutMs ?? TABLE_READY_TIMEOUT_MS);
       if ('ttlAttribute' in spec) {
         await client
           .send(

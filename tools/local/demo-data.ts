@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { TableNames } from '../../lib/aws/tables';
 import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lib/keys/format';
 import type { ApiKeysRepository } from '../../lib/keys/repository';
 import { createApiKey } from '../../lib/keys/service';
@@ -45,7 +47,22 @@ function demoLimits(plan: PlanName): Limits | undefined {
   return plan === 'enterprise' ? DEMO_ENTERPRISE_LIMITS : undefined;
 }
 
-/** Writes the demo orders and keys into new, empty tables. */
+/**
+ * Whether the store holds no order and no key: the only store the demo data may go into, so it
+ * never lands among a user's own orders. New tables are empty; so are the tables a start left
+ * behind when it failed before seeding (a server slow to make them ACTIVE, an interrupted start).
+ */
+export async function storeIsEmpty(client: DynamoDBClient, tables: TableNames): Promise<boolean> {
+  for (const TableName of [tables.orders, tables.apiKeys]) {
+    const { Count } = await client.send(
+      new ScanCommand({ TableName, Limit: 1, ConsistentRead: true, Select: 'COUNT' }),
+    );
+    if ((Count ?? 0) > 0) return false;
+  }
+  return true;
+}
+
+/** Writes the demo orders and keys into an empty store. */
 export async function seedDemoData(orders: OrdersRepository, keys: ApiKeysRepository): Promise<void> {
   for (const order of DEMO_ORDERS) await orders.create(order);
   for (const plan of PLAN_NAMES) {

@@ -24,6 +24,13 @@ import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
+import {
+  idleTimeoutMs,
+  RECEIVE_LIMITS,
+  receiveServerOptions,
+  RequestFraming,
+  type ReceiveLimits,
+} from './request-framing';
 import { buildProxyEvent, lambdaContext, methodArn, type AuthorizerOutcome } from './proxy-event';
 
 export type { ProxyHandler };
@@ -62,12 +69,11 @@ export interface LocalGatewayOptions {
   functions?: Record<FunctionId, FunctionSettings>;
   now?: () => number;
   onAccessLog?: (entry: AccessLogEntry) => void;
+  /** How long a client may take to send a request; request-framing.ts's unless a test needs short ones. */
+  receiveLimits?: ReceiveLimits;
 }
 
-/** API Gateway REST's largest request payload; a larger one is refused before any integration. */
-export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-/** How much of an oversized body is read and dropped so the client sees the 400 before the close. */
-const MAX_DISCARDED_BYTES = 4 * MAX_PAYLOAD_BYTES;
+export { MAX_PAYLOAD_BYTES } from './request-framing';
 
 interface CompiledRoute {
   pattern: RegExp;
@@ -155,25 +161,6 @@ async function beforeDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
-}
-
-type Body = { ok: true; text: string } | { ok: false };
-
-/** Reads the body up to the payload limit; beyond it, drops the rest (within bounds) and refuses. */
-function readBody(req: IncomingMessage): Promise<Body> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
-      else if (size > MAX_DISCARDED_BYTES) req.socket.destroy();
-    });
-    req.on('end', () =>
-      resolve(size > MAX_PAYLOAD_BYTES ? { ok: false } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
-    );
-    req.on('error', () => resolve({ ok: false }));
-  });
 }
 
 /**
@@ -284,8 +271,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     res: ServerResponse,
     requestId: string,
   ): Promise<PlainResponse | Streamed> {
-    const body = await readBody(req);
-    if (!body.ok) return badRequest('The request payload is larger than 10 MB.');
+    const body = await framing.readBody(req);
+    if (!body.ok) return badRequest(body.message);
     if (req.headers.host === undefined) return badRequest('The request has no Host header.');
 
     const target = req.url ?? '/';
@@ -332,16 +319,20 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       : invoke(handler as ProxyHandler, event, matched.function);
   }
 
-  const refusals = new ClientErrorAnswers();
-  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+  const limits = options.receiveLimits ?? RECEIVE_LIMITS;
+  const framing = new RequestFraming(limits);
+  const server = createServer({ requireHostHeader: false, ...receiveServerOptions(limits) }, (req, res) => {
     const started = Date.now();
     const requestId = randomUUID();
-    refusals.track(req, res);
+    framing.track(req, res);
     route(req, res, requestId)
       .catch((error: unknown) => (error instanceof GatewayAnswer ? error.response : gatewayResponse('DEFAULT_5XX')))
       .then((response) => {
         if (!('streamed' in response)) {
-          res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId });
+          // An answer before the whole request arrived (refused body, broken framing) ends the
+          // connection: the rest of the request cannot be told from the next one.
+          const close = framing.closeAfter(req) ? { Connection: 'close' } : {};
+          res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId, ...close });
           res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
         }
         options.onAccessLog?.({
@@ -354,7 +345,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       })
       .catch(() => res.destroy());
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => refusals.answer(error, socket));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => framing.answer(error, socket));
+  server.setTimeout(idleTimeoutMs(functions, limits));
   // An Expect header node cannot meet (anything but 100-continue) would get node's bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const response = badRequest(`The Expect header "${String(req.headers.expect).slice(0, 64)}" is not supported.`);
@@ -370,43 +362,4 @@ function outcomeOf(result: APIGatewayAuthorizerResult): AuthorizerOutcome {
     context: (result.context ?? null) as AuthorizerOutcome['context'],
     usageIdentifierKey: result.usageIdentifierKey ?? null,
   };
-}
-
-/**
- * Requests node cannot even parse (oversized headers, broken framing) still get the Error body,
- * as API Gateway's own 4xx would, instead of node's bare status line. On a pipelined connection
- * the refusal waits for the responses already in flight, so an earlier request's answer is never
- * lost to a later malformed one.
- */
-class ClientErrorAnswers {
-  private readonly inFlight = new WeakMap<Duplex, number>();
-  private readonly deferred = new WeakMap<Duplex, () => void>();
-
-  track(req: IncomingMessage, res: ServerResponse): void {
-    const socket = req.socket;
-    this.inFlight.set(socket, (this.inFlight.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      const left = (this.inFlight.get(socket) ?? 1) - 1;
-      this.inFlight.set(socket, left);
-      if (left === 0) this.deferred.get(socket)?.();
-    });
-  }
-
-  answer(error: NodeJS.ErrnoException, socket: Duplex): void {
-    const send = () => {
-      this.deferred.delete(socket);
-      if (!socket.writable) {
-        socket.destroy();
-        return;
-      }
-      const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : undefined;
-      const body = errorJson('BAD_REQUEST', message);
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    };
-    if ((this.inFlight.get(socket) ?? 0) > 0) this.deferred.set(socket, send);
-    else send();
-  }
 }

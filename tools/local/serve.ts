@@ -1,16 +1,16 @@
 // The local stack behind `npm start`: DynamoDB (embedded, or a server of the user's), the tables,
-// the demo data when the tables are new, and the local gateway. Mistakes the user can fix
+// the demo data when the store is empty, and the local gateway. Mistakes the user can fix
 // (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
 
 import { stat } from 'node:fs/promises';
 import { createDynamoClient } from '../../lib/aws/dynamo';
 import { BASE_PATH } from '../../lib/contract/routes';
-import { TABLES } from '../../lib/aws/tables';
 import { errorMessage, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';
-import { createTables } from './create-tables';
+import { createTables, TableNotReady } from './create-tables';
+import { checkAnswersLikeDynamo } from './dynamo-endpoint';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
-import { DEMO_ORDERS, seedDemoData, workingDemoKeys } from './demo-data';
+import { DEMO_ORDERS, seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
@@ -46,24 +46,35 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     });
   } catch (error) {
-    if (code(error) !== 'EADDRINUSE') throw error;
+    if (code(error) !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
     throw new StartUsageError(
       `DynamoDB port ${options.dynamodbPort} is in use (another npm start?): choose another with --dynamodb-port or DYNAMODB_PORT`,
     );
   }
 }
 
+/** A --host that names no address of this machine, as listen reports it. */
+function hostProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
+  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(String(code(error)))) return undefined;
+  return new StartUsageError(
+    `--host ${options.host} is not an address of this machine: use 127.0.0.1 (the default), 0.0.0.0 or one of its own`,
+  );
+}
+
 /**
  * Why the store could not be opened, in words the user can act on. dynalite throws its "Database
  * is closed" out of its request handler, so start.ts also passes uncaught exceptions through here.
  */
-export function storeProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
+export function storeProblem(error: unknown, options: StartOptions): Error | undefined {
   if (options.dynamodbEndpoint !== undefined && isUnreachable(error)) {
     return new StartUsageError(
       `Cannot reach DynamoDB at ${options.dynamodbEndpoint} (--dynamodb-endpoint): is the server running?`,
     );
   }
   // LevelDB allows one process per folder; dynalite then answers every request "Database is closed".
+  if (error instanceof TableNotReady && options.dynamodbEndpoint !== undefined) {
+    return new Error(`${error.message} at ${options.dynamodbEndpoint} (--dynamodb-endpoint)`);
+  }
   if (options.dataDir !== undefined && error instanceof Error && /database is (closed|not open)/i.test(error.message)) {
     return new StartUsageError(
       `--data-dir ${options.dataDir} is in use by another npm start (one at a time per folder), or is not a usable folder`,
@@ -92,9 +103,12 @@ export async function startLocalStack(
     await dynamo.close();
   };
   try {
-    let created;
+    let seeded = false;
     try {
-      created = await createTables(client, LOCAL_TABLES);
+      if (options.dynamodbEndpoint !== undefined) await checkAnswersLikeDynamo(client, dynamo.endpoint);
+      await createTables(client, LOCAL_TABLES);
+      // Only into an empty store: another may hold the user's own orders with the demo ids.
+      seeded = options.demo && (await storeIsEmpty(client, LOCAL_TABLES));
     } catch (error) {
       throw storeProblem(error, options) ?? error;
     }
@@ -105,8 +119,6 @@ export async function startLocalStack(
       publicRoutes: docsRoutes({ server: () => server }),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
-    // Only into a new store: an existing one may hold the user's own orders with the demo ids.
-    const seeded = options.demo && created.length === Object.keys(TABLES).length;
     if (seeded) await seedDemoData(orders, keys);
     const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
 
@@ -115,7 +127,7 @@ export async function startLocalStack(
         reject(
           code(error) === 'EADDRINUSE'
             ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
-            : error,
+            : (hostProblem(error, options) ?? error),
         ),
       );
       server.listen(options.port, options.host, () => resolve());
@@ -130,9 +142,9 @@ export async function startLocalStack(
       `Store Orders API (local) at ${apiUrl}`,
       `${where}; tables: ${Object.values(LOCAL_TABLES).join(', ')}`,
       seeded
-        ? `Seeded ${DEMO_ORDERS.length} demo orders and one demo key per plan into the new tables.`
+        ? `Seeded ${DEMO_ORDERS.length} demo orders and one demo key per plan into the empty tables.`
         : options.demo
-          ? 'The tables existed already: nothing seeded (demo data goes only into new tables).'
+          ? 'The tables hold orders or keys already: nothing seeded (demo data goes only into an empty store).'
           : 'No demo data (--no-demo).',
       ...(demoKeys.length > 0
         ? [

@@ -24,7 +24,7 @@ export interface StartOptions {
   /** An existing DynamoDB-compatible server to use instead of the embedded one. */
   dynamodbEndpoint?: string;
   dataDir?: string;
-  /** Seed the demo orders and keys into tables this start creates. */
+  /** Seed the demo orders and keys when the store is empty. */
   demo: boolean;
   quiet: boolean;
 }
@@ -53,13 +53,13 @@ Options:
                              survives a restart. One npm start at a time per folder.
   --dynamodb-endpoint URL    Use an existing DynamoDB-compatible server (DynamoDB Local, a
                              dynalite of your own) instead of the embedded one; the tables are
-                             created there when missing.
+                             created there when missing, and waited for until ACTIVE.
   --no-demo                  No demo orders and no demo keys: the tables start empty.
   --quiet                    No access-log lines and no log lines from the functions but errors.
   -h, --help                 This text.
 
-Demo data is written only into tables this start creates (in memory, a new --data-dir, or a
-server without the tables), so it never lands among your own orders.`;
+Demo data is written only into an empty store (no order and no key: in memory, a new --data-dir,
+tables a failed start left empty), so it never lands among your own orders.`;
 
 function parseTokens(
   argv: readonly string[],

@@ -2,11 +2,13 @@
 // log level the functions' logger reads when it is created. Every mistake is one line and exit 2;
 // an unexpected failure is one line and exit 1; never a stack trace.
 
+import { createRequire } from 'node:module';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
 
 function fail(error: unknown): never {
-  const message = errorMessage(error);
+  // One line whatever the error: the SDK's own messages can run to several.
+  const message = errorMessage(error).split('\n')[0]?.trim() ?? '';
   if (error instanceof StartUsageError) {
     console.error(`npm start: ${message}`);
     process.exit(EXIT_USAGE);
@@ -15,7 +17,16 @@ function fail(error: unknown): never {
   process.exit(EXIT_FAILURE);
 }
 
+/** scripts/check-node.cjs, which `npm test` runs: the pinned Node.js is declared and checked there only. */
+interface NodeCheck {
+  pinnedNodeWarning(): string | undefined;
+}
+
 async function main(): Promise<void> {
+  // The stack runs on the machine's Node all the same; the warning says how to get the pinned one.
+  const { pinnedNodeWarning } = createRequire(import.meta.url)('../../scripts/check-node.cjs') as NodeCheck;
+  const warning = pinnedNodeWarning();
+  if (warning !== undefined) console.error(`npm start: warning: ${warning}`);
   const options = parseStartArgs(process.argv.slice(2));
   if (options === 'help') {
     console.log(START_USAGE);
