@@ -4,7 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../infra/functions';
 import { budgetTable, listSettings } from '../infra/list-budget';
 import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
@@ -99,8 +99,7 @@ export function report(results: BenchResults): string {
   ].join('\n');
 }
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const RESULTS_FILE = path.join(ROOT, 'bench', 'results.json');
+export const RESULTS_FILE = path.join(REPO_ROOT, 'bench', 'results.json');
 
 /** The docs' generated blocks: each between `<!-- bench:<name> -->` and `<!-- /bench:<name> -->`. */
 export const DOC_BLOCKS: readonly { file: string; name: string; render: (results: BenchResults) => string }[] = [
@@ -124,10 +123,10 @@ export function blockOf(text: string, name: string): string {
 /** Rewrites every generated block of the docs from `results`. */
 export function writeDocs(results: BenchResults): void {
   for (const { file, name, render } of DOC_BLOCKS) {
-    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    const text = readFileSync(path.join(REPO_ROOT, file), 'utf8');
     blockOf(text, name);
     writeFileSync(
-      path.join(ROOT, file),
+      path.join(REPO_ROOT, file),
       text.replace(block(name), () => `${render(results)}\n`),
     );
   }

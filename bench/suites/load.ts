@@ -13,7 +13,7 @@ import type { Suite } from '../report';
 
 type Latency = { requestsPerS: number; p50Ms: number; p99Ms: number };
 /** What bench/support/load-child.ts prints, and the route it loaded. */
-type Route = Latency & { route: string; statuses: Record<string, number>; errors: number; timeouts: number };
+type Route = Latency & { route: string; statuses: Partial<Record<string, number>>; errors: number; timeouts: number };
 export type LoadFigures = { connections: number; durationS: number; routes: Route[] };
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'load-child.ts');
