@@ -1,7 +1,8 @@
 // How many orders one listOrders response can carry on AWS, computed once from measured figures
 // and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
-// bench prints the ceiling of each run's own figures with it, and the table in docs/deployment.md
-// is its output.
+// bench prints the ceiling of each run's own figures with it, and docs/design.md's table is its output.
+
+import { MEASURED } from './measured';
 
 const MiB = 1024 * 1024;
 
@@ -47,16 +48,10 @@ export interface ListFigures {
 }
 
 /**
- * The figures the deployed settings are computed from: `npm run bench` (suite "listOrders at
- * scale": the deployed handler on orders with varied fields, gzip level 1), on the machine the
- * source names. Lambda's arm64 vCPU is not this CPU: see README for what that means.
+ * The figures the deployed settings are computed from: the latest full `npm run bench`, read from
+ * bench/results.json by infra/measured.ts. Lambda's arm64 vCPU is not this CPU: see docs/design.md.
  */
-export const MEASURED: ListFigures = {
-  plain: { bytesPerOrder: 130.65, ordersPerCpuSecond: 64_530 },
-  compressed: { bytesPerOrder: 31.03, ordersPerCpuSecond: 70_078 },
-  source:
-    'bench "listOrders at scale", 1,000,000 orders, as deployed (the Lambda runtime\'s heap flags for 1,769 MB, then --optimize-for-size through the wrapper), 2026-11-22, 2 vCPU AMD EPYC shared with other work',
-};
+export { MEASURED };
 
 /** Headroom over the time the largest listing needs, for a slower vCPU or a slower Scan than measured. */
 const TIMEOUT_SAFETY = 1.5;
@@ -171,7 +166,7 @@ export function slowestWholeClient(settings: ListSettings): number {
 const thousands = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** The arithmetic as docs/deployment.md shows it: one row per coding, at the given settings. */
+/** The arithmetic as docs/design.md shows it: one row per coding, at the given settings. */
 export function budgetTable(figures: ListFigures, settings: ListSettings): string {
   const rows = (['plain', 'compressed'] as const).map((coding) => {
     const f = figures[coding];

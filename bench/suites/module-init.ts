@@ -1,5 +1,6 @@
-// Cold start: each function bundled as deployed, imported in a fresh node process, against a bare
-// bundle of only the DynamoDB document client and middy core.
+// Cold start: each function bundled as deployed and imported in a fresh node started with the
+// flags Lambda gives it, against a bare bundle of only the DynamoDB document client and middy core
+// (the floor every function starts from) started with the same flags, in rotating order.
 
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -7,93 +8,56 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FUNCTIONS, functionEntry, type FunctionId } from '../../infra/functions';
 import { tableNamesWithPrefix } from '../../lib/aws/tables';
-import { bundle } from '../support/bundle';
-import { deployedLaunch, launchArgs } from '../support/child';
-import { childEnv, lambdaEnv } from '../support/env';
-import { median, n, rotations } from '../support/stats';
-import type { Row, Suite } from '../support/suite';
+import type { Suite } from '../report';
+import { bundle, deployedLaunch, launchArgs } from '../support/child';
+import { lambdaEnv } from '../support/env';
+import { median, rotations } from '../support/stats';
+
+type Timing = { wallMs: number; cpuMs: number };
+type FunctionInit = Timing & { name: string; nodeFlags: string[]; bundleKB: number; bare: Timing };
+export type ModuleInitFigures = { runs: number; functions: FunctionInit[] };
 
 const BARE_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'bare-entry.ts');
+/** The runtime's `awslambda` global first (list-orders streamifies its handler while loading), then the import, timed. */
+const IMPORT_TIMER = `globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
+const [started, cpu] = [performance.now(), process.cpuUsage()];
+await import(process.argv[1]);
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 }));`;
+// No endpoint: module init makes no DynamoDB call.
+const ENV = lambdaEnv(tableNamesWithPrefix('bench-init'));
 
-/**
- * Runs in a fresh node: the runtime's `awslambda` global first (list-orders streamifies its
- * handler while loading), then the bundle's import timed from start to the end of its top level.
- */
-const IMPORT_TIMER = [
-  'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };',
-  'const started = performance.now();',
-  'const cpu = process.cpuUsage();',
-  'await import(process.argv[1]);',
-  'const used = process.cpuUsage(cpu);',
-  'process.stdout.write(JSON.stringify([performance.now() - started, (used.user + used.system) / 1000]));',
-].join('\n');
-
-type Sample = [wallMs: number, cpuMs: number];
-
-function timeImport(file: string, env: Record<string, string>, flags: readonly string[]): Sample {
-  const run = spawnSync(
-    process.execPath,
-    [...flags, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(file).href],
-    { env, encoding: 'utf8' },
-  );
+function timeImport(file: string, flags: readonly string[]): Timing {
+  const args = [...flags, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(file).href];
+  const run = spawnSync(process.execPath, args, { env: ENV, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`Importing ${file} failed (exit ${run.status}): ${run.stderr.slice(0, 500)}`);
-  return JSON.parse(run.stdout) as Sample;
+  return JSON.parse(run.stdout) as Timing;
 }
 
-export const moduleInit: Suite = {
+export const moduleInit: Suite<ModuleInitFigures> = {
   name: 'module init',
   async run({ quick, outDir }) {
     const runs = quick ? 8 : 40;
-    const functions: { id: FunctionId; file: string }[] = [];
-    for (const id of Object.keys(FUNCTIONS) as FunctionId[])
-      functions.push({ id, file: await bundle(functionEntry(id), outDir, id) });
     const bare = await bundle(BARE_ENTRY, outDir, 'bare');
-    // No endpoint: module init makes no DynamoDB call.
-    const env = childEnv(lambdaEnv(tableNamesWithPrefix('bench-init')));
-    const rows: Row[] = [];
-    const figures = [];
-    for (const deployed of [false, true]) {
-      // As deployed, node starts with the flags Lambda gives the function (its heap sizes follow its
-      // memory, and they change the time V8 takes to load a bundle), the bare bundle with the same.
-      const timed = functions.flatMap(({ id, file }) => {
-        const flags = deployed ? launchArgs(deployedLaunch(id)) : [];
-        return [
-          { key: `${id}`, file, flags },
-          { key: `bare as ${id}`, file: bare, flags },
-        ];
-      });
-      const samples = new Map<string, Sample[]>(timed.map((t) => [t.key, []]));
-      for (const t of timed) timeImport(t.file, env, t.flags); // warms the OS file cache
-      for (let round = 0; round < runs; round++) {
-        for (const t of rotations(timed, round)) samples.get(t.key)?.push(timeImport(t.file, env, t.flags));
-      }
-      const medians = (key: string): Sample => {
-        const all = samples.get(key) ?? [];
-        return [median(all.map((s) => s[0])), median(all.map((s) => s[1]))];
-      };
-      for (const { id, file } of functions) {
-        const [wall, cpu] = medians(id);
-        const [bareWall, bareCpu] = medians(`bare as ${id}`);
-        const kB = statSync(file).size / 1024;
-        const flags = timed.find((t) => t.key === id)?.flags ?? [];
-        figures.push({
-          name: id,
-          nodeFlags: flags,
-          runs,
-          bundleKB: kB,
-          wallMs: wall,
-          cpuMs: cpu,
-          bareWallMs: bareWall,
-          bareCpuMs: bareCpu,
-        });
-        rows.push([
-          `module init${deployed ? ' (as deployed)' : ''}`,
-          `${id} (${n(kB, 1)} kB${flags.length ? `; ${flags.join(' ')}` : ''})`,
-          `${n(wall, 1)} ms wall, ${n(cpu, 1)} ms CPU (median of ${runs})`,
-          `bare ${n(bareWall, 1)} ms wall (×${n(wall / bareWall, 2)}), ${n(bareCpu, 1)} ms CPU (×${n(cpu / bareCpu, 2)})`,
-        ]);
-      }
+    const imports: { id: FunctionId; file: string; flags: string[]; samples: Timing[] }[] = [];
+    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) {
+      const [file, flags] = [await bundle(functionEntry(id), outDir, id), launchArgs(deployedLaunch(id))];
+      imports.push({ id, file, flags, samples: [] }, { id, file: bare, flags, samples: [] });
     }
-    return { rows, figures };
+    for (const i of imports) timeImport(i.file, i.flags); // warms the OS file cache
+    for (let round = 0; round < runs; round++)
+      for (const i of rotations(imports, round)) i.samples.push(timeImport(i.file, i.flags));
+    const medians = ({ samples }: { samples: Timing[] }): Timing => ({
+      wallMs: median(samples.map((s) => s.wallMs)),
+      cpuMs: median(samples.map((s) => s.cpuMs)),
+    });
+    const functions = imports.flatMap((i, k) => {
+      const b = imports[k + 1];
+      if (i.file === bare || !b) return [];
+      return [
+        { name: i.id, nodeFlags: i.flags, bundleKB: statSync(i.file).size / 1024, ...medians(i), bare: medians(b) },
+      ];
+    });
+    return { runs, functions };
   },
 };

@@ -1,69 +1,69 @@
-// What the listing children (list-child.ts, list-scale-child.ts) share: their arguments, peak
-// memory sampling, and one listing by the deployed list-orders entry, streamed into a callback as
-// API Gateway would forward it.
+// One listing by the deployed list-orders entry in a fresh process (bundled and started by
+// bench/suites/listing.ts), so its CPU time and memory peak are its own: `<coding> <file>` streams
+// the listing with that Accept-Encoding into <file>, for the suite to check. Prints one JSON line.
 
-import { installLocalLambdaRuntime, LocalResponseStream } from '../../tools/local/lambda-streaming';
-import { lambdaContext } from '../../tools/local/proxy-event';
+import { childArgs } from './env';
+import { once } from 'node:events';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClientFromEnv } from '../../lib/aws/dynamo';
+import { TABLES } from '../../lib/aws/tables';
 import type { Caller } from '../../lib/keys/context';
+import { invokeStreamed } from '../../tools/local/invoke';
+import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
+import { lambdaContext } from '../../tools/local/proxy-event';
 import { proxyEvent } from './fixtures';
 
-export { childArgs } from './child-args';
-
-export const MB = 1024 * 1024;
-
-/** The highest RSS and heap seen; `beforeEach` runs before every sample (a full collection, say). */
-export function peakSampler(beforeEach?: () => void): { peak: { rss: number; heap: number }; sample: () => void } {
-  const peak = { rss: 0, heap: 0 };
-  return {
-    peak,
-    sample() {
-      beforeEach?.();
-      const { rss, heapUsed } = process.memoryUsage();
-      peak.rss = Math.max(peak.rss, rss);
-      peak.heap = Math.max(peak.heap, heapUsed);
-    },
-  };
+export interface ListingRun {
+  status: number;
+  /** Bytes on the wire. */
+  bytes: number;
+  ttfbMs: number;
+  totalMs: number;
+  /** CPU time of the whole process (zlib compresses on libuv's thread pool). */
+  cpuMs: number;
+  peakRssMB: number;
 }
 
-export type ListHandler = (typeof import('../../functions/list-orders'))['handler'];
+const [coding = 'identity', outFile = ''] = childArgs();
+let [peakRss, firstByteAt] = [0, 0];
+const sample = () => void (peakRss = Math.max(peakRss, process.memoryUsage.rss()));
 
-/** The deployed entry, with the runtime's `awslambda` global it streams through installed first. */
-export async function loadListHandler(): Promise<ListHandler> {
+async function main(): Promise<void> {
+  // Module init (list-orders streamifies its handler as it loads) and the SDK's first call are not timed.
   installLocalLambdaRuntime();
-  return (await import('../../functions/list-orders')).handler;
-}
-
-/**
- * One GET /store/orders by the bench caller (BENCH_CALLER), with this Accept-Encoding if any;
- * every chunk goes to `take` as it is written. Resolves to the status once the stream finished.
- */
-export async function listThroughHandler(
-  handler: ListHandler,
-  take: (chunk: Buffer) => void,
-  acceptEncoding?: string,
-): Promise<number> {
-  const caller = JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller;
-  let status = 0;
-  const stream = new LocalResponseStream({
-    head: (prelude) => (status = prelude.statusCode ?? 200),
-    write: (chunk, done) => {
-      take(chunk);
-      done();
+  const { handler } = await import('../../functions/list-orders');
+  await documentClientFromEnv().send(new ScanCommand({ TableName: process.env[TABLES.orders.envVar], Limit: 1 }));
+  const event = proxyEvent(JSON.parse(process.env.BENCH_CALLER ?? '{}') as Caller);
+  if (coding !== 'identity') event.headers = { 'Accept-Encoding': coding };
+  const [fd, out] = [openSync(outFile, 'w'), { status: 0, bytes: 0 }];
+  const timer = setInterval(sample, 2);
+  const [cpu, started] = [process.cpuUsage(), performance.now()];
+  const { stream, done } = invokeStreamed(handler, event, lambdaContext('list-orders'), {
+    head: (status) => (out.status = status),
+    write: async (chunk) => {
+      firstByteAt ||= performance.now();
+      out.bytes += writeSync(fd, chunk);
+      sample();
     },
     end: () => undefined,
   });
-  const finished = new Promise((resolve, reject) => stream.once('finish', resolve).once('error', reject));
-  const event = proxyEvent('GET', '/store/orders', caller);
-  if (acceptEncoding !== undefined) event.headers = { 'Accept-Encoding': acceptEncoding };
-  await handler(event, stream, lambdaContext('list-orders'));
-  await finished;
-  return status;
+  await Promise.all([done, once(stream, 'finish')]);
+  const [used, ended] = [process.cpuUsage(cpu), performance.now()];
+  clearInterval(timer);
+  closeSync(fd);
+  sample();
+  const run: ListingRun = {
+    ...out,
+    ttfbMs: (firstByteAt || ended) - started,
+    totalMs: ended - started,
+    cpuMs: (used.user + used.system) / 1000,
+    peakRssMB: peakRss / 1024 ** 2,
+  };
+  process.stdout.write(`${JSON.stringify(run)}\n`);
 }
 
-/** Runs a child's main; any failure is printed and exits 1, for the parent to report. */
-export function runMain(main: () => Promise<void>): void {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,133 @@
+// bench/results.json as Markdown: the figures table `npm run bench` prints, and the blocks of
+// docs/benchmarks.md (that table) and docs/design.md (listOrders' capacity) it rewrites, so every
+// figure the docs show is read from the one file. test/unit/bench-docs.test.ts checks they agree.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../infra/functions';
+import { budgetTable, listSettings } from '../infra/list-budget';
+import { measuredFigures, type MeasuredRun } from '../infra/measured';
+import type { AdminImportFigures } from './suites/admin-import';
+import type { HandlerOverheadFigures } from './suites/handler-overhead';
+import type { ListingFigures } from './suites/listing';
+import type { LoadFigures } from './suites/load';
+import type { ModuleInitFigures } from './suites/module-init';
+
+/** What every file in bench/suites/ exports: a name, and a run that returns the figures stored under it. */
+export interface Suite<Figures> {
+  name: string;
+  run(context: {
+    /** `--quick`: smaller sizes and fewer iterations, a check that everything still runs. */
+    quick: boolean;
+    /** The embedded DynamoDB-compatible server the suites share (each makes its own tables). */
+    endpoint: string;
+    /** A scratch folder, removed after the run. */
+    outDir: string;
+    /** Progress to stderr, so a long step is visibly alive. */
+    log(text: string): void;
+  }): Promise<Figures>;
+}
+
+/** bench/results.json: one run's figures, by suite name. */
+export interface BenchResults extends MeasuredRun {
+  durationS: number;
+  machine: { cpus: number; cpu: string; memoryGiB: number; node: string; os: string };
+  loadAverage: { start?: number; end?: number };
+  suites: {
+    'module init'?: ModuleInitFigures;
+    'handler overhead'?: HandlerOverheadFigures;
+    'listOrders at scale'?: ListingFigures;
+    'local stack load'?: LoadFigures;
+    'admin orders import'?: AdminImportFigures;
+  };
+}
+
+/** A number for the table: thousands separated, fixed decimals. */
+const n = (value: number, digits = 0): string =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const times = (to: number, from: number) => `×${n(to / from, 2)}`;
+const change = (from: number, to: number): string => `${to >= from ? '+' : ''}${n((to / from - 1) * 100, 1)}%`;
+
+/** One table row each: figure, subject, measured, against. */
+const moduleInitRows = ({ runs, functions }: ModuleInitFigures) =>
+  functions.map(
+    (m) =>
+      `| module init, as deployed | ${m.name} (${n(m.bundleKB, 1)} kB) | ${n(m.wallMs, 1)} ms wall, ${n(m.cpuMs, 1)} ms CPU (median of ${runs}) | bare ${n(m.bare.wallMs, 1)} ms wall (${times(m.wallMs, m.bare.wallMs)}), ${n(m.bare.cpuMs, 1)} ms CPU (${times(m.cpuMs, m.bare.cpuMs)}); aim ≤ ×1.15 |`,
+  );
+
+const handlerOverheadRows = ({ medianUs: us }: HandlerOverheadFigures) => [
+  `| handler overhead | cancelOrder handler | ${n(us.handler)} µs | ${times(us.handler, us['limiter + repository'])} limiter + repository (${n(us['limiter + repository'])} µs; aim ≤ ×1.10), ${times(us.handler, us.repository)} repository alone (${n(us.repository)} µs; aim ≤ ×2.2) |`,
+];
+
+function listingRows({ handlers }: ListingFigures): string[] {
+  const deployedFlags = handlers.find((h) => h.deployed)?.nodeFlags ?? [];
+  const first = Math.min(...handlers.map((h) => h.orders));
+  return handlers.map((h) => {
+    const from = handlers.find((x) => x.orders === first && x.coding === h.coding && x.deployed === h.deployed);
+    const how = h.deployed
+      ? 'as deployed'
+      : `without ${deployedFlags.filter((f) => !h.nodeFlags.includes(f)).join(' ')}`;
+    const growth =
+      from && h !== from ? `peak RSS ${change(from.peakRssMB, h.peakRssMB)} from ${n(first)} orders (aim ±20%)` : '';
+    return `| listOrders | ${n(h.orders)} orders, ${h.coding}, ${how}${h.valid ? '' : ', INVALID OUTPUT'} | ${n(h.bytes / h.orders, 1)} B an order, ${n(h.orders / (h.cpuMs / 1000))} orders per CPU second, first byte at ${n((h.ttfbMs / h.totalMs) * 100, 1)}% of ${n(h.totalMs)} ms, peak RSS ${n(h.peakRssMB, 1)} MB | ${growth} |`;
+  });
+}
+
+const loadRows = ({ routes, connections, durationS }: LoadFigures) =>
+  routes.map((r) => {
+    const statuses = Object.entries(r.statuses).map(([status, count]) => `${status}×${count}`);
+    return `| local stack load | ${r.route}, ${connections} connections × ${durationS} s | ${n(r.requestsPerS)} req/s, p50 ${n(r.p50Ms)} ms, p99 ${n(r.p99Ms)} ms | ${statuses.join(' ') || 'no responses'}; ${r.errors} errors, ${r.timeouts} timeouts |`;
+  });
+
+const importRows = (f: AdminImportFigures) => [
+  `| admin orders import | ${n(f.count)} new orders, ${f.concurrency} conditional puts in flight | ${n(f.ms / 1000, 1)} s (${n(f.perSecond)} orders/s) | aim: 100,000 well under a minute |`,
+];
+
+/** The run as one Markdown table, under a line that says when, where and under what load it ran. */
+export function report(results: BenchResults): string {
+  const { machine: m, loadAverage: load, suites } = results;
+  return [
+    `${results.mode === 'full' ? 'Full' : 'Quick'} run of ${results.startedAt.slice(0, 10)}, ${results.durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, Node.js ${m.node}, ${m.os}; load average ${load.start?.toFixed(2)} → ${load.end?.toFixed(2)}.`,
+    '',
+    '| Figure | Subject | Measured | Against |',
+    '| --- | --- | --- | --- |',
+    ...(suites['module init'] ? moduleInitRows(suites['module init']) : []),
+    ...(suites['handler overhead'] ? handlerOverheadRows(suites['handler overhead']) : []),
+    ...(suites['listOrders at scale'] ? listingRows(suites['listOrders at scale']) : []),
+    ...(suites['local stack load'] ? loadRows(suites['local stack load']) : []),
+    ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
+  ].join('\n');
+}
+
+export const RESULTS_FILE = path.join(REPO_ROOT, 'bench', 'results.json');
+
+/** The docs' generated blocks: each between `<!-- bench:<name> -->` and `<!-- /bench:<name> -->`. */
+export const DOC_BLOCKS: readonly { file: string; name: string; render: (results: BenchResults) => string }[] = [
+  { file: 'docs/benchmarks.md', name: 'figures', render: report },
+  {
+    file: 'docs/design.md',
+    name: 'capacity',
+    render: (r) => budgetTable(measuredFigures(r), listSettings(measuredFigures(r))),
+  },
+];
+
+const block = (name: string) => new RegExp(`(?<=<!-- bench:${name} -->\n)[^]*?(?=<!-- /bench:${name} -->)`);
+
+/** The content of a generated block in `text`, up to its last newline; throws when its markers are missing. */
+export function blockOf(text: string, name: string): string {
+  const found = block(name).exec(text)?.[0];
+  if (found === undefined) throw new Error(`No <!-- bench:${name} --> ... <!-- /bench:${name} --> block`);
+  return found;
+}
+
+/** Rewrites every generated block of the docs from `results`. */
+export function writeDocs(results: BenchResults): void {
+  for (const { file, name, render } of DOC_BLOCKS) {
+    const text = readFileSync(path.join(REPO_ROOT, file), 'utf8');
+    blockOf(text, name);
+    writeFileSync(
+      path.join(REPO_ROOT, file),
+      text.replace(block(name), () => `${render(results)}\n`),
+    );
+  }
+}
