@@ -20,6 +20,7 @@ const closed = (stream: Readable): Promise<void> =>
  */
 export class ListingRun {
   private bytes = 0;
+  private recorded = false;
   private body: Readable | undefined;
   private ended: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -44,12 +45,22 @@ export class ListingRun {
     }
   }
 
-  /** The body's chunks, counted as they are handed to the response stream. */
+  /**
+   * The body's chunks, counted as they are handed to the response stream. A complete body is
+   * recorded as its last chunk goes, before the client can see the end of the response.
+   */
   async *counted(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const chunk of chunks) {
       this.bytes += chunk.length;
       yield chunk;
     }
+    this.record();
+  }
+
+  private record(): void {
+    if (this.recorded) return;
+    this.recorded = true;
+    businessMetrics.listingResponse(this.bytes);
   }
 
   /** The response body, ended with the run if it is still going then. */
@@ -69,7 +80,7 @@ export class ListingRun {
         await Promise.race([closed(body), this.deadline]);
       }
       clearTimeout(this.timer);
-      if (body) businessMetrics.listingResponse(this.bytes);
+      if (body) this.record();
       await this.lease?.release();
     })();
     return this.ended;
