@@ -13,13 +13,23 @@ import { adminImport } from './suites/admin-import';
 import { handlerOverhead } from './suites/handler-overhead';
 import { limiterCosts } from './suites/limiter-costs';
 import { listMemory } from './suites/list-memory';
+import { listingRefusal } from './suites/listing-refusal';
 import { listScale } from './suites/list-scale';
 import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
 import type { Row, Suite } from './support/suite';
 
 /** Adding a suite: one file in bench/suites/ that exports a `Suite`, and one entry here. */
-const SUITES: readonly Suite[] = [moduleInit, handlerOverhead, limiterCosts, listMemory, listScale, load, adminImport];
+const SUITES: readonly Suite[] = [
+  moduleInit,
+  handlerOverhead,
+  limiterCosts,
+  listingRefusal,
+  listMemory,
+  listScale,
+  load,
+  adminImport,
+];
 
 const RESULTS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
 
