@@ -47,7 +47,8 @@ export class ListingRun {
 
   /**
    * The body's chunks, counted as they are handed to the response stream. A complete body is
-   * recorded as its last chunk goes, before the client can see the end of the response.
+   * recorded and its slot freed after its last chunk, before the response ends: a client that
+   * starts its next listing as soon as one ends finds its slot free.
    */
   async *counted(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const chunk of chunks) {
@@ -55,6 +56,7 @@ export class ListingRun {
       yield chunk;
     }
     this.record();
+    await this.lease?.release();
   }
 
   private record(): void {
