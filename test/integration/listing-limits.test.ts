@@ -13,6 +13,7 @@ import { callerContext } from '../../lib/keys/context';
 import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
+import { LISTING_DEADLINE_MARGIN_MS } from '../../lib/orders/listing-run';
 import { RateLimiter } from '../../lib/limits/limiter';
 import {
   LEASE_EXPIRY_MARGIN_SECONDS,
@@ -214,6 +215,35 @@ describe('the per-key cap on listings in flight', () => {
     };
     expect((await list(handlerWith({ orders: broken }), event)).statusCode).toBe(500);
     expect(await listings.held(keyId, LISTINGS_IN_FLIGHT.free)).toBe(0);
+  });
+
+  test('a listing still running just before the function deadline is ended there, and gives its slot back', async () => {
+    // Its first page, then a Scan that never answers: only the deadline can end it.
+    let stuckAt!: () => void;
+    const isStuck = new Promise<void>((resolve) => (stuckAt = resolve));
+    const stuck: OrdersHandlerDeps['orders'] = {
+      cancel: async () => undefined,
+      async *scanPages() {
+        yield [{ id: '1', status: 'pending' as const }];
+        stuckAt();
+        await new Promise<never>(() => undefined);
+      },
+    };
+    const { event, keyId } = listEvent('free');
+    const context = {
+      ...lambdaContext('list-orders'),
+      getRemainingTimeInMillis: () => LISTING_DEADLINE_MARGIN_MS + 3_000,
+    };
+    // The invocation itself never returns here: deployed, Lambda stops it at the deadline.
+    void invokeStreamedToResponse(handlerWith({ orders: stuck }), event, context).catch(() => undefined);
+    await isStuck;
+    let held = await listings.held(keyId, LISTINGS_IN_FLIGHT.free);
+    expect(held).toBe(1);
+    for (let check = 0; check < 400 && held !== 0; check++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      held = await listings.held(keyId, LISTINGS_IN_FLIGHT.free);
+    }
+    expect(held).toBe(0);
   });
 
   test('a lease never given back (a crashed invocation) frees its slot once it expires', async () => {
