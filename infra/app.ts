@@ -2,6 +2,14 @@
 // account and region come from the credentials `cdk deploy` runs with.
 
 import { App } from 'aws-cdk-lib';
+import { ContextFlagError } from './account-stack';
 import { addServiceStacks } from './service-app';
 
-addServiceStacks(new App());
+try {
+  addServiceStacks(new App());
+} catch (error) {
+  // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
+  if (!(error instanceof ContextFlagError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}

@@ -41,8 +41,9 @@ export interface FunctionSettings {
    */
   bundleBudgetKib: number;
   /**
-   * V8 flags node starts with, after the Lambda runtime's own so they win (through the wrapper in
-   * infra/runtime: NODE_OPTIONS cannot carry them). None unless a measurement asks for them.
+   * V8 flags node starts with, through the wrapper in infra/runtime (NODE_OPTIONS cannot carry
+   * them): right after node, the runtime's own setting of the same flag left out, so they win.
+   * None unless a measurement asks for them.
    */
   nodeFlags?: readonly string[];
 }

@@ -1,6 +1,7 @@
 // How many orders one listOrders response can carry on AWS, computed once from measured figures
 // and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
-// bench prints the ceiling of each run's own figures with it, and README's table is its output.
+// bench prints the ceiling of each run's own figures with it, and the table in docs/deployment.md
+// is its output.
 
 const MiB = 1024 * 1024;
 
@@ -12,11 +13,22 @@ export const STREAMING_LIMITS = {
   cappedBytesPerSecond: 2 * MiB,
   /** A streamed response is cut at this size. */
   maxResponseBytes: 200 * MiB,
-  /** API Gateway's longest streaming integration. */
+  /**
+   * API Gateway's longest stream (its own cap, 2 MB/s after the first 10 MB, is looser than
+   * Lambda's above; its idle timeout, 5 minutes on a regional endpoint, never applies to a
+   * listing, which sends every Scan page as it comes).
+   */
   maxIntegrationSeconds: 15 * 60,
   /** Lambda gives a function one full vCPU at this much memory (and CPU in proportion below it). */
   memoryMbPerVcpu: 1_769,
 } as const;
+
+/**
+ * The slowest client connection a listing is sized for, in wire bytes a second: the largest
+ * listing a client can get whole (200 MB of gzip) reaches such a client within the timeout. A
+ * slower client is cut at the timeout, and the duration alarm (not the store-size alarms) fires.
+ */
+export const MIN_CLIENT_BYTES_PER_SECOND = 0.5 * MiB;
 
 /** Seconds between the function's timeout and the integration timeout, so the function always stops first. */
 export const STREAMING_INTEGRATION_HEADROOM_SECONDS = 5;
@@ -94,6 +106,14 @@ export function ceiling(figures: CodingFigures, memoryMb: number, timeoutSeconds
   };
 }
 
+/**
+ * Seconds to deliver `bytes` to a client that reads `clientBytesPerSecond`: the client's own
+ * speed, or Lambda's cap if that is slower.
+ */
+export function clientWireSeconds(bytes: number, clientBytesPerSecond: number): number {
+  return Math.max(bytes / clientBytesPerSecond, wireSeconds(bytes));
+}
+
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
 function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
   const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
@@ -107,34 +127,62 @@ export interface ListSettings {
 
 /**
  * listOrders' memory and timeout: one full vCPU (the work is CPU-bound and single-threaded, and
- * memory beyond it buys nothing), and time for the largest compressed response Lambda allows
- * (200 MB), with TIMEOUT_SAFETY, within API Gateway's 15-minute stream.
+ * memory beyond it buys nothing), and time for the largest response a client can get whole (200
+ * MB of gzip): its CPU time with TIMEOUT_SAFETY, or its time on the wire to a client at
+ * MIN_CLIENT_BYTES_PER_SECOND, whichever is longer, within API Gateway's 15-minute stream.
  */
-export function listSettings(figures: ListFigures): ListSettings {
+export function listSettings(
+  figures: ListFigures,
+  minClientBytesPerSecond: number = MIN_CLIENT_BYTES_PER_SECOND,
+): ListSettings {
   const memoryMb = STREAMING_LIMITS.memoryMbPerVcpu;
-  const largest = Math.floor(STREAMING_LIMITS.maxResponseBytes / figures.compressed.bytesPerOrder);
-  const needed = listingSeconds(figures.compressed, memoryMb, largest) * TIMEOUT_SAFETY;
+  const largestBytes = STREAMING_LIMITS.maxResponseBytes;
+  const largest = Math.floor(largestBytes / figures.compressed.bytesPerOrder);
+  const cpu = listingSeconds(figures.compressed, memoryMb, largest) * TIMEOUT_SAFETY;
+  const client = clientWireSeconds(largestBytes, minClientBytesPerSecond);
   const longest = STREAMING_LIMITS.maxIntegrationSeconds - STREAMING_INTEGRATION_HEADROOM_SECONDS;
+  if (client > longest) {
+    throw new Error(
+      `A client at ${minClientBytesPerSecond} bytes/s needs ${Math.ceil(client)} s for the largest listing, more than the ${longest} s a stream may last: raise the minimum client bandwidth.`,
+    );
+  }
+  const needed = Math.max(cpu, client);
   const timeoutSeconds = Math.min(longest, Math.ceil(needed / TIMEOUT_STEP_SECONDS) * TIMEOUT_STEP_SECONDS);
   return { memoryMb, timeoutSeconds };
 }
 
 export const LIST_SETTINGS: ListSettings = listSettings(MEASURED);
 
+/**
+ * What the deployed settings deliver, for the alarms: the most orders one (compressed) listing
+ * carries, and the size at which Lambda cuts a stream, which an uncompressed listing of the whole
+ * store reaches first.
+ */
+export const LIST_CEILING = {
+  orders: ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders,
+  bytes: STREAMING_LIMITS.maxResponseBytes,
+} as const;
+
+/** The slowest client that still gets the largest listing whole at these settings, in bytes a second. */
+export function slowestWholeClient(settings: ListSettings): number {
+  return STREAMING_LIMITS.maxResponseBytes / settings.timeoutSeconds;
+}
+
 const thousands = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** The arithmetic as README shows it: one row per coding, at the given settings. */
+/** The arithmetic as docs/deployment.md shows it: one row per coding, at the given settings. */
 export function budgetTable(figures: ListFigures, settings: ListSettings): string {
   const rows = (['plain', 'compressed'] as const).map((coding) => {
     const f = figures[coding];
     const c = ceiling(f, settings.memoryMb, settings.timeoutSeconds);
     const wireRate = STREAMING_LIMITS.cappedBytesPerSecond / f.bytesPerOrder;
-    return `| ${coding === 'plain' ? 'identity' : 'gzip'} | ${thousands(f.bytesPerOrder, 1)} | ${thousands(f.ordersPerCpuSecond)} | ${thousands(wireRate)} | ${thousands(Math.floor(STREAMING_LIMITS.maxResponseBytes / f.bytesPerOrder))} | **${thousands(c.orders)}** (${c.limitedBy}) | ${thousands(c.seconds)} s |`;
+    const slowClient = Math.max(c.seconds, clientWireSeconds(c.bytes, MIN_CLIENT_BYTES_PER_SECOND));
+    return `| ${coding === 'plain' ? 'identity' : 'gzip'} | ${thousands(f.bytesPerOrder, 1)} | ${thousands(f.ordersPerCpuSecond)} | ${thousands(wireRate)} | ${thousands(Math.floor(STREAMING_LIMITS.maxResponseBytes / f.bytesPerOrder))} | **${thousands(c.orders)}** (${c.limitedBy}) | ${thousands(c.seconds)} s | ${thousands(slowClient)} s |`;
   });
   return [
-    `| Coding | Bytes an order | Orders per CPU second | Orders/s at 2 MB/s | Orders in 200 MB | Ceiling at ${thousands(settings.memoryMb)} MB, ${settings.timeoutSeconds} s | Time of that listing |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| Coding | Bytes an order | Orders per CPU second | Orders/s at 2 MB/s | Orders in 200 MB | Ceiling at ${thousands(settings.memoryMb)} MB, ${settings.timeoutSeconds} s | Time of that listing | Its time to a client at ${thousands(MIN_CLIENT_BYTES_PER_SECOND / MiB, 1)} MB/s |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
 }

@@ -1,27 +1,43 @@
-import { Aspects } from 'aws-cdk-lib';
+import { Aspects, Fn, Tags } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { ApiGatewayAccountStack } from './account-stack';
+import { ApiGatewayAccountStack, CLOUDWATCH_ROLE_OUTPUT, cloudWatchRoleMode } from './account-stack';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor, type StageName } from './outputs';
 import { StoreOrdersStack } from './stack';
 import { STAGES } from './stages';
 
+/** The tag on each stage's execution log group naming the CloudWatch role its logging relies on. */
+export const EXECUTION_LOGGING_ROLE_TAG = 'store-orders:execution-logging-role';
+
 export interface ServiceStacks {
-  account: ApiGatewayAccountStack;
+  /** Absent with `-c apiGatewayCloudWatchRole=keep`: the account's role is left alone. */
+  account?: ApiGatewayAccountStack;
   stages: Record<StageName, StoreOrdersStack>;
 }
 
 /**
- * Adds the account-settings stack, one stack per stage (all from the same class, each depending on
- * the account stack, whose CloudWatch role its execution logging needs), and the cdk-nag packs.
- * Shared by the CDK app and the tests, so the tests check exactly what `cdk synth` produces.
+ * Adds the account-settings stack (unless the account's CloudWatch role is to be kept), one stack
+ * per stage (all from the same class), and the cdk-nag packs. Each stage depends on the account
+ * stack twice over: in the assembly (`cdk deploy` deploys the account stack first) and in its own
+ * template, whose execution log group, created before the stage, is tagged with the role read
+ * from the account stack's output (Fn::GetStackOutput, which locks nothing), so a stage
+ * template deployed without the account stack fails on that read, naming the stack, instead of on
+ * the stage with "CloudWatch Logs role ARN must be set". Shared by the CDK app and the tests, so
+ * the tests check exactly what `cdk synth` produces.
  */
 export function addServiceStacks(scope: Construct): ServiceStacks {
-  const account = new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME);
+  const account =
+    cloudWatchRoleMode(scope) === 'create' ? new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME) : undefined;
   const stages = {} as Record<StageName, StoreOrdersStack>;
   for (const stage of STAGE_NAMES) {
     stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), { config: STAGES[stage] });
-    stages[stage].addStackDependency(account, 'execution logging needs the account-level CloudWatch role');
+    if (account) {
+      stages[stage].addStackDependency(account, 'execution logging needs the account-level CloudWatch role');
+      Tags.of(stages[stage].api.executionLogs).add(
+        EXECUTION_LOGGING_ROLE_TAG,
+        Fn.getStackOutput(account.stackName, CLOUDWATCH_ROLE_OUTPUT),
+      );
+    }
   }
   // Every finding is either fixed or explained next to its resource (infra/nag.ts); any other fails.
   Aspects.of(scope).add(new AwsSolutionsChecks());

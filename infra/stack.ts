@@ -49,6 +49,7 @@ export class StoreOrdersStack extends Stack {
         stage: config.stage,
         logRetention: config.logRetention,
         logRemovalPolicy: removalPolicy,
+        ...(entry === 'list-orders' ? { reservedConcurrency: config.listOrdersReservedConcurrency } : {}),
       });
       this.tables.bind(fn.function, FUNCTIONS[entry].access);
       return fn;

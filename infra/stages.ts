@@ -33,6 +33,12 @@ export interface StageConfig {
    * any usage plan's per-key throttle.
    */
   throttle: { rateLimit: number; burstLimit: number };
+  /**
+   * Concurrent executions reserved for list-orders, which is also its most: a listing holds one
+   * for up to its timeout, so the listings of a few keys cannot take the account's shared pool
+   * (the authorizer's and cancelOrder's too). Taken from the account's unreserved concurrency.
+   */
+  listOrdersReservedConcurrency: number;
   alarms: {
     /** An existing SNS topic that receives alarm and OK notifications. */
     topicArn?: string;
@@ -51,6 +57,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     disposableData: true,
     // The burst holds the largest usage-plan burst (two business minutes), so no plan is squeezed.
     throttle: { rateLimit: 100, burstLimit: 2_000 },
+    listOrdersReservedConcurrency: 5,
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
   },
   prod: {
@@ -59,17 +66,32 @@ export const STAGES: Record<StageName, StageConfig> = {
     disposableData: false,
     // Well under the account's default regional limit (10,000 rps), which every API shares.
     throttle: { rateLimit: 2_000, burstLimit: 5_000 },
+    listOrdersReservedConcurrency: 50,
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
   },
 };
 
 /**
+ * The most concurrency a stage may reserve for list-orders: Lambda keeps 100 of an account's
+ * executions unreserved, and the default account quota is 1,000 (shared by every stage and
+ * function in the account and Region).
+ */
+export const MAX_LIST_ORDERS_RESERVED_CONCURRENCY = 900;
+
+/**
  * Refuses, before anything is built, a configuration that would lose prod data, throttle before the
- * usage plans do, or name a custom domain with no way to get its certificate.
+ * usage plans do, reserve no (or more than an account's) concurrency for listings, or name a
+ * custom domain with no way to get its certificate.
  */
 export function validateConfig(config: StageConfig): void {
   if (config.stage === 'prod' && config.disposableData) {
     throw new Error('prod data must be retained: disposableData is for staging only.');
+  }
+  const reserved = config.listOrdersReservedConcurrency;
+  if (!Number.isInteger(reserved) || reserved < 1 || reserved > MAX_LIST_ORDERS_RESERVED_CONCURRENCY) {
+    throw new Error(
+      `listOrdersReservedConcurrency of ${config.stage} must be a whole number from 1 to ${MAX_LIST_ORDERS_RESERVED_CONCURRENCY}; got ${reserved}.`,
+    );
   }
   const domain = config.customDomain;
   if (domain && !domain.certificateArn && !domain.hostedZone) {

@@ -4,6 +4,7 @@ import {
   Alarm,
   ComparisonOperator,
   MathExpression,
+  Metric,
   TreatMissingData,
   type IAlarmAction,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -13,8 +14,10 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { Topic, type Subscription } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
+import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { StageConfig } from '../stages';
 import { pascalCase } from './names';
 
@@ -43,10 +46,15 @@ const PERIOD = Duration.minutes(5);
 /** The share of its timeout after which a long-running invocation is alarmed on. */
 const DURATION_ALARM_FRACTION = 0.8;
 
+/** The share of what one listing can carry (orders, or bytes before Lambda cuts it) after which the store's growth is alarmed on. */
+export const LISTING_SIZE_ALARM_FRACTION = 0.8;
+
 /**
  * Alarms for what a client would notice: server errors, slow answers, a failing authorizer (its
  * requests get 503; a refused key is not a failure) and Lambda throttling (capacity, as opposed to the 429s that rate
- * limiting gives by design, which are not alarmed on). Missing data means no traffic, not trouble.
+ * limiting gives by design, which are not alarmed on), and a store growing towards what one listing
+ * can carry (apart from a slow client, which only the duration alarm shows). Missing data means no
+ * traffic, not trouble.
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -82,13 +90,43 @@ export class ServiceAlarms extends Construct {
       this.add(`DurationNearTimeout${pascalCase(name)}`, {
         alarmDescription:
           `An invocation of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its ${timeout.toSeconds()} s timeout: ` +
-          'the store is nearing the size one response can carry, and a larger listing would be cut.',
+          `a client read slower than the ${MIN_CLIENT_BYTES_PER_SECOND / (1024 * 1024)} MB/s the timeout is sized for, or the CPU or Scan ran slower than measured; ` +
+          'a slower one is cut. Whether the store grew shows in the ListedOrders and ListedBytes alarms, not here.',
         metric: fn.metricDuration({ statistic: 'Maximum', period: PERIOD }),
         threshold,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
       });
     }
+
+    // The store's size, apart from how fast any client reads: the largest complete listing of
+    // the period, against what one listing can carry at the deployed settings.
+    const listing = (declaration: MetricDeclaration) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: declaration.name,
+        dimensionsMap: { service: SERVICE_NAME, stage: props.config.stage },
+        statistic: 'Maximum',
+        period: PERIOD,
+      });
+    this.add('ListedOrdersNearCeiling', {
+      alarmDescription:
+        `A listing carried more than ${LISTING_SIZE_ALARM_FRACTION * 100}% of the ${LIST_CEILING.orders} orders one compressed response can carry: ` +
+        'the store is growing towards what listOrders can deliver whole.',
+      metric: listing(BUSINESS_METRICS.listedOrders),
+      threshold: Math.floor(LIST_CEILING.orders * LISTING_SIZE_ALARM_FRACTION),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+    this.add('ListedBytesNearResponseLimit', {
+      alarmDescription:
+        `A listing's JSON passed ${LISTING_SIZE_ALARM_FRACTION * 100}% of the ${LIST_CEILING.bytes} bytes at which Lambda cuts a stream: ` +
+        'an uncompressed listing of the store is nearing the size it can be sent whole, after which clients must accept gzip.',
+      metric: listing(BUSINESS_METRICS.listedBytes),
+      threshold: Math.floor(LIST_CEILING.bytes * LISTING_SIZE_ALARM_FRACTION),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
 
     // A refused key is a thrown `Unauthorized`, which Lambda counts in Errors like a real failure, so
     // the alarm counts what only a failure produces: the handler's error line, and Lambda's timeout line.

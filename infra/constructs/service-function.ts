@@ -18,6 +18,8 @@ export interface ServiceFunctionProps {
   stage: StageName;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
+  /** Concurrent executions reserved for (and the most allowed to) the function; none if unset. */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: settings.memoryMb,
       timeout: Duration.seconds(settings.timeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       environment: {

@@ -1,10 +1,13 @@
 // How the Lambda Node.js runtime starts node, and how a function adds V8 flags to that command.
-// The runtime's bootstrap (/var/runtime/bootstrap in the public Lambda base images) passes its own
-// heap sizes on the command line: a tenth of the function's memory as new space (half of it a
-// semi-space), the rest as old space. Node applies NODE_OPTIONS before the command line, so a heap
-// flag there loses, and NODE_OPTIONS refuses most V8 flags anyway. A function that needs V8 flags
-// therefore starts through the wrapper script node-flags.sh (AWS_LAMBDA_EXEC_WRAPPER), which places
-// them after the runtime's own.
+// The runtime's bootstrap (/var/runtime/bootstrap in the public Lambda base images, the same shape
+// from nodejs18.x on) runs `/var/lang/bin/node --expose-gc --max-http-header-size 81920
+// --max-semi-space-size=<n> --max-old-space-size=<n> /var/runtime/index.mjs`: a tenth of the
+// function's memory as new space (half of it a semi-space), the rest as old space, and one flag
+// whose value is a separate argument. Through a wrapper (AWS_LAMBDA_EXEC_WRAPPER) it runs
+// `<wrapper> /var/lang/bin/node <the same arguments>`. Node applies NODE_OPTIONS before the
+// command line, so a heap flag there loses, and NODE_OPTIONS refuses most V8 flags anyway. A
+// function that needs V8 flags therefore starts through the wrapper script node-flags.sh, which
+// puts them right after node and leaves out the runtime's own setting of the same flags.
 import * as path from 'node:path';
 import { REPO_ROOT } from '../functions';
 
@@ -19,14 +22,30 @@ export const NODE_FLAGS_WRAPPER = {
   flagsVar: 'EXTRA_NODE_FLAGS',
 } as const;
 
-/** The flags the Lambda runtime starts node with, for a function of this much memory. */
+/** The node executable and entry script of the Lambda Node.js runtime. */
+export const LAMBDA_RUNTIME = { node: '/var/lang/bin/node', entry: '/var/runtime/index.mjs' } as const;
+
+/** The arguments the Lambda runtime gives node before its entry script, for a function of this much memory. */
 export function lambdaRuntimeNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
   return [
     '--expose-gc',
+    '--max-http-header-size',
+    '81920',
     `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
     `--max-old-space-size=${memoryMb - newSpace}`,
   ];
+}
+
+/**
+ * The runtime's whole command as the wrapper receives it: node, its flags, its entry script. The
+ * tests run it with this machine's node and a probe script in place of Lambda's paths.
+ */
+export function lambdaRuntimeCommand(
+  memoryMb: number,
+  paths: { node: string; entry: string } = LAMBDA_RUNTIME,
+): string[] {
+  return [paths.node, ...lambdaRuntimeNodeFlags(memoryMb), paths.entry];
 }
 
 /** The environment that makes Lambda start a function through the wrapper with these node flags. */

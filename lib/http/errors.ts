@@ -16,6 +16,7 @@ import {
 } from '../orders/errors';
 import { TooManyListingsError } from '../limits/listings-in-flight';
 import { isDependencyFailure } from '../aws/dependency-failure';
+import { MinutePassedError } from '../limits/errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
 export class MissingCallerError extends Error {
@@ -51,7 +52,8 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
   if (error instanceof RateLimitRejectedError)
     return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
-  if (isDependencyFailure(error)) return SERVICE_UNAVAILABLE_ANSWER;
+  // The limiter's replies came too late to count the request in its minute: DynamoDB was slow.
+  if (isDependencyFailure(error) || error instanceof MinutePassedError) return SERVICE_UNAVAILABLE_ANSWER;
   return undefined;
 }
 

@@ -5,6 +5,25 @@
 // interleaving can serve more than a limit. A refused request changes only the refusal count (and
 // the ban when it crosses the threshold); nothing is ever given back.
 //
+// A ban follows only from refusals the client was sent, each in the minute window it was sent for.
+// So a refusal is recorded by a write of its own, once the refusing answer (a failed condition, or
+// the item read after it) is known and the 429 is the only answer left to give, and that write is
+// conditional on the stored minute being the refused request's own minute:
+// - A request whose admission failed (error, timeout, lost reply) is answered 503 and records
+//   nothing, whatever it might have been refused for.
+// - A refusal whose recording fails or whose reply is lost is still answered 429, unrecorded or
+//   recorded: either way the client is sent the refusal the item may hold. Its count unknown, it
+//   takes the refusals the item held before it, plus itself, for the ban threshold.
+// - A request that meets a stored minute later than its own is not recorded there: counting it
+//   there charged the new minute with the old minute's late refusals and banned keys that never
+//   exceeded a limit twice in one minute. If the limiter's clock has passed the request's minute
+//   too, its replies were slow and it is answered 503 (MinutePassedError), not served from the new
+//   minute's limit, which would refuse that minute's own requests in its place; if not, another
+//   function's clock runs a little ahead, and the stored minute is the current one.
+// Refusals can thus be under-counted, never over-counted: a late ban, never a false one. Recording
+// happens before the 429 leaves the function; one lost after that (the function or the network
+// failing on the way out) still counts, as nothing on this side can tell.
+//
 // Exactness does not depend on replies arriving on time: the counting writes go through a client
 // that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
 // a write may use up a slot without serving; it can never over-admit.
@@ -15,6 +34,8 @@ import { TABLES } from '../aws/tables';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
 import type { DynamoOptions } from '../aws/dynamo';
 import { numberOf } from '../aws/numbers';
+import { logger } from '../aws/logger';
+import { MinutePassedError } from './errors';
 import {
   daysCovering,
   expiresAt,
@@ -28,6 +49,7 @@ import {
 } from './windows';
 
 export type { WindowState } from './windows';
+export { MinutePassedError } from './errors';
 
 /** The limiter refuses with exactly the contract's rate-limit codes. */
 export type RejectionReason = RateLimitCode;
@@ -101,8 +123,16 @@ type Found = LimiterState | 'absent';
 /** How a request is to be admitted: into the stored minute, or as the first of a new minute. */
 type Plan =
   | { kind: 'admit'; minute: number; newMinute: boolean }
-  | { kind: 'refuse'; reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED'; minute: number; newMinute: boolean }
-  | { kind: 'banned'; until: number };
+  | {
+      kind: 'refuse';
+      reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED';
+      minute: number;
+      newMinute: boolean;
+      /** Refusals the item held for `minute` when the refusing answer was read. */
+      refusedBefore: number;
+    }
+  | { kind: 'banned'; until: number }
+  | { kind: 'too late' };
 
 /**
  * Every failed attempt means another request changed the item in between, and each change moves it
@@ -151,7 +181,7 @@ export class RateLimiter {
     let plan: Plan = { kind: 'admit', minute: ourMinute, newMinute: false };
     for (let write = 0; write < MAX_WRITES; write++) {
       if (plan.kind === 'banned') return banned(plan.until, limits);
-      if (plan.kind === 'refuse') return this.refuse(keyId, day, plan, limits, now);
+      if (plan.kind === 'refuse') return this.refuse(keyId, day, plan, ourMinute, limits, now);
       const outcome = await this.take(key, plan, limits, now, day);
       if (outcome.applied) {
         const stored = stateOf(outcome.output.Attributes ?? {});
@@ -167,7 +197,9 @@ export class RateLimiter {
         };
         return { admitted: true, headers: firstToRunOut(minute, today) };
       }
-      plan = planFor(await this.found(key, outcome.found), ourMinute, limits, now);
+      const found = await this.found(key, outcome.found);
+      plan = planFor(found, ourMinute, limits, now, windowAt('minute', unixSeconds(this.now())).start);
+      if (plan.kind === 'too late') throw new MinutePassedError(key);
     }
     throw new Error(`Rate limit item ${key} kept changing`);
   }
@@ -219,41 +251,54 @@ export class RateLimiter {
   }
 
   /**
-   * Counts the refusal in its minute, and bans the key when the refusals pass the threshold. Only
-   * refusals by a window count: requests refused for the ban itself do not, so a ban ends on time
-   * however hard the key keeps knocking.
+   * Records the refusal in the request's own minute, and bans the key when the recorded refusals
+   * pass the threshold. Only refusals by a window count: requests refused for the ban itself do
+   * not, so a ban ends on time however hard the key keeps knocking. From here on the answer is a
+   * 429 whatever DynamoDB does (see the top of this file): a failed recording or ban write makes a
+   * refusal uncounted, never a 503.
    */
   private async refuse(
     keyId: string,
     day: Window,
     plan: Extract<Plan, { kind: 'refuse' }>,
+    ourMinute: number,
     limits: Limits,
     now: number,
   ): Promise<Admission> {
-    const key = limiterKey(keyId, day);
-    const refused = await this.countRefusal(key, plan, day);
-    if (refused !== undefined && refused > limits.perMinute * BAN.rejectedPerMinuteFactor) {
-      const ban = await this.ban(keyId, now);
-      return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
-    }
     const { reason } = plan;
-    const resetAt = reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt;
-    return {
+    const refusal: Admission = {
       admitted: false,
       reason,
-      headers: { limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay, remaining: 0, resetAt },
+      headers: {
+        limit: reason === 'RATE_LIMITED' ? limits.perMinute : limits.perDay,
+        remaining: 0,
+        resetAt: reason === 'RATE_LIMITED' ? plan.minute + MINUTE_SECONDS : day.resetAt,
+      },
     };
+    // A later stored minute is not this request's: it is refused there, and counted nowhere.
+    if (plan.minute !== ourMinute) return refusal;
+    const key = limiterKey(keyId, day);
+    const recorded = await unlessFailed('refusal not counted', () => this.recordRefusal(key, plan, day));
+    if (recorded === 'minute moved on') return refusal;
+    // Without the record's reply, the refusals already recorded, each sent as a 429, plus this one:
+    // no more than the true count, and a key whose records keep losing their replies is banned too.
+    const refused = recorded ?? plan.refusedBefore + 1;
+    if (refused <= limits.perMinute * BAN.rejectedPerMinuteFactor) return refusal;
+    const ban = await unlessFailed('ban not written', () => this.ban(keyId, now));
+    if (ban === undefined) return refusal;
+    return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
   }
 
   /**
-   * Refusals in the minute, this one included; undefined when the minute moved on meanwhile (the
-   * refusal then belongs to no minute still counting).
+   * Refusals recorded in the minute, this one included, unless the stored minute is no longer the
+   * refusal's (it moved on meanwhile: the refusal belongs to no minute still counting). Sent once,
+   * like every limiter write: a retried ADD would count a refusal twice.
    */
-  private async countRefusal(
+  private async recordRefusal(
     key: string,
     plan: { minute: number; newMinute: boolean },
     day: Window,
-  ): Promise<number | undefined> {
+  ): Promise<number | 'minute moved on'> {
     const inMinute = () =>
       conditionalWrite(() =>
         this.doc.send(
@@ -290,7 +335,7 @@ export class RateLimiter {
       : await inMinute();
     // Another request started the minute first: count in it.
     if (!outcome.applied && plan.newMinute) outcome = await inMinute();
-    return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : undefined;
+    return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : 'minute moved on';
   }
 
   /**
@@ -311,7 +356,10 @@ export class RateLimiter {
         started: false,
       };
     }
-    await Promise.all(later.map((day) => this.writeBan(keyId, day, now, until)));
+    // Today's ban took: the later days' entries only extend it past midnight.
+    await Promise.all(
+      later.map((day) => unlessFailed('ban not extended past midnight', () => this.writeBan(keyId, day, now, until))),
+    );
     return { until, started: true };
   }
 
@@ -357,10 +405,16 @@ export class RateLimiter {
  * What to do given the stored item. The reason is the window that really refused: the day only
  * when its count has reached the day limit, the minute only when the current minute is full.
  */
-function planFor(found: Found, ourMinute: number, limits: Limits, now: number): Plan {
+function planFor(found: Found, ourMinute: number, limits: Limits, now: number, minuteNow: number): Plan {
   if (found === 'absent') return { kind: 'admit', minute: ourMinute, newMinute: true };
   if (isBanned(found, now)) return { kind: 'banned', until: found.bannedUntil as number };
-  // A stored minute ahead of ours (another function's clock runs a little ahead) is the current one.
+  // A stored minute ahead of ours is the current one while our clock still reads our minute
+  // (another function's clock runs a little ahead). Once our clock has passed it too, the request
+  // is late, not early: its own minute is over, and serving it from the next one would refuse
+  // that minute's own requests in its place, so a ban could follow from a burst split at the
+  // boundary by slow replies. A day window that is full refuses it all the same.
+  const ahead = found.minute !== undefined && found.minute > ourMinute;
+  if (ahead && minuteNow > ourMinute && found.day < limits.perDay) return { kind: 'too late' };
   const current = found.minute !== undefined && found.minute >= ourMinute;
   const minute = current ? (found.minute as number) : ourMinute;
   const newMinute = !current;
@@ -374,7 +428,23 @@ function planFor(found: Found, ourMinute: number, limits: Limits, now: number): 
   // A ban written this second is not in force yet for requests the windows still admit; one the
   // windows refuse is told of it, and not counted again.
   if (found.bannedUntil !== undefined && found.bannedUntil > now) return { kind: 'banned', until: found.bannedUntil };
-  return { kind: 'refuse', reason, minute, newMinute };
+  return { kind: 'refuse', reason, minute, newMinute, refusedBefore: current ? found.refused : 0 };
+}
+
+/**
+ * Runs a write whose failure must not change the answer (the 429 is given either way): any error,
+ * a timeout or a lost reply included, gives undefined. Whether the write was applied is unknown;
+ * the refusal may or may not have been counted.
+ */
+async function unlessFailed<T>(what: string, write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    logger.warn(`rate limiter: ${what}`, {
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return undefined;
+  }
 }
 
 function isBanned(state: LimiterState, now: number): boolean {

@@ -5,7 +5,12 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../lib/aws/tables';
 import { FUNCTIONS, type FunctionId } from '../../infra/functions';
-import { LAMBDA_TASK_ROOT, lambdaRuntimeNodeFlags, NODE_FLAGS_WRAPPER } from '../../infra/runtime/lambda-node';
+import {
+  LAMBDA_TASK_ROOT,
+  lambdaRuntimeCommand,
+  lambdaRuntimeNodeFlags,
+  NODE_FLAGS_WRAPPER,
+} from '../../infra/runtime/lambda-node';
 import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -113,8 +118,10 @@ describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundl
       runtimeEntry,
       `${AWSLAMBDA_GLOBAL}\nconst mod = await import(${JSON.stringify(bundle)});\nprocess.stdout.write(JSON.stringify({ handler: typeof mod.handler, execArgv: process.execArgv }));\n`,
     );
-    const runtimeFlags = lambdaRuntimeNodeFlags(FUNCTIONS['list-orders'].memoryMb);
-    const out = execFileSync(wrapper, [process.execPath, ...runtimeFlags, runtimeEntry], {
+    const memoryMb = FUNCTIONS['list-orders'].memoryMb;
+    const runtimeFlags = lambdaRuntimeNodeFlags(memoryMb);
+    const [node, ...args] = lambdaRuntimeCommand(memoryMb, { node: process.execPath, entry: runtimeEntry });
+    const out = execFileSync(wrapper, [node as string, ...args], {
       env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV, ...environment },
       cwd: assetDir,
       encoding: 'utf8',
@@ -122,7 +129,7 @@ describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundl
     });
     expect(JSON.parse(out)).toEqual({
       handler: 'function',
-      execArgv: [...runtimeFlags, ...(environment.EXTRA_NODE_FLAGS ?? '').split(' ')],
+      execArgv: [...(environment.EXTRA_NODE_FLAGS ?? '').split(' '), ...runtimeFlags],
     });
     expect(environment.EXTRA_NODE_FLAGS).toBe(FUNCTIONS['list-orders'].nodeFlags?.join(' '));
   });

@@ -3,7 +3,10 @@ import { PLAN_NAMES } from '../../lib/limits/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
 import { TABLES, type TableId } from '../../lib/aws/tables';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import {
+  ACCOUNT_STACK_NAME,
   API_URL_OUTPUT,
   EXECUTE_API_URL_OUTPUT,
   REST_API_ID_OUTPUT,
@@ -11,6 +14,8 @@ import {
   USAGE_PLAN_ID_OUTPUTS,
 } from '../../infra/outputs';
 import { STAGES } from '../../infra/stages';
+import { CLOUDWATCH_ROLE_OUTPUT } from '../../infra/account-stack';
+import { EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { FUNCTIONS } from '../../infra/functions';
 import {
   arnOf,
@@ -51,6 +56,12 @@ describe('the account stack', () => {
       },
       DeletionPolicy: 'Retain',
     });
+  });
+
+  test('names the role it set in an output, which the stage templates read', () => {
+    const { template, stack } = synthesised.account;
+    template.hasOutput(CLOUDWATCH_ROLE_OUTPUT, { Value: arnOf(stack.cloudWatchRole) });
+    expect(stack.stackName).toBe(ACCOUNT_STACK_NAME);
   });
 });
 
@@ -137,6 +148,28 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       expect(resource.DependsOn).toEqual(expect.arrayContaining([executionLogs]));
     });
 
+    test('the execution log group can be imported as docs/deployment.md says, under a stable logical id', () => {
+      const { template, stack } = stage();
+      const id = logicalId(stack.api.executionLogs);
+      // The id the upgrade's resource mapping names; the same in every stage, and never to change:
+      // a new id would make CloudFormation create the group again, which exists.
+      expect(id).toBe('ExecutionLogs6FEE23C8');
+      const page = readFileSync(path.join(__dirname, '..', '..', 'docs', 'deployment.md'), 'utf8');
+      expect(page).toContain(`{"${id}":{"LogGroupName":"%s"}}`);
+      const group = template.toJSON().Resources[id] as Record<string, unknown> & {
+        Properties: Record<string, unknown>;
+      };
+      // CloudFormation imports only a resource with a DeletionPolicy; the name is its identifier,
+      // made only from the API (already in the deployed stack), and nothing else needs creating first.
+      expect(group.DeletionPolicy).toBe(stageName === 'prod' ? 'Retain' : 'Delete');
+      expect(group.UpdateReplacePolicy).toBe(group.DeletionPolicy);
+      expect(group.DependsOn).toBeUndefined();
+      expect(group.Properties.LogGroupName).toEqual({
+        'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: 'ApiF70053CD' }, '/v1']],
+      });
+      expect(logicalId(stack.api.api)).toBe('ApiF70053CD');
+    });
+
     test('execution logs are at INFO without data trace, with metrics and X-Ray tracing', () => {
       stage().template.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: 'v1',
@@ -166,6 +199,29 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
         }),
       ).toEqual({});
       expect(stack.dependencies).toContain(synthesised.account.stack);
+    });
+
+    test('states its dependency on the account stack in the assembly and in its own template', () => {
+      const { template, stack } = stage();
+      const manifest = JSON.parse(readFileSync(path.join(synthesised.assemblyDir, 'manifest.json'), 'utf8')) as {
+        artifacts: Record<string, { dependencies?: string[] }>;
+      };
+      expect(manifest.artifacts[stack.artifactId]?.dependencies).toContain(ACCOUNT_STACK_NAME);
+      // Read before the stage is made (the stage depends on the group): deployed without the
+      // account stack, the template fails here, naming the stack, not on the stage.
+      template.hasResource('AWS::Logs::LogGroup', {
+        Properties: Match.objectLike({
+          LogGroupName: Match.objectLike({
+            'Fn::Join': Match.arrayWith([Match.arrayWith(['API-Gateway-Execution-Logs_'])]),
+          }),
+          Tags: [
+            {
+              Key: EXECUTION_LOGGING_ROLE_TAG,
+              Value: { 'Fn::GetStackOutput': { StackName: ACCOUNT_STACK_NAME, OutputName: CLOUDWATCH_ROLE_OUTPUT } },
+            },
+          ],
+        }),
+      });
     });
 
     const stageDimensions = (s: SynthesisedStage) => [
@@ -244,6 +300,47 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       },
     );
 
+    const listingMetricAlarm = (template: SynthesisedStage['template'], metricName: string) =>
+      onlyResource(template, 'AWS::CloudWatch::Alarm', { Namespace: 'StoreOrders', MetricName: metricName }).resource
+        .Properties;
+
+    test('alarm when the store nears what one compressed listing carries, on the largest listing, whatever the client', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListedOrders');
+      // 80 % of the orders in 200 MiB of gzip at the measured bytes an order, written out here.
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([
+          { Name: 'service', Value: 'store-orders' },
+          { Name: 'stage', Value: stageName },
+        ]),
+        Period: 300,
+        Threshold: Math.floor(Math.floor((200 * 1024 * 1024) / 31.03) * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    test('alarm when an uncompressed listing of the store nears the 200 MB at which Lambda cuts a stream', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListedBytes');
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([{ Name: 'stage', Value: stageName }]),
+        Threshold: Math.floor(200 * 1024 * 1024 * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    test('the duration alarm blames a slow client or CPU, and leaves the store size to the listing alarms', () => {
+      const duration = onlyResource(stage().template, 'AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+      }).resource.Properties;
+      expect(duration.AlarmDescription).toMatch(/client/);
+      expect(duration.AlarmDescription).toMatch(/ListedOrders/);
+      expect(listingMetricAlarm(stage().template, 'ListedOrders').AlarmDescription).not.toMatch(/client/);
+    });
+
     test('alarm on authorizer failures, not on refused keys', () => {
       const { template, stack } = stage();
       const metric = {
@@ -296,7 +393,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarms notify the configured topic, or nobody', () => {
       const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      expect(alarms).toHaveLength(3 + ROUTES.length);
+      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size alarms.
+      expect(alarms).toHaveLength(5 + ROUTES.length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

@@ -69,6 +69,17 @@ function permissions(s: SynthesisedStage, entry: FunctionId): string[] {
 describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
   const stage = () => stageNamed(synthesised, stageName);
 
+  test("list-orders has its stage's reserved concurrency, which bounds its listings; the others draw on the shared pool", () => {
+    const { template, stack } = stage();
+    const functions = template.findResources('AWS::Lambda::Function');
+    const reserved = (entry: FunctionId) =>
+      functions[logicalId(stack.functions[entry].function)]?.Properties?.ReservedConcurrentExecutions as unknown;
+    expect(reserved('list-orders')).toBe(STAGES[stageName].listOrdersReservedConcurrency);
+    expect(reserved('list-orders')).toBe(stageName === 'prod' ? 50 : 5);
+    expect(reserved('authorizer')).toBeUndefined();
+    expect(reserved('cancel-order')).toBeUndefined();
+  });
+
   test('there are exactly the three service functions', () => {
     stage().template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length);
   });

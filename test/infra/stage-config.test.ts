@@ -154,6 +154,16 @@ describe('config validation', () => {
     expect(() => validateConfig({ ...STAGES.staging, throttle: { rateLimit: 1, burstLimit: 1 } })).toThrow(/stricter/);
   });
 
+  test.each([0, -1, 2.5, Number.NaN, 901])('refuses %p as the reserved concurrency of list-orders', (value) => {
+    expect(() => validateConfig({ ...STAGES.staging, listOrdersReservedConcurrency: value })).toThrow(
+      /listOrdersReservedConcurrency of staging must be a whole number from 1 to 900/,
+    );
+  });
+
+  test('prod reserves more concurrency for listings than staging', () => {
+    expect(STAGES.prod.listOrdersReservedConcurrency).toBeGreaterThan(STAGES.staging.listOrdersReservedConcurrency);
+  });
+
   test('accepts the real configs', () => {
     for (const stage of STAGE_NAMES) expect(() => validateConfig(STAGES[stage])).not.toThrow();
   });

@@ -29,9 +29,13 @@ const CDK_JSON_CONTEXT = (
  * An app with the context `cdk synth` gets from cdk.json. Asset bundling (esbuild, about 10 s per
  * synth) is off unless asked for: only the bundle test looks at bundles.
  */
-export function testApp(options: { bundling?: boolean } = {}): App {
+export function testApp(options: { bundling?: boolean; context?: Record<string, unknown> } = {}): App {
   return new App({
-    context: { ...CDK_JSON_CONTEXT, ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    context: {
+      ...CDK_JSON_CONTEXT,
+      ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
   });
 }
 
@@ -56,6 +60,7 @@ export function stageStacks(): Record<StageName, StoreOrdersStack> {
 function synthesise(options: { bundling?: boolean }): Synthesised {
   const app = testApp(options);
   const { account, stages } = addServiceStacks(app);
+  if (!account) throw new Error('The default synthesis has an account stack');
   const assembly = app.synth();
   return {
     assemblyDir: assembly.directory,

@@ -78,7 +78,9 @@ export function returnItemOnConditionFailure(doc: DynamoDBDocumentClient, endpoi
         throw error;
       }
     },
-    { step: 'initialize', name: 'testReturnItemOnConditionFailure', priority: 'low' },
+    // Next to the server, inside any fault added before it (lateReplies): the item is the one the
+    // condition met, as DynamoDB returns it, not the one stored when a late reply arrives.
+    { step: 'deserialize', name: 'testReturnItemOnConditionFailure', priority: 'high' },
   );
 }
 
@@ -102,8 +104,18 @@ export type LateReply =
   | { kind: 'timeout-after-write' }
   /** Never reaches the server: the caller sees the SDK's TimeoutError. */
   | { kind: 'timeout-before-write' }
-  /** Applied, and answered after this many ms. */
-  | { kind: 'late'; ms: number };
+  /**
+   * Answered after this many ms (counted from `after`, when given): a write the server applied, or
+   * its refusal (a failed condition), as a slow network delays any reply.
+   */
+  | { kind: 'late'; ms: number; after?: Promise<unknown> };
+
+/** A call as the picker sees it before it is sent. */
+export interface PickedCall {
+  /** The command's name without `Command`, as in the call log. */
+  operation: string;
+  input: Record<string, unknown>;
+}
 
 export interface AppliedCall {
   input: Record<string, unknown>;
@@ -112,30 +124,36 @@ export interface AppliedCall {
 }
 
 /**
- * Picks calls by number (`pick(n, attempt)`: n counts every attempt sent through the client, from
- * 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost. Sits inside the SDK's retry loop, as a network fault does, so a client that retried
- * would send the picked call again. Returns the calls the server applied whose replies were lost.
+ * Picks calls by number (`pick(n, attempt, call)`: n counts every attempt sent through the client,
+ * from 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost.
+ * Sits inside the SDK's retry loop, as a network fault does, so a client that retried would send
+ * the picked call again. Returns the calls the server applied whose replies were lost.
  */
 export function lateReplies(
   doc: DynamoDBDocumentClient,
-  pick: (n: number, attempt: number) => LateReply | undefined,
+  pick: (n: number, attempt: number, call: PickedCall) => LateReply | undefined,
 ): { lost: AppliedCall[] } {
   const state = { lost: [] as AppliedCall[], n: 0 };
   doc.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       const header = (args.request as { headers?: Record<string, string> }).headers?.['amz-sdk-request'] ?? '';
-      const fault = pick(++state.n, Number(/attempt=(\d+)/.exec(header)?.[1] ?? 1));
+      const call = {
+        operation: String(context.commandName).replace(/Command$/, ''),
+        input: args.input as Record<string, unknown>,
+      };
+      const fault = pick(++state.n, Number(/attempt=(\d+)/.exec(header)?.[1] ?? 1), call);
       if (fault?.kind === 'timeout-before-write') throw timeoutError();
       let result: Awaited<ReturnType<typeof next>>;
       try {
         result = await next(args);
       } catch (error) {
         // The server refused the call (e.g. a failed condition): nothing was applied, and the caller
-        // still never hears the answer.
+        // hears the answer late or never.
         if (fault?.kind === 'timeout-after-write') throw timeoutError();
+        if (fault?.kind === 'late') await lateBy(fault);
         throw error;
       }
-      if (fault?.kind === 'late') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      if (fault?.kind === 'late') await lateBy(fault);
       if (fault?.kind === 'timeout-after-write') {
         const output = result.output as { Attributes?: Record<string, unknown> };
         state.lost.push({ input: args.input as Record<string, unknown>, attributes: output.Attributes });
@@ -149,6 +167,21 @@ export function lateReplies(
   return state;
 }
 
+async function lateBy(fault: { ms: number; after?: Promise<unknown> }): Promise<void> {
+  await fault.after;
+  await new Promise((resolve) => setTimeout(resolve, fault.ms));
+}
+
+/** Which of the limiter's writes an UpdateItem is, read from its update expression. */
+export function limiterWrite(call: PickedCall): 'admission' | 'refusal' | 'ban' | undefined {
+  if (call.operation !== 'UpdateItem') return undefined;
+  const update = call.input.UpdateExpression;
+  if (typeof update !== 'string') return undefined;
+  if (update.includes('#bannedUntil')) return 'ban';
+  // Only a refusal's record sets or adds one refusal; an admission starting a minute sets none.
+  return /#refused( =)? :one/.test(update) ? 'refusal' : 'admission';
+}
+
 /** As the SDK's node HTTP handler reports a request that outlived its requestTimeout. */
 function timeoutError(): Error {
   return Object.assign(new Error('Request timed out'), { name: 'TimeoutError' });
@@ -159,20 +192,29 @@ export const SERVER_BEHAVIOURS: ServerBehaviour[] = ['the embedded server', 'Dyn
 
 /**
  * A limiter on its own logged client: on the embedded server as it is, or with failed conditions
- * answered as DynamoDB answers them and the limiter told so (as deployed).
+ * answered as DynamoDB answers them and the limiter told so (as deployed); with `pick`, its replies
+ * late or lost as `lateReplies` makes them.
  */
 export function limiterOn(
   behaviour: ServerBehaviour,
   endpoint: string,
   table: string,
   clock: () => number,
-): { limiter: RateLimiter; doc: DynamoDBDocumentClient; calls: ReturnType<typeof logCalls> } {
+  pick?: Parameters<typeof lateReplies>[1],
+): {
+  limiter: RateLimiter;
+  doc: DynamoDBDocumentClient;
+  calls: ReturnType<typeof logCalls>;
+  faults: { lost: AppliedCall[] };
+} {
   const doc = limiterDocumentClient(endpoint);
   const calls = logCalls(doc);
+  const faults = pick ? lateReplies(doc, pick) : { lost: [] };
   if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
   return {
     limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
     doc,
     calls,
+    faults,
   };
 }

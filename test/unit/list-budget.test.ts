@@ -4,9 +4,13 @@ import { FUNCTIONS } from '../../infra/functions';
 import {
   budgetTable,
   ceiling,
+  clientWireSeconds,
+  LIST_CEILING,
   LIST_SETTINGS,
   listSettings,
   MEASURED,
+  MIN_CLIENT_BYTES_PER_SECOND,
+  slowestWholeClient,
   STREAMING_INTEGRATION_HEADROOM_SECONDS,
   STREAMING_LIMITS,
   wireSeconds,
@@ -34,20 +38,37 @@ test('the ceiling is the least of response size, bandwidth and CPU in the time a
   expect(ceiling(fast, 1769, 600).seconds).toBeCloseTo(97, 5);
 });
 
-test('settings: one vCPU, time for the largest compressed response with headroom, within the 15-minute stream', () => {
-  const settings = listSettings({
+test('a client slower than the cap sets the wire time; a faster one gets the cap', () => {
+  expect(clientWireSeconds(100 * MiB, 0.5 * MiB)).toBe(200);
+  expect(clientWireSeconds(26 * MiB, 100 * MiB)).toBe(10);
+});
+
+test('settings: one vCPU, time for the largest compressed response to the slowest client or the CPU, within the 15-minute stream', () => {
+  const figures = {
     plain: { bytesPerOrder: 130, ordersPerCpuSecond: 40_000 },
     compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 40_000 },
     source: 'test',
-  });
-  // 200 MiB / 40 B = 5,242,880 orders; CPU needs 131 s, the wire 97 s; × 1.5 = 197 s → 210 s.
-  expect(settings).toEqual({ memoryMb: 1769, timeoutSeconds: 210 });
+  };
+  // 200 MiB / 40 B = 5,242,880 orders; CPU needs 131 s, × 1.5 = 197 s; a 2 MiB/s client 97 s → 210 s.
+  expect(listSettings(figures, 2 * MiB)).toEqual({ memoryMb: 1769, timeoutSeconds: 210 });
+  // A client at 0.5 MiB/s needs 400 s for 200 MiB, more than the CPU: 420 s.
+  expect(listSettings(figures, 0.5 * MiB)).toEqual({ memoryMb: 1769, timeoutSeconds: 420 });
+  // No timeout serves a client that needs more than the stream may last: refused, not capped.
+  expect(() => listSettings(figures, 0.2 * MiB)).toThrow(/minimum client bandwidth/);
   const slow = listSettings({
     plain: { bytesPerOrder: 130, ordersPerCpuSecond: 1_000 },
     compressed: { bytesPerOrder: 40, ordersPerCpuSecond: 1_000 },
     source: 'test',
   });
   expect(slow.timeoutSeconds).toBe(STREAMING_LIMITS.maxIntegrationSeconds - STREAMING_INTEGRATION_HEADROOM_SECONDS);
+});
+
+test('at the deployed timeout a client at the documented minimum bandwidth gets the largest listing whole', () => {
+  expect(slowestWholeClient(LIST_SETTINGS)).toBeLessThanOrEqual(MIN_CLIENT_BYTES_PER_SECOND);
+  expect(LIST_CEILING).toEqual({
+    orders: ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders,
+    bytes: 200 * MiB,
+  });
 });
 
 test('list-orders is deployed with the settings the measured figures give', () => {
@@ -67,7 +88,7 @@ test('at those settings one compressed response carries at least 5 million order
   ).toBeGreaterThanOrEqual(5_000_000);
 });
 
-test('README shows the arithmetic of the deployed settings', () => {
-  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-  expect(readme).toContain(budgetTable(MEASURED, LIST_SETTINGS));
+test('docs/design.md shows the arithmetic of the deployed settings', () => {
+  const design = readFileSync(path.join(__dirname, '..', '..', 'docs', 'design.md'), 'utf8');
+  expect(design).toContain(budgetTable(MEASURED, LIST_SETTINGS));
 });
