@@ -33,15 +33,6 @@ export const UNCOMPRESSED_LISTING_MAX_ORDERS = Math.floor(
   STREAMING_LIMITS.maxResponseBytes / MAX_ORDER_JSON_BYTES / (1 + ITEM_COUNT_GROWTH_MARGIN),
 );
 
-/**
- * The share of Lambda's 200 MB streamed-response limit at which the largest listing's bytes
- * (metric ListingResponseBytes, Maximum) should alarm: the store is then close to being cut.
- */
-export const LISTING_BYTES_ALARM_FRACTION = 0.8;
-export const LISTING_BYTES_ALARM_THRESHOLD = Math.floor(
-  STREAMING_LIMITS.maxResponseBytes * LISTING_BYTES_ALARM_FRACTION,
-);
-
 /** True when a store of about `approximateOrders` must not be listed uncompressed. */
 export function tooLargeUncompressed(approximateOrders: number, maxOrders = UNCOMPRESSED_LISTING_MAX_ORDERS): boolean {
   return approximateOrders >= maxOrders;

@@ -331,6 +331,17 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
+    test('alarm when the bytes a listing sent, cut listings included, near the 200 MB at which Lambda cuts it', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListingResponseBytes');
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([{ Name: 'stage', Value: stageName }]),
+        Threshold: Math.floor(200 * 1024 * 1024 * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
     test('the duration alarm blames a slow client or CPU, and leaves the store size to the listing alarms', () => {
       const duration = onlyResource(stage().template, 'AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
@@ -393,8 +404,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
 
     test('alarms notify the configured topic, or nobody', () => {
       const alarms = Object.values(stage().template.findResources('AWS::CloudWatch::Alarm'));
-      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size alarms.
-      expect(alarms).toHaveLength(5 + ROUTES.length);
+      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size
+      // alarms, and the bytes a listing sent (cut ones included).
+      expect(alarms).toHaveLength(6 + ROUTES.length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

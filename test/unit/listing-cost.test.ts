@@ -2,11 +2,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cappedCost, dailyCostTable, uncappedCost } from '../../lib/limits/listing-cost';
-import {
-  LISTING_BYTES_ALARM_THRESHOLD,
-  MAX_ORDER_JSON_BYTES,
-  UNCOMPRESSED_LISTING_MAX_ORDERS,
-} from '../../lib/orders/listing-size';
+import { MAX_ORDER_JSON_BYTES, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
 import { orderJson } from '../../lib/orders/order';
 
 const doc = readFileSync(path.join(__dirname, '../../docs/listing-limits.md'), 'utf8');
@@ -19,7 +15,6 @@ test('the refusal threshold: 200 MiB of the longest orders, less the growth marg
   expect(MAX_ORDER_JSON_BYTES).toBe(155);
   expect(UNCOMPRESSED_LISTING_MAX_ORDERS).toBe(Math.floor((200 * 1024 * 1024) / 155 / 1.1));
   expect(doc).toContain(UNCOMPRESSED_LISTING_MAX_ORDERS.toLocaleString('en-US'));
-  expect(doc).toContain(LISTING_BYTES_ALARM_THRESHOLD.toLocaleString('en-US'));
   // No order the store can hold is longer than the one the bound is computed from.
   const longest = orderJson({
     id: '-9223372036854775808',
