@@ -10,6 +10,7 @@ import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
 import type { HandlerOverheadFigures } from './suites/handler-overhead';
 import type { ListingFigures } from './suites/listing';
+import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ModuleInitFigures } from './suites/module-init';
 
@@ -37,6 +38,7 @@ export interface BenchResults extends MeasuredRun {
     'module init'?: ModuleInitFigures;
     'handler overhead'?: HandlerOverheadFigures;
     'listOrders at scale'?: ListingFigures;
+    'listing refusal'?: ListingRefusalFigures;
     'local stack load'?: LoadFigures;
     'admin orders import'?: AdminImportFigures;
   };
@@ -73,6 +75,9 @@ function listingRows({ handlers }: ListingFigures): string[] {
   });
 }
 
+const refusalRows = ({ storeOrders, refused, served }: ListingRefusalFigures) =>
+  `| listing refusal | identity, store reported at ${n(storeOrders)} orders: ${refused.statusCode}; gzip: ${served.statusCode} | ${refused.calls.filter((c) => c === 'Scan').length} Scans before the ${refused.statusCode} (calls: ${refused.calls.join(', ') || 'none'}); ${served.calls.filter((c) => c === 'Scan').length} in gzip | must be 0 |`;
+
 const loadRows = ({ routes, connections, durationS }: LoadFigures) =>
   routes.map((r) => {
     const statuses = Object.entries(r.statuses).map(([status, count]) => `${status}×${count}`);
@@ -94,6 +99,7 @@ export function report(results: BenchResults): string {
     ...(suites['module init'] ? moduleInitRows(suites['module init']) : []),
     ...(suites['handler overhead'] ? handlerOverheadRows(suites['handler overhead']) : []),
     ...(suites['listOrders at scale'] ? listingRows(suites['listOrders at scale']) : []),
+    ...(suites['listing refusal'] ? [refusalRows(suites['listing refusal'])] : []),
     ...(suites['local stack load'] ? loadRows(suites['local stack load']) : []),
     ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
   ].join('\n');

@@ -13,11 +13,12 @@ import { report, RESULTS_FILE, writeDocs, type BenchResults } from './report';
 import { adminImport } from './suites/admin-import';
 import { handlerOverhead } from './suites/handler-overhead';
 import { listing } from './suites/listing';
+import { listingRefusal } from './suites/listing-refusal';
 import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
 
 /** Adding a suite: a file in bench/suites/, an entry here, its key in BenchResults and its rows in report.ts. */
-const SUITES = [moduleInit, handlerOverhead, listing, load, adminImport];
+const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -3,6 +3,7 @@ import { requireEnv } from '../lib/aws/env';
 import { DEPLOYED_SCAN, makeListOrdersHandler } from '../lib/orders/handlers';
 import { OrdersRepository } from '../lib/orders/repository';
 import { LIMITER_CLIENT, RateLimiter } from '../lib/limits/limiter';
+import { ListingsInFlight } from '../lib/limits/listings-in-flight';
 import { TABLES } from '../lib/aws/tables';
 
 const doc = documentClientFromEnv();
@@ -12,5 +13,7 @@ const conditionFailures = conditionFailureItemsFromEnv();
 export const handler = makeListOrdersHandler({
   orders: new OrdersRepository(doc, requireEnv(TABLES.orders.envVar)),
   limiter: new RateLimiter(counters, requireEnv(TABLES.rateLimits.envVar), Date.now, conditionFailures),
+  // Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts).
+  listings: new ListingsInFlight(doc, requireEnv(TABLES.rateLimits.envVar)),
   scan: DEPLOYED_SCAN,
 });

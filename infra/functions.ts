@@ -18,7 +18,13 @@ export const REPO_ROOT = path.resolve(HERE, '..');
 export const functionEntry = (id: FunctionId): string => path.join(REPO_ROOT, 'functions', `${id}.ts`);
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:Scan'
+  | 'dynamodb:DescribeTable';
 export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
 
 export interface FunctionSettings {
@@ -58,8 +64,12 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     // vCPU, and time for the largest compressed response Lambda allows.
     memoryMb: LIST_SETTINGS.memoryMb,
     timeoutSeconds: LIST_SETTINGS.timeoutSeconds,
-    // DescribeTable: the item count sizes the parallel Scan, read at most once an hour.
-    access: { orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'], rateLimits: RATE_LIMIT_COUNTERS },
+    // DescribeTable: the item count sizes the parallel Scan and refuses an uncompressed listing too
+    // large for one response, read at most once an hour. PutItem/DeleteItem: the in-flight slots.
+    access: {
+      orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'],
+      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    },
     bundleBudgetKib: 480,
     // A listing allocates at a steady rate for minutes; with the runtime's 88 MB semi-space V8
     // grows its young generation the longer a listing runs, so the peak grew with the table (+150 %

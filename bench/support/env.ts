@@ -6,7 +6,7 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { SERVICE_NAME } from '../../lib/aws/service';
-import { TABLES, type TableNames } from '../../lib/aws/tables';
+import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
 
 /** A child's own arguments travel in the environment: one started as Lambda starts a function must have its script last. */
 export const CHILD_ARGS_VAR = 'BENCH_CHILD_ARGS';
@@ -24,9 +24,7 @@ export function childEnv(extra: Record<string, string>): Record<string, string> 
 /** What a Lambda entry in functions/ needs in its environment, pointed at the given tables. */
 export function lambdaEnv(tables: TableNames, endpoint?: string): Record<string, string> {
   return childEnv({
-    [TABLES.orders.envVar]: tables.orders,
-    [TABLES.apiKeys.envVar]: tables.apiKeys,
-    [TABLES.rateLimits.envVar]: tables.rateLimits,
+    ...Object.fromEntries((Object.keys(TABLES) as TableId[]).map((id) => [TABLES[id].envVar, tables[id]])),
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',

@@ -144,6 +144,18 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    // Bytes as sent, of every listing, cut ones included (ListedBytes counts complete ones only):
+    // the largest one nearing the size at which Lambda cuts a stream, compressed or not.
+    this.add('ListingResponseBytesNearCut', {
+      alarmDescription:
+        `A listing's response passed ${LISTING_SIZE_ALARM_FRACTION * 100}% of the ${LIST_CEILING.bytes} bytes at which Lambda cuts a stream, ` +
+        'or was cut there: the listing is at risk of reaching its client cut (docs/listing-limits.md).',
+      metric: listing(BUSINESS_METRICS.listingResponseBytes),
+      threshold: Math.floor(LIST_CEILING.bytes * LISTING_SIZE_ALARM_FRACTION),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
     // A refused key is a thrown `Unauthorized`, which Lambda counts in Errors like a real failure, so
     // the alarm counts what only a failure produces: the handler's error line, and Lambda's timeout line.
     const authorizerFailures = {

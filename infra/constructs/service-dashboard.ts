@@ -97,6 +97,8 @@ export class ServiceDashboard extends Construct {
           graph('Bytes per listing', [
             ...business(BUSINESS_METRICS.listedBytes, 'Average'),
             ...business(BUSINESS_METRICS.listedBytes, 'Maximum'),
+            // As sent, cut listings included: Lambda cuts a response at 200 MB.
+            ...business(BUSINESS_METRICS.listingResponseBytes, 'Maximum'),
           ]),
         ],
       ],

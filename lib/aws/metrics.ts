@@ -68,6 +68,13 @@ export const BUSINESS_METRICS = {
     description: 'JSON bytes of each complete listing, before any compression',
     dimensions: {},
   },
+  listingResponseBytes: {
+    name: 'ListingResponseBytes',
+    unit: MetricUnit.Bytes,
+    description:
+      "Bytes of each listing's response body as sent (compressed when the client accepted it), complete or cut short by the client, a failure or the function deadline; Lambda cuts a response at 200 MB",
+    dimensions: {},
+  },
   authorizerRefusals: {
     name: 'AuthorizerRefusals',
     unit: MetricUnit.Count,
@@ -122,6 +129,9 @@ export const businessMetrics = {
   },
   listing(orders: number, bytes: number): void {
     emit<'listedOrders' | 'listedBytes'>({}, { listedOrders: orders, listedBytes: bytes });
+  },
+  listingResponse(bytes: number): void {
+    emit<'listingResponseBytes'>({}, { listingResponseBytes: bytes });
   },
   authorizerRefusal(cause: KeyRefusalCause): void {
     emit<'authorizerRefusals'>({ cause }, { authorizerRefusals: 1 });

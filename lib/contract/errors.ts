@@ -13,6 +13,11 @@ export const ERRORS = {
   ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
   NOT_FOUND: { status: 404, message: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
+  LISTING_TOO_LARGE_UNCOMPRESSED: {
+    status: 406,
+    message:
+      'The store is too large to list uncompressed within the 200 MB a response can carry. Send Accept-Encoding: gzip (or br) and decompress the body.',
+  },
   ORDER_ALREADY_SHIPPED: {
     status: 409,
     message: 'The order has already shipped and cannot be cancelled.',
@@ -22,6 +27,11 @@ export const ERRORS = {
   KEY_TEMPORARILY_BANNED: {
     status: 429,
     message: 'This API key is temporarily banned for ignoring rate limits. Retry after the time in Retry-After.',
+  },
+  TOO_MANY_LISTINGS: {
+    status: 429,
+    message:
+      'This API key already has as many listings in progress as its plan allows. Retry after the time in Retry-After.',
   },
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: {

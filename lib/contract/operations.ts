@@ -26,7 +26,10 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
       'Returns every order in the store, cancelled ones included, as one JSON array. There is no ' +
       'filtering and no pagination (planned for v2), and the order of the items is not specified. ' +
       'The array is streamed as the table is read. Send `Accept-Encoding: gzip` (or `br`) to receive ' +
-      'it compressed, several times smaller; without the header it comes uncompressed. A failure ' +
+      'it compressed, several times smaller; without the header it comes uncompressed, unless the ' +
+      'store is too large for an uncompressed response (406 `LISTING_TOO_LARGE_UNCOMPRESSED`, answered ' +
+      'before any order is read). A key may have only a few listings in progress at once, by plan ' +
+      '(429 `TOO_MANY_LISTINGS`). A failure ' +
       'after the first byte cuts the connection, so the (decompressed) body is then invalid JSON, ' +
       'never a shorter array.',
     success: {
@@ -50,7 +53,7 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
         { id: 2, complete: true, status: 'shipped' },
       ],
     },
-    errors: [],
+    errors: ['LISTING_TOO_LARGE_UNCOMPRESSED', 'TOO_MANY_LISTINGS'],
   },
   cancelOrder: {
     description:

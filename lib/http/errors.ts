@@ -8,7 +8,13 @@ import {
   type ErrorCode,
 } from '../contract/errors';
 import type { RateLimitCode } from '../contract/operations';
-import { InvalidOrderIdError, OrderAlreadyShippedError, OrderNotFoundError } from '../orders/errors';
+import {
+  InvalidOrderIdError,
+  ListingTooLargeUncompressedError,
+  OrderAlreadyShippedError,
+  OrderNotFoundError,
+} from '../orders/errors';
+import { TooManyListingsError } from '../limits/listings-in-flight';
 import { isDependencyFailure } from '../aws/dependency-failure';
 import { MinutePassedError } from '../limits/errors';
 
@@ -40,6 +46,9 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof InvalidOrderIdError) return { code: 'INVALID_ORDER_ID', headers: {} };
   if (error instanceof OrderNotFoundError) return { code: 'ORDER_NOT_FOUND', headers: {} };
   if (error instanceof OrderAlreadyShippedError) return { code: 'ORDER_ALREADY_SHIPPED', headers: {} };
+  if (error instanceof ListingTooLargeUncompressedError) return { code: 'LISTING_TOO_LARGE_UNCOMPRESSED', headers: {} };
+  if (error instanceof TooManyListingsError)
+    return { code: 'TOO_MANY_LISTINGS', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
   if (error instanceof RateLimitRejectedError)
     return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };

@@ -17,6 +17,19 @@ export const PLAN_LIMITS: Record<Exclude<PlanName, 'enterprise'>, Limits> = {
 };
 
 /**
+ * Listings of the whole store a key may have running at once (GET /store/orders streams for up to
+ * the function's timeout). Every plan needs at most a few: one client reads one listing at a time.
+ * Enterprise keys get the default below (their custom limits are per minute and per day only).
+ * docs/listing-limits.md shows what the cap bounds per key and per day.
+ */
+export const LISTINGS_IN_FLIGHT: Record<PlanName, number> = {
+  free: 1,
+  pro: 2,
+  business: 4,
+  enterprise: 8,
+};
+
+/**
  * A key that sends, within one minute window, more rejected requests than its per-minute limit is
  * banned for this long.
  */

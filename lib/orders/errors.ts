@@ -31,3 +31,17 @@ export class OrderNotPendingError extends Error {
     super(`Order ${orderId} is ${status}, not pending`);
   }
 }
+
+/**
+ * The store is known to be too large for one uncompressed response, and the client accepted no
+ * compressed coding: refused before anything is read (lib/orders/listing-size.ts).
+ */
+export class ListingTooLargeUncompressedError extends Error {
+  override readonly name = 'ListingTooLargeUncompressedError';
+  constructor(
+    readonly approximateOrders: number,
+    readonly maxOrders: number,
+  ) {
+    super(`About ${approximateOrders} orders; an uncompressed listing is refused from ${maxOrders}`);
+  }
+}

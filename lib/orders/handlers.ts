@@ -6,7 +6,13 @@ import {
   type ApiEvent,
   type ApiHandlerDeps,
   type ApiResult,
+  type StreamingLambdaHandler,
 } from '../http/api-handler';
+import { LISTINGS_IN_FLIGHT } from '../limits/plans';
+import type { ListingsInFlight } from '../limits/listings-in-flight';
+import { ListingTooLargeUncompressedError } from './errors';
+import { ListingRun } from './listing-run';
+import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from './listing-size';
 import { businessMetrics } from '../aws/metrics';
 import { logger } from '../aws/logger';
 import type { Order } from './order';
@@ -20,7 +26,15 @@ import { chooseContentCoding, requestHeader } from '../http/content-coding';
 import { encodeChunks } from '../http/encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
-  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> & Partial<Pick<OrdersRepository, 'suggestedSegments'>>;
+  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> &
+    Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount'>>;
+  /**
+   * The per-key cap on listings in flight (LISTINGS_IN_FLIGHT by plan). The deployed entry and the
+   * local stack always give it; without it (handler tests with stand-in repositories) there is no cap.
+   */
+  listings?: Pick<ListingsInFlight, 'acquire'>;
+  /** From this approximate order count an uncompressed listing is refused; the deployed one by default. */
+  uncompressedMaxOrders?: number;
   /**
    * How listOrders reads the table. `segments: 'auto'` sizes the parallel Scan to the table
    * (OrdersRepository.suggestedSegments); small pages keep memory flat and the first byte early.
@@ -67,11 +81,31 @@ async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIt
 /**
  * listOrders: every order, written as Scan pages arrive, so memory does not grow with the table.
  * The body is compressed when Accept-Encoding allows it, each page flushed as it is written.
+ *
+ * Before any Scan: an uncompressed listing of a store known to be too large for one response is
+ * refused (406), and the listing takes one of its key's slots (429 when all are taken). The run
+ * ends, and frees the slot, when the invocation does: the body sent, failed or its client gone.
  */
-export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
-  return streamingApiHandler(routeByOperation('listOrders'), deps, async (event) => {
+export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaHandler {
+  const runs = new WeakMap<ApiEvent, ListingRun>();
+  const maxOrders = deps.uncompressedMaxOrders ?? UNCOMPRESSED_LISTING_MAX_ORDERS;
+  const handler = streamingApiHandler(routeByOperation('listOrders'), deps, async (event, caller, context) => {
     const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
+    if (coding === 'identity' && deps.orders.approximateOrderCount) {
+      const approximate = await deps.orders.approximateOrderCount();
+      if (tooLargeUncompressed(approximate, maxOrders))
+        throw new ListingTooLargeUncompressedError(approximate, maxOrders);
+    }
+    const remaining = context.getRemainingTimeInMillis?.();
+    const lease = await deps.listings?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining);
+    const run = new ListingRun(lease, context);
+    runs.set(event, run);
     const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
+    const body = Readable.from(
+      run.counted(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding)),
+      { objectMode: false },
+    );
+    run.attach(body);
     return {
       statusCode: 200,
       headers: {
@@ -79,11 +113,16 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps) {
         [VARY]: ACCEPT_ENCODING,
         ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
       },
-      body: Readable.from(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding), {
-        objectMode: false,
-      }),
+      body,
     };
   });
+  return async (event, responseStream, context) => {
+    try {
+      await handler(event, responseStream, context);
+    } finally {
+      await runs.get(event)?.end();
+    }
+  };
 }
 
 export function makeCancelOrderHandler(deps: OrdersHandlerDeps) {

@@ -18,8 +18,11 @@ export interface ScanOptions {
 /** Orders per parallel Scan segment when sizing a scan to the table. */
 export const ORDERS_PER_SEGMENT = 50_000;
 export const MAX_SEGMENTS = 8;
-/** DynamoDB refreshes a table's item count about every six hours; an hour-old guess is fine. */
-const SIZE_CACHE_MS = 60 * 60 * 1000;
+/**
+ * DynamoDB refreshes a table's item count about every six hours; an hour-old guess is fine. So
+ * the count a container answers with may be up to about seven hours old (docs/listing-limits.md).
+ */
+export const SIZE_CACHE_MS = 60 * 60 * 1000;
 
 /** Parallel segments for a table of this many items: one per ORDERS_PER_SEGMENT, at most MAX_SEGMENTS. */
 export function segmentsForItemCount(itemCount: number): number {
@@ -33,7 +36,7 @@ const ALSO_SET: Record<Exclude<OrderStatus, 'pending'>, Partial<Pick<Order, 'com
 };
 
 export class OrdersRepository {
-  private sizedSegments: { segments: number; at: number } | undefined;
+  private counted: { items: number; at: number } | undefined;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -48,12 +51,20 @@ export class OrdersRepository {
    * container, so listing costs no extra call on the hot path.
    */
   async suggestedSegments(): Promise<number> {
+    return segmentsForItemCount(await this.approximateOrderCount());
+  }
+
+  /**
+   * DynamoDB's approximate item count of the table (DescribeTable: no read capacity, no Scan),
+   * read at most once an hour per container. DynamoDB refreshes it about every six hours.
+   */
+  async approximateOrderCount(): Promise<number> {
     const now = this.clock();
-    if (this.sizedSegments && now - this.sizedSegments.at < SIZE_CACHE_MS) return this.sizedSegments.segments;
+    if (this.counted && now - this.counted.at < SIZE_CACHE_MS) return this.counted.items;
     const { Table } = await this.doc.send(new DescribeTableCommand({ TableName: this.table }));
-    const segments = segmentsForItemCount(Table?.ItemCount ?? 0);
-    this.sizedSegments = { segments, at: now };
-    return segments;
+    const items = Table?.ItemCount ?? 0;
+    this.counted = { items, at: now };
+    return items;
   }
 
   /** Every order, one Scan page at a time, following pages to the end of the table. */

@@ -4,6 +4,7 @@
 
 import { generateApiKey } from '../../lib/keys/format';
 import { PLAN_LIMITS } from '../../lib/limits/plans';
+import { TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS } from '../../lib/limits/listings-in-flight';
 import type { Order, OrderStatus } from '../../lib/orders/order';
 import { errorCodeOf, responseProblems } from '../support/documented-response';
 import { runClients, seededRandom } from '../support/load-driver';
@@ -94,7 +95,10 @@ afterAll(() => stack.close());
 
 const initially = new Map(SEEDS.map((o) => [o.id, o.status]));
 const byKey = (name: KeyName) => sent.filter((s) => s.key === name);
-const served = (name: KeyName) => byKey(name).filter((s) => s.response.status !== 429);
+/** Too many listings of one key at once: refused after the windows admitted (and counted) it. */
+const tooManyListings = (s: Sent) => s.response.status === 429 && errorCodeOf(s.response) === 'TOO_MANY_LISTINGS';
+/** Admitted by the rate windows: everything but their own 429s. */
+const served = (name: KeyName) => byKey(name).filter((s) => s.response.status !== 429 || tooManyListings(s));
 const cancelledBy204 = () =>
   new Set(sent.filter((s) => s.cancel !== undefined && s.response.status === 204).map((s) => s.cancel));
 
@@ -114,11 +118,13 @@ test('limits are counted exactly under concurrency: 429s where a window ran out,
   const codes = (name: KeyName) =>
     new Set(
       byKey(name)
-        .filter((s) => s.response.status === 429)
+        .filter((s) => s.response.status === 429 && !tooManyListings(s))
         .map((s) => errorCodeOf(s.response)),
     );
   expect(codes('free')).toEqual(new Set(['RATE_LIMITED', 'KEY_TEMPORARILY_BANNED']));
   expect(codes('enterprise')).toEqual(new Set(['QUOTA_EXCEEDED']));
+  // Only listings are refused for the listings in flight.
+  expect(sent.filter(tooManyListings).every((s) => s.cancel === undefined)).toBe(true);
 });
 
 test('each cancel answered as the order it named allowed', () => {
@@ -158,8 +164,10 @@ test('each 429 says when to come back: Retry-After runs out at X-RateLimit-Reset
     // Written before the clock moved on, by the refusal that crossed the threshold.
     KEY_TEMPORARILY_BANNED: startSeconds + 15 * 60,
   };
-  const refusals = sent.filter((s) => s.response.status === 429);
+  const refusals = sent.filter((s) => s.response.status === 429 && !tooManyListings(s));
   expect(refusals.length).toBeGreaterThan(0);
+  for (const s of sent.filter(tooManyListings))
+    expect(headerOf(s.response, 'retry-after')).toBe(String(TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS));
   const wrong = refusals.filter(({ response }) => {
     const reset = Number(headerOf(response, 'x-ratelimit-reset'));
     const retryAfter = Number(headerOf(response, 'retry-after'));

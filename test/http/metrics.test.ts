@@ -5,6 +5,9 @@ import { lambdaContext } from '../../tools/local/proxy-event';
 import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/aws/metrics';
 import { SERVICE_NAME } from '../../lib/aws/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+import { request } from 'node:http';
+import { OrdersRepository } from '../../lib/orders/repository';
+import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 // Every business metric reaches the local log as an EMF line, through the local stack on the
 // embedded server. Powertools writes them through the global console in dev mode, once enabled.
@@ -99,6 +102,34 @@ test('each complete listing records its orders and bytes', async () => {
   });
   expect(recorded('listedOrders')).toEqual([{ value: orders }]);
   expect(recorded('listedBytes')).toEqual([{ value: Buffer.byteLength(body) }]);
+  // fetch asks for a compressed body (and decompresses it): the bytes sent are the compressed ones.
+  expect(recorded('listingResponseBytes')).toEqual([{ value: expect.any(Number) }]);
+  const [sent] = recorded('listingResponseBytes');
+  expect(sent?.value).toBeGreaterThan(0);
+  expect(sent?.value).toBeLessThan(Buffer.byteLength(body));
+});
+
+test('a listing cut short records the bytes it sent, and no complete listing', async () => {
+  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  await real.putMany(['81', '82', '83', '84', '85'].map((id) => ({ id, status: 'pending' as const })));
+  const broken = await stackListingFrom(stack, failingAfterPages(real, 1, 2), '/broken');
+  try {
+    const { key } = await broken.newKey('pro');
+    const sent = await new Promise<number>((resolve) => {
+      const req = request(`${broken.baseUrl}/v1/broken`, { headers: bearer(key) }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('close', () => resolve(bytes));
+      });
+      req.on('error', () => undefined);
+      req.end();
+    });
+    expect(sent).toBeGreaterThan(1);
+    expect(recorded('listingResponseBytes')).toEqual([{ value: sent }]);
+    expect(recorded('listedOrders')).toEqual([]);
+  } finally {
+    await broken.close();
+  }
 });
 
 test('authorizer refusals are counted by cause, and never carry the key', async () => {

@@ -339,6 +339,17 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
+    test('alarm when the bytes a listing sent, cut listings included, near the 200 MB at which Lambda cuts it', () => {
+      const alarm = listingMetricAlarm(stage().template, 'ListingResponseBytes');
+      expect(alarm).toMatchObject({
+        Statistic: 'Maximum',
+        Dimensions: expect.arrayContaining([{ Name: 'stage', Value: stageName }]),
+        Threshold: Math.floor(200 * 1024 * 1024 * 0.8),
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
     test('the duration alarm blames a slow client or CPU, and leaves the store size to the listing alarms', () => {
       const { template, stack } = stage();
       // The function's own duration alarm, not the rollback alarm on its alias (test/infra/releases.spec.ts).
@@ -406,8 +417,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       const { template, stack } = stage();
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size
-      // alarms, and two rollback alarms (errors, latency) per function, for its releases.
-      expect(alarms).toHaveLength(5 + ROUTES.length + 2 * Object.keys(stack.functions).length);
+      // alarms, the bytes a listing sent (cut ones included), and two rollback alarms (errors,
+      // latency) per function, for its releases.
+      expect(alarms).toHaveLength(6 + ROUTES.length + 2 * Object.keys(stack.functions).length);
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

@@ -12,6 +12,7 @@ import { routeByOperation } from '../../lib/contract/routes';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { RateLimiter } from '../../lib/limits/limiter';
+import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
 import type { Limits } from '../../lib/limits/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import {
@@ -164,11 +165,26 @@ describe('the routes', () => {
     expect(sequence(log.take())).toEqual([LIMITER_WRITE, 'UpdateItem(orders)']);
   });
 
-  test('list: one limiter write, then the scan', async () => {
+  test('list: one limiter write, the item count (at most hourly), a slot taken, the scan, the slot freed', async () => {
     const key = await warmKey(limits);
-    const handler = makeListOrdersHandler({ orders, limiter, scan: { segments: 1 } });
+    const listings = new ListingsInFlight(docs[1] as DynamoDBDocumentClient, tables.names.rateLimits, clock);
+    const handler = makeListOrdersHandler({ orders, limiter, listings, scan: { segments: 1 } });
     const result = await invokeStreamedToResponse(handler, event(key), lambdaContext('list-orders'));
     expect(result.statusCode).toBe(200);
-    expect(sequence(log.take())).toEqual([LIMITER_WRITE, 'Scan(orders)']);
+    expect(sequence(log.take())).toEqual([
+      LIMITER_WRITE,
+      'DescribeTable(orders)',
+      'PutItem(rateLimits)',
+      'Scan(orders)',
+      'DeleteItem(rateLimits)',
+    ]);
+    // The item count is cached per container: the next listing reads none.
+    await invokeStreamedToResponse(handler, event(key), lambdaContext('list-orders'));
+    expect(sequence(log.take())).toEqual([
+      LIMITER_WRITE,
+      'PutItem(rateLimits)',
+      'Scan(orders)',
+      'DeleteItem(rateLimits)',
+    ]);
   });
 });

@@ -39,7 +39,7 @@ test('servers, security, version and tag', () => {
 });
 
 test('every status each operation can answer', () => {
-  expect(statuses('/store/orders', 'get')).toEqual(['200', '400', '401', '429', '500', '503']);
+  expect(statuses('/store/orders', 'get')).toEqual(['200', '400', '401', '406', '429', '500', '503']);
   expect(statuses('/store/orders/{orderId}', 'delete')).toEqual([
     '204',
     '400',

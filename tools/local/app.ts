@@ -5,6 +5,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
 import { OrdersRepository } from '../../lib/orders/repository';
 import { LIMITER_CLIENT, RateLimiter } from '../../lib/limits/limiter';
+import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
 import { ROUTES, type Route } from '../../lib/contract/routes';
 import type { TableNames } from '../../lib/aws/tables';
 import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
@@ -47,7 +48,8 @@ export function createLocalApp(options: LocalAppOptions): {
     createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs, ...LIMITER_CLIENT }),
   );
   const limiter = new RateLimiter(counters, options.tables.rateLimits, options.now);
-  const deps = { orders, limiter, scan: DEPLOYED_SCAN };
+  const listings = new ListingsInFlight(doc, options.tables.rateLimits, options.now);
+  const deps = { orders, limiter, listings, scan: DEPLOYED_SCAN };
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {

@@ -1,0 +1,136 @@
+// The per-key cap on listings in flight. A key with cap C has C slot items in the rate-limit table,
+// `inflight#<keyId>#<n>` for n < C; a listing runs only while it holds one. A slot is taken by a
+// conditional PutItem that succeeds only on a free slot (absent, or its lease expired), so no
+// interleaving can put two leases in one slot: N parallel listings on a fresh key start at most C.
+// A listing gives its slot back with a DeleteItem conditioned on its own lease id when it ends,
+// fails or its client hangs up; one that never gets that far (a crash, the function killed at its
+// timeout) holds it until its expiry, which is set past the function's deadline.
+//
+// Replies that come late or never: a lease write is idempotent (its condition also accepts the
+// slot already holding this very lease), so the SDK's retries are safe, unlike the limiter's
+// counting writes. If every attempt's reply is lost the listing is answered 503, after one attempt
+// to delete the lease in case it was written; if that delete fails too, the slot stays taken until
+// the lease expires (at most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from '../aws/conditional';
+import { logger } from '../aws/logger';
+import { numberOf } from '../aws/numbers';
+import { TABLES } from '../aws/tables';
+import { unixSeconds } from './windows';
+
+/** Seconds a refused listing is told to wait: listings take tens of seconds, there is no exact end to announce. */
+export const TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * A lease outlives the function's deadline by this much, so that a function whose clock runs
+ * behind another's never frees a slot a running listing still holds.
+ */
+export const LEASE_EXPIRY_MARGIN_SECONDS = 60;
+
+/** How long a lease lasts when the caller has no deadline to give: API Gateway's longest stream. */
+export const DEFAULT_LEASE_SECONDS = 15 * 60;
+
+/** Partition key of slot `slot` of a key; limiter items (`<keyId>#<day>`) have one `#` only. */
+export function slotKey(keyId: string, slot: number): string {
+  return `inflight#${keyId}#${slot}`;
+}
+
+/** Every slot of the key is held by a listing still running. */
+export class TooManyListingsError extends Error {
+  override readonly name = 'TooManyListingsError';
+  constructor(
+    readonly cap: number,
+    readonly retryAfterSeconds: number = TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS,
+  ) {
+    super(`All ${cap} listing slots of the key are taken`);
+  }
+}
+
+/** One listing's hold on a slot. `release` is idempotent and never throws. */
+export interface Lease {
+  readonly slot: number;
+  release(): Promise<void>;
+}
+
+const EXPIRES_AT = TABLES.rateLimits.ttlAttribute;
+
+export class ListingsInFlight {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Takes a free slot of `keyId` for at most `holdMs` (the caller's remaining time), or throws
+   * TooManyListingsError when all `cap` are held.
+   */
+  async acquire(keyId: string, cap: number, holdMs: number = DEFAULT_LEASE_SECONDS * 1000): Promise<Lease> {
+    const lease = randomUUID();
+    const now = unixSeconds(this.now());
+    const expiresAt = now + Math.ceil(holdMs / 1000) + LEASE_EXPIRY_MARGIN_SECONDS;
+    for (let slot = 0; slot < cap; slot++) {
+      let taken: boolean;
+      try {
+        taken = await this.take(slotKey(keyId, slot), lease, now, expiresAt);
+      } catch (error) {
+        // The write may have landed and only its reply been lost.
+        await this.free(keyId, slot, lease);
+        throw error;
+      }
+      if (taken) {
+        let released: Promise<void> | undefined;
+        return { slot, release: () => (released ??= this.free(keyId, slot, lease)) };
+      }
+    }
+    throw new TooManyListingsError(cap);
+  }
+
+  /** How many of the key's first `cap` slots hold a lease that has not expired, read consistently. */
+  async held(keyId: string, cap: number): Promise<number> {
+    const now = unixSeconds(this.now());
+    const items = await Promise.all(
+      Array.from({ length: cap }, (_, slot) =>
+        this.doc.send(
+          new GetCommand({ TableName: this.table, Key: { pk: slotKey(keyId, slot) }, ConsistentRead: true }),
+        ),
+      ),
+    );
+    return items.filter(({ Item }) => (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
+  }
+
+  private async take(pk: string, lease: string, now: number, expiresAt: number): Promise<boolean> {
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk, lease, [EXPIRES_AT]: expiresAt },
+          ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt < :now OR #lease = :lease',
+          ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT, '#lease': 'lease' },
+          ExpressionAttributeValues: { ':now': now, ':lease': lease },
+        }),
+      ),
+    );
+    return outcome.applied;
+  }
+
+  /** Deletes the slot if it still holds this lease; a failure is logged, and the lease left to expire. */
+  private async free(keyId: string, slot: number, lease: string): Promise<void> {
+    try {
+      await conditionalWrite(() =>
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { pk: slotKey(keyId, slot) },
+            ConditionExpression: '#lease = :lease',
+            ExpressionAttributeNames: { '#lease': 'lease' },
+            ExpressionAttributeValues: { ':lease': lease },
+          }),
+        ),
+      );
+    } catch (error) {
+      logger.error('a listing slot could not be freed; it stays taken until its lease expires', error as Error);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+// The per-key cap on listings in flight over HTTP, on the local stack: a client that hangs up in
+// the middle of a listing leaves no slot taken, and the refusal is an ordinary documented 429.
+// (Deployed, Lambda does not stop a streamed function when its client goes away: the listing runs
+// on and frees its slot when it ends or at the deadline. The local gateway stops it, as here.)
+
+import { request } from 'node:http';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
+import { RateLimiter } from '../../lib/limits/limiter';
+import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
+import { LISTINGS_IN_FLIGHT } from '../../lib/limits/plans';
+import { ROUTES } from '../../lib/contract/routes';
+import { OPERATION_CONTRACTS } from '../../lib/contract/operations';
+import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
+
+let base: LocalStack;
+let stack: LocalStack;
+let listings: ListingsInFlight;
+/** Opened by a test to let the endless listing go on past its first page. */
+let openGate: () => void = () => undefined;
+let pagesSent = 0;
+
+/** A listing that never ends by itself: its first page, then pages for as long as it is read. */
+const endless: OrdersHandlerDeps['orders'] = {
+  cancel: async () => undefined,
+  async *scanPages() {
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    yield [{ id: '1', status: 'pending' as const }];
+    await gate;
+    for (let id = 2; ; id++) {
+      pagesSent++;
+      yield [{ id: String(id), status: 'pending' as const }];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  },
+};
+
+beforeAll(async () => {
+  base = await startLocalStack();
+  listings = new ListingsInFlight(base.tables.doc, base.tables.names.rateLimits, base.clock.now);
+  const route = ROUTES.find((r) => r.operationId === 'listOrders');
+  if (!route) throw new Error('listOrders is not declared');
+  stack = await startLocalStack({
+    contracts: { listEndless: OPERATION_CONTRACTS.listOrders ?? { errors: [] } },
+    extraRoutes: [
+      {
+        route: { ...route, operationId: 'listEndless', path: '/endless' },
+        handler: makeListOrdersHandler({
+          orders: endless,
+          limiter: new RateLimiter(base.tables.doc, base.tables.names.rateLimits, base.clock.now),
+          listings,
+        }),
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+  await base?.close();
+});
+
+/** Resolves once the slots of `keyId` held reach `count`; the check is repeated a bounded number of times. */
+async function heldBecomes(keyId: string, count: number): Promise<number> {
+  let held = -1;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    held = await listings.held(keyId, LISTINGS_IN_FLIGHT.free);
+    if (held === count) return held;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return held;
+}
+
+test('a client that hangs up mid-stream leaves no slot taken, and the next listing of the key runs', async () => {
+  const { key, id } = await stack.newKey('free');
+  const firstBytes = await new Promise<() => void>((resolve, reject) => {
+    const req = request(`${stack.baseUrl}/v1/endless`, { headers: bearer(key) }, (res) => {
+      res.once('data', () => resolve(() => req.destroy()));
+      res.on('error', () => undefined);
+    });
+    req.on('error', () => undefined);
+    req.once('error', reject);
+    req.end();
+  });
+  // Streaming: the key's one slot is taken, a second listing is refused.
+  expect(await listings.held(id, LISTINGS_IN_FLIGHT.free)).toBe(1);
+  const refused = await stack.call('GET', '/v1/endless', bearer(key));
+  await expectError(refused, 429, 'TOO_MANY_LISTINGS');
+  expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+
+  firstBytes();
+  openGate();
+  expect(await heldBecomes(id, 0)).toBe(0);
+  // The listing stopped with its client: no page is read after the slot was given back.
+  const sent = pagesSent;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(pagesSent).toBe(sent);
+
+  // The slot is free again: the next listing starts (and is cut by this test in turn).
+  const again = await new Promise<number>((resolve, reject) => {
+    const req = request(`${stack.baseUrl}/v1/endless`, { headers: bearer(key) }, (res) => {
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', () => undefined);
+    req.once('error', reject);
+    req.end();
+  });
+  expect(again).toBe(200);
+  openGate();
+  expect(await heldBecomes(id, 0)).toBe(0);
+});
