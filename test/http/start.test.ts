@@ -127,6 +127,8 @@ test('each mistake on the command line is one line and exit 2', async () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['--port'], /--port/],
     [['stray'], /Unexpected argument "stray"/],
+    // A pasted blob is echoed by its first characters and its length, never whole.
+    [['x'.repeat(5000)], /Unexpected argument "x{40}\.\.\. \(5000 characters\)"/],
     [['--port', 'abc'], /--port must be a port number/],
     // An empty option is the option's mistake, not the environment's, and never the default.
     [['--port', ''], /--port must be a port number from 0 to 65535, got ""/, userEnv({ PORT: '3001' })],

@@ -8,7 +8,7 @@ import {
   dynamoEndpoint,
   portSetting,
 } from '../shared/local-config';
-import { errorMessage } from '../shared/errors';
+import { errorMessage, shownArgument } from '../shared/errors';
 import { optionTakenByNpm } from '../shared/npm-options';
 
 /** A mistake the user can fix on the command line. */
@@ -95,7 +95,7 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   const [positional] = positionals;
   if (positional !== undefined) {
     throw new StartUsageError(
-      `Unexpected argument "${positional}": npm start takes only options (npm start -- --help)`,
+      `Unexpected argument "${shownArgument(positional)}": npm start takes only options (npm start -- --help)`,
     );
   }
   const options: StartOptions = {
