@@ -2,27 +2,10 @@
 // and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
 // bench prints the ceiling of each run's own figures with it, and docs/design.md's table is its output.
 
+import { STREAMING_LIMITS } from '../lib/aws/streaming-limits';
 import { MEASURED } from './measured';
 
 const MiB = 1024 * 1024;
-
-/** Lambda response streaming and API Gateway, as documented. */
-export const STREAMING_LIMITS = {
-  /** The first bytes of a streamed response go out at full speed... */
-  fullSpeedBytes: 6 * MiB,
-  /** ...the rest at most this fast. */
-  cappedBytesPerSecond: 2 * MiB,
-  /** A streamed response is cut at this size. */
-  maxResponseBytes: 200 * MiB,
-  /**
-   * API Gateway's longest stream (its own cap, 2 MB/s after the first 10 MB, is looser than
-   * Lambda's above; its idle timeout, 5 minutes on a regional endpoint, never applies to a
-   * listing, which sends every Scan page as it comes).
-   */
-  maxIntegrationSeconds: 15 * 60,
-  /** Lambda gives a function one full vCPU at this much memory (and CPU in proportion below it). */
-  memoryMbPerVcpu: 1_769,
-} as const;
 
 /**
  * The slowest client connection a listing is sized for, in wire bytes a second: the largest

@@ -1,7 +1,8 @@
 // The worst a single key can cost per day by listing, with and without the cap on listings in
 // flight, from the deployed settings (infra/list-budget.ts) and the plans. docs/listing-limits.md
 // shows this table; a test keeps the two the same.
-import { LIST_SETTINGS, STREAMING_LIMITS } from '../../infra/list-budget';
+import { LIST_SETTINGS } from '../../infra/list-budget';
+import { STREAMING_LIMITS } from '../aws/streaming-limits';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from './plans';
 
 const MiB = 1024 * 1024;

@@ -12,9 +12,9 @@ import {
   MIN_CLIENT_BYTES_PER_SECOND,
   slowestWholeClient,
   STREAMING_INTEGRATION_HEADROOM_SECONDS,
-  STREAMING_LIMITS,
   wireSeconds,
 } from '../../infra/list-budget';
+import { STREAMING_LIMITS } from '../../lib/aws/streaming-limits';
 
 const MiB = 1024 * 1024;
 
