@@ -4,12 +4,8 @@
 // error).
 
 import { ListTablesCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { isUnreachable } from '../shared/errors';
+import { field, isUnreachable } from '../shared/errors';
 import { StartUsageError } from './start-args';
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
-}
 
 /** The HTTP status behind an SDK error: from its metadata, or from the raw response when its body did not parse. */
 function httpStatus(error: unknown): number | undefined {

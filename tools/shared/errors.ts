@@ -49,8 +49,9 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_INTERRUPTED = 130;
 
-function field(error: unknown, name: string): unknown {
-  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;
+/** A property of a value that may be an object (an SDK error, its metadata), or undefined. */
+export function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 export function errorMessage(error: unknown): string {
