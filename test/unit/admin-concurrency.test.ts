@@ -52,3 +52,17 @@ test('starts nothing new once its signal aborts; the tasks in flight finish', as
   expect(Math.max(...started)).toBeLessThanOrEqual(12);
   expect(finished.sort((a, b) => a - b)).toEqual(started.sort((a, b) => a - b));
 });
+
+test("hands each task its item's index, whatever order the tasks finish in", async () => {
+  const seen: [string, number][] = [];
+  await mapBounded(['a', 'b', 'c', 'd'], 4, async (item, index) => {
+    await new Promise((resolve) => setTimeout(resolve, 8 - 2 * index));
+    seen.push([item, index]);
+  });
+  expect(seen).toEqual([
+    ['d', 3],
+    ['c', 2],
+    ['b', 1],
+    ['a', 0],
+  ]);
+});

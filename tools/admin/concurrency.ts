@@ -16,7 +16,7 @@ export class PartialFailure extends Error {
 export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
-  task: (item: T) => Promise<R>,
+  task: (item: T, index: number) => Promise<R>,
   /** Once aborted no new task starts; the results array then has holes where none ran. */
   signal?: AbortSignal,
 ): Promise<R[]> {
@@ -28,7 +28,7 @@ export async function mapBounded<T, R>(
     while (failure === undefined && !signal?.aborted && next < items.length) {
       const index = next++;
       try {
-        results[index] = await task(items[index] as T);
+        results[index] = await task(items[index] as T, index);
         succeeded++;
       } catch (error) {
         failure ??= { error };

@@ -5,6 +5,7 @@ import { mapBounded, PartialFailure } from '../concurrency';
 import { AdminFailure, errorMessage, Interrupted, shownArgument, UsageError } from '../../shared/errors';
 import { checkImportFile, elementOrder } from '../import-file';
 import { fileElements, ImportSyntaxError } from '../import-stream';
+import { ImportTally } from '../import-tally';
 import { int64Problem } from '../int64-text';
 import type { Output } from '../../shared/output';
 
@@ -12,8 +13,6 @@ import type { Output } from '../../shared/output';
 export const IMPORT_CONCURRENCY = 16;
 /** Orders read ahead of the writes: memory holds this batch, not the file. */
 export const IMPORT_BATCH = 512;
-/** Skipped ids named in the result line; the rest are counted. */
-const SKIPPED_IDS_SHOWN = 5;
 
 function cannotRead(file: string, error: unknown): AdminFailure {
   const code = (error as { code?: unknown }).code;
@@ -36,35 +35,6 @@ async function* orderBatches(file: string, signal: AbortSignal | undefined): Asy
   if (batch.length > 0) yield batch;
 }
 
-/** What the import did so far, for its result line and for the line an interruption prints. */
-class ImportTally {
-  created = 0;
-  skipped = 0;
-  readonly skippedIds: string[] = [];
-
-  get written(): number {
-    return this.created + this.skipped;
-  }
-
-  add(order: Order, isNew: boolean): void {
-    if (isNew) this.created++;
-    else {
-      this.skipped++;
-      if (this.skippedIds.length < SKIPPED_IDS_SHOWN) this.skippedIds.push(order.id);
-    }
-  }
-
-  /** The skipped orders in a few words: how many, and the first few ids. */
-  skippedText(): string {
-    if (this.skipped === 0) return '0 skipped';
-    const more = this.skipped - this.skippedIds.length;
-    return (
-      `${this.skipped} skipped (already there, never overwritten: ${this.skippedIds.join(', ')}` +
-      `${more > 0 ? ` and ${more} more` : ''})`
-    );
-  }
-}
-
 async function importOrders(file: string, { target, out, signal }: CommandContext): Promise<void> {
   const check = await checkImportFile(file, signal).catch((error: unknown) => {
     if (error instanceof ImportSyntaxError) throw new AdminFailure(`${file}: ${error.message}; no order was written.`);
@@ -85,14 +55,17 @@ async function importOrders(file: string, { target, out, signal }: CommandContex
   const tally = new ImportTally();
   // Listening is what tells the command line this command stops cleanly on Ctrl-C.
   signal?.addEventListener('abort', () => out.progressDone?.(), { once: true });
+  let batchStart = 0;
   try {
     for await (const batch of orderBatches(file, signal)) {
+      const start = batchStart;
+      batchStart += batch.length;
       await mapBounded(
         batch,
         IMPORT_CONCURRENCY,
-        async (order) => {
+        async (order, index) => {
           const isNew = await target.orders.create(order);
-          tally.add(order, isNew);
+          tally.add(order.id, start + index, isNew);
           progress.oneDone();
           return isNew;
         },
