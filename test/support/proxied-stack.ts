@@ -26,17 +26,18 @@ export interface ProxiedStack {
  * A local stack whose DynamoDB client goes through a fault proxy to the embedded server. Setup and
  * checks use their own client straight to the server, so they work while the proxy misbehaves.
  */
-export async function startProxiedStack(
-  upstreamEndpoint: string,
-  options: { requestTimeoutMs?: number } = {},
-): Promise<ProxiedStack> {
+export async function startProxiedStack(upstreamEndpoint: string): Promise<ProxiedStack> {
   const tables = await createTestTables(upstreamEndpoint);
   const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));
   const clock = testClock();
-  // By default the deployed per-attempt timeout rather than the local stack's patient one; a test
-  // may shorten it so a slow fault costs a fraction of a second per attempt.
-  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const app = createLocalApp({ endpoint: proxy.endpoint, tables: tables.names, now: clock.now, requestTimeoutMs });
+  // The deployed per-attempt timeout rather than the local stack's patient one: faults are timed as
+  // deployed.
+  const app = createLocalApp({
+    endpoint: proxy.endpoint,
+    tables: tables.names,
+    now: clock.now,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
