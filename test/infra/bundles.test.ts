@@ -102,6 +102,24 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   );
 });
 
+/** Our own source files a bundle was built from, as its source map names them (repository-relative). */
+function ownSources(file: string): string[] {
+  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+  const root = path.resolve(__dirname, '../..');
+  return map.sources
+    .map((source) => path.relative(root, path.resolve(path.dirname(file), source)))
+    .filter((source) => !source.split(path.sep).includes('node_modules'));
+}
+
+test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
+  '%s is built from functions/ and lib/ only: no CDK declarations, tools, bench figures or tests',
+  (entry) => {
+    const sources = ownSources(deployed('prod', entry).file);
+    expect(sources).toContain(path.join('functions', `${entry}.ts`));
+    expect(sources.filter((source) => !/^(functions|lib)\//.test(source.split(path.sep).join('/')))).toEqual([]);
+  },
+);
+
 describe.each(['staging', 'prod'] as const)('the node-flags wrapper in the bundles of %s', (stageName) => {
   test('list-orders carries the wrapper its environment names, executable, and Lambda can start the bundle through it', () => {
     const { assetDir, file, environment } = deployed(stageName, 'list-orders');
