@@ -1,7 +1,7 @@
 // The figures docs/listing-limits.md gives are the ones the code computes.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { cappedCost, dailyCostTable, uncappedCost } from '../../lib/limits/listing-cost';
+import { cappedCost, dailyCostTable, uncappedCost } from '../../infra/listing-cost';
 import { MAX_ORDER_JSON_BYTES, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
 import { orderJson } from '../../lib/orders/order';
 

@@ -1,9 +1,9 @@
 // The worst a single key can cost per day by listing, with and without the cap on listings in
-// flight, from the deployed settings (infra/list-budget.ts) and the plans. docs/listing-limits.md
+// flight, from the deployed settings (list-budget.ts) and the plans. docs/listing-limits.md
 // shows this table; a test keeps the two the same.
-import { LIST_SETTINGS } from '../../infra/list-budget';
-import { STREAMING_LIMITS } from '../aws/streaming-limits';
-import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from './plans';
+import { LIST_SETTINGS } from './list-budget';
+import { STREAMING_LIMITS } from '../lib/aws/streaming-limits';
+import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/limits/plans';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
