@@ -17,6 +17,24 @@ export default tseslint.config(
     },
   },
   {
+    // What Lambda runs is built from functions/ and lib/: a CDK declaration, a tool or the bench's
+    // figures imported there would ship in a bundle and load at every cold start.
+    files: ['functions/**/*.ts', 'lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/infra/**', '**/tools/**', '**/bench/**', '**/test/**', '**/client/**'],
+              message: 'Lambda code is built from functions/ and lib/ only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { globals: { URL: 'readonly' } },
   },
