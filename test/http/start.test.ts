@@ -256,12 +256,26 @@ test('--dynamodb-endpoint creates and seeds the tables on a server of the userâ€
   }
 }, 60_000);
 
+/**
+ * npm start with DYNAMODB_PORT set to a port known to be free: one a probe server just released.
+ * Until npm start binds it (a second or more later) a listen(0) elsewhere may be handed it: npm
+ * start then exits saying that port is in use, and another port is tried. Any other failure fails.
+ */
+async function startOnReleasedDynamoPort(): Promise<{ stack: Started; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const probe = await startEmbeddedDynamo({ port: 0 });
+    const { port } = probe;
+    await probe.close();
+    try {
+      return { stack: await start([], userEnv({ DYNAMODB_PORT: String(port) })), port };
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes(`DynamoDB port ${port} is in use`)) throw error;
+    }
+  }
+}
+
 test('the banner gives the admin command with the DYNAMODB_PORT the stack runs on', async () => {
-  const server = await startEmbeddedDynamo({ port: 0 });
-  // A port known to be free: the one the probe server just released.
-  const { port } = server;
-  await server.close();
-  const stack = await start([], userEnv({ DYNAMODB_PORT: String(port) }));
+  const { stack, port } = await startOnReleasedDynamoPort();
   try {
     expect(stack.dynamoEndpoint).toBe(`http://127.0.0.1:${port}`);
     expect(stack.banner.join('\n')).toContain(
@@ -270,7 +284,7 @@ test('the banner gives the admin command with the DYNAMODB_PORT the stack runs o
   } finally {
     await stack.stop();
   }
-}, 60_000);
+}, 120_000);
 
 async function refusedRequestLogged(
   args: string[],
