@@ -17,6 +17,13 @@ export interface ApiKeyRecord {
   gatewayKeyId?: string;
 }
 
+/** What a revoke found and left: the record as it is now, and whether an earlier revoke had revoked it. */
+export interface RevokeOutcome {
+  record: ApiKeyRecord;
+  /** True when the key was revoked before this call; its revokedAt is then that earlier time. */
+  alreadyRevoked: boolean;
+}
+
 export class ApiKeysRepository {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -50,8 +57,13 @@ export class ApiKeysRepository {
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
-  /** Marks the key revoked; returns the record, or undefined when no key has that id. */
-  async revoke(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
+  /**
+   * Marks the key revoked at `at`, unless it is revoked already (the first revoke's time is kept);
+   * undefined when no key has that id. Whether it was revoked already is read from the item as it
+   * was just before this write, not from comparing times: two revokes in the same millisecond, or
+   * from machines whose clocks differ, would make a comparison wrong.
+   */
+  async revoke(id: string, at: Date): Promise<RevokeOutcome | undefined> {
     const outcome = await conditionalWrite(() =>
       this.doc.send(
         new UpdateCommand({
@@ -60,11 +72,16 @@ export class ApiKeysRepository {
           UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
           ConditionExpression: 'attribute_exists(id)',
           ExpressionAttributeValues: { ':at': at.toISOString() },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       ),
     );
-    return outcome.applied && outcome.output.Attributes ? recordFromItem(outcome.output.Attributes) : undefined;
+    if (!outcome.applied || !outcome.output.Attributes) return undefined;
+    // The write changes revokedAt alone, and only when it was not set.
+    const before = recordFromItem(outcome.output.Attributes);
+    return before.revokedAt !== undefined
+      ? { record: before, alreadyRevoked: true }
+      : { record: { ...before, revokedAt: at.toISOString() }, alreadyRevoked: false };
   }
 
   async setGatewayKeyId(id: string, gatewayKeyId: string): Promise<void> {

@@ -129,6 +129,11 @@ describe('a gzip body missing its trailer (CRC-32 and length), well framed other
 });
 
 describe('timeouts', () => {
+  // The servers run in this jest worker: on a loaded machine the worker can stall for some hundreds
+  // of milliseconds, and a timeout that short could then hit the wait for the response head (status
+  // 0) instead of the wait the test is about. 1.5 s leaves a wide margin and keeps the tests short.
+  const TIMEOUT_MS = 1500;
+
   /** Sends the headers and the start of the list, then nothing more: the connection stays open. */
   const stallAfterStart = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -137,15 +142,15 @@ describe('timeouts', () => {
 
   test('a body that stalls: listOrders() gives TIMEOUT (status 200), retried, not a 300 s hang', async () => {
     const server = await serve(stallAfterStart);
-    const error = await failureOf(client(server, { timeoutMs: 300, maxRetries: 1 }).listOrders());
+    const error = await failureOf(client(server, { timeoutMs: TIMEOUT_MS, maxRetries: 1 }).listOrders());
     expect(error).toMatchObject({ code: 'TIMEOUT', status: 200 });
-    expect(error.message).toContain('300 ms');
+    expect(error.message).toContain(`${TIMEOUT_MS} ms`);
     expect(server.requests).toHaveLength(2);
-  }, 10_000);
+  }, 20_000);
 
   test('a body that stalls: listOrdersStream() yields what came, then TIMEOUT', async () => {
     const server = await serve(stallAfterStart);
-    const { orders, error } = await streamed(client(server, { timeoutMs: 300 }).listOrdersStream());
+    const { orders, error } = await streamed(client(server, { timeoutMs: TIMEOUT_MS }).listOrdersStream());
     expect(orders).toEqual([{ id: '9223372036854775807', status: 'pending' }]);
     expect(error).toMatchObject({ code: 'TIMEOUT', status: 200 });
   }, 10_000);
@@ -153,14 +158,14 @@ describe('timeouts', () => {
   test('no answer at all: TIMEOUT with status 0, after the retries; a call may set its own timeout', async () => {
     const server = await serve(() => undefined);
     const api = client(server, { timeoutMs: 60_000, maxRetries: 2 });
-    const error = await failureOf(api.cancelOrder('5', { timeoutMs: 200 }));
+    const error = await failureOf(api.cancelOrder('5', { timeoutMs: TIMEOUT_MS }));
     expect(error).toMatchObject({ code: 'TIMEOUT', status: 0 });
     expect(server.requests).toEqual([
       'DELETE /v1/store/orders/5',
       'DELETE /v1/store/orders/5',
       'DELETE /v1/store/orders/5',
     ]);
-  }, 10_000);
+  }, 20_000);
 
   test('timeoutMs: Infinity is no timeout (not the 1 ms setTimeout makes of it)', async () => {
     const server = await serve((_req, res) => {
@@ -178,10 +183,10 @@ describe('timeouts', () => {
 
   test('a slow consumer of listOrdersStream() is not timed out: only waits on the server count', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end(LIST));
-    const api = client(server, { timeoutMs: 200 });
+    const api = client(server, { timeoutMs: TIMEOUT_MS });
     const orders: ListedOrder[] = [];
     for await (const order of api.listOrdersStream()) {
-      if (orders.length === 0) await new Promise((resolve) => setTimeout(resolve, 400));
+      if (orders.length === 0) await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUT_MS));
       orders.push(order);
     }
     expect(orders).toEqual(ORDERS);

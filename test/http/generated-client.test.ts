@@ -28,12 +28,15 @@ let stack: LocalStack;
 let workDir: string;
 let key: string;
 
-beforeAll(async () => {
+// Generating and type-checking are synchronous and take seconds (measured up to 30 s on a loaded
+// machine): done in a hook of their own, with a generous timeout, before any connection is open,
+// since a blocked event loop lets the server's keep-alive timer close a pooled socket just as the
+// client reuses it.
+beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'generated-client-'));
-  // Generating and type-checking are synchronous and take seconds: done before any connection is
-  // open, since a blocked event loop lets the server's keep-alive timer close a pooled socket
-  // just as the client reuses it.
   typeErrors(idsAsStrings().recipe);
+}, 180_000);
+beforeAll(async () => {
   stack = await startLocalStack();
   await stack.app.orders.putMany([
     { id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' },

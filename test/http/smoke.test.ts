@@ -309,14 +309,14 @@ describe('the command line against the local stack', () => {
     return { code, out, err };
   }
 
-  /** A port where nothing listens: one the system gave out and took back. */
-  async function closedPort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port: free } = server.address() as AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
-    return free;
-  }
+  /**
+   * A port where nothing listens, so the connection is refused (ECONNREFUSED). Not one the system
+   * gave out and took back: listen(0) elsewhere (another jest worker, another process) could get it
+   * again before the command connects. Port 2 is a privileged port that no service in use listens
+   * on, outside the range listen(0) draws from, and not one of the ports fetch refuses to use at all
+   * (1 is: "bad port", not ECONNREFUSED).
+   */
+  const NOTHING_LISTENS = 2;
 
   test('plain `npm run smoke` checks the local stack on PORT with a key of its own, revoked after', async () => {
     const { code, out, err } = await local({ PORT: port() });
@@ -330,20 +330,18 @@ describe('the command line against the local stack', () => {
   });
 
   test('plain `npm run smoke` with no local stack running: one line saying to run npm start, exit 2', async () => {
-    const free = await closedPort();
-    const { code, out, err } = await local({ PORT: String(free) });
+    const { code, out, err } = await local({ PORT: String(NOTHING_LISTENS) });
     expect({ code, out }).toEqual({ code: 2, out: [] });
     expect(err).toEqual([
-      `Error: Nothing answers at http://127.0.0.1:${free}${BASE_PATH} (ECONNREFUSED): start the local stack with \`npm start\` in another terminal first, or give --url or --stage`,
+      `Error: Nothing answers at http://127.0.0.1:${NOTHING_LISTENS}${BASE_PATH} (ECONNREFUSED): start the local stack with \`npm start\` in another terminal first, or give --url or --stage`,
     ]);
   });
 
   test('--url of a server that is down: one line, exit 2', async () => {
-    const free = await closedPort();
-    const { code, out, err } = await local({}, '--url', `http://127.0.0.1:${free}/v1`, '--key', key);
+    const { code, out, err } = await local({}, '--url', `http://127.0.0.1:${NOTHING_LISTENS}/v1`, '--key', key);
     expect({ code, out }).toEqual({ code: 2, out: [] });
     expect(err).toEqual([
-      `Error: Nothing answers at http://127.0.0.1:${free}/v1 (ECONNREFUSED): check --url and that the API is running`,
+      `Error: Nothing answers at http://127.0.0.1:${NOTHING_LISTENS}/v1 (ECONNREFUSED): check --url and that the API is running`,
     ]);
   });
 

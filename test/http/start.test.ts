@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -256,12 +256,26 @@ test('--dynamodb-endpoint creates and seeds the tables on a server of the userâ€
   }
 }, 60_000);
 
+/**
+ * npm start with DYNAMODB_PORT set to a port known to be free: one a probe server just released.
+ * Until npm start binds it (a second or more later) a listen(0) elsewhere may be handed it: npm
+ * start then exits saying that port is in use, and another port is tried. Any other failure fails.
+ */
+async function startOnReleasedDynamoPort(): Promise<{ stack: Started; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const probe = await startEmbeddedDynamo({ port: 0 });
+    const { port } = probe;
+    await probe.close();
+    try {
+      return { stack: await start([], userEnv({ DYNAMODB_PORT: String(port) })), port };
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes(`DynamoDB port ${port} is in use`)) throw error;
+    }
+  }
+}
+
 test('the banner gives the admin command with the DYNAMODB_PORT the stack runs on', async () => {
-  const server = await startEmbeddedDynamo({ port: 0 });
-  // A port known to be free: the one the probe server just released.
-  const { port } = server;
-  await server.close();
-  const stack = await start([], userEnv({ DYNAMODB_PORT: String(port) }));
+  const { stack, port } = await startOnReleasedDynamoPort();
   try {
     expect(stack.dynamoEndpoint).toBe(`http://127.0.0.1:${port}`);
     expect(stack.banner.join('\n')).toContain(
@@ -270,7 +284,7 @@ test('the banner gives the admin command with the DYNAMODB_PORT the stack runs o
   } finally {
     await stack.stop();
   }
-}, 60_000);
+}, 120_000);
 
 async function refusedRequestLogged(
   args: string[],
@@ -337,12 +351,41 @@ test('--dynamodb-endpoint on a stock dynalite waits for the tables to be ACTIVE,
   }
 }, 120_000);
 
+/** What a start needs to create its tables and wait for them; nothing that reads or writes items. */
+const TABLE_ACTIONS: ReadonlySet<string> = new Set(['ListTables', 'CreateTable', 'DescribeTable', 'UpdateTimeToLive']);
+
+/**
+ * A gate in front of `endpoint` that passes the table actions through and holds every other request
+ * unanswered: a start through it creates its tables but can never read or seed them, however late
+ * it is stopped.
+ */
+function tablesOnlyGate(endpoint: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  return listening(
+    createServer((req, res) => {
+      const action = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      if (!TABLE_ACTIONS.has(action)) return;
+      const upstream = request(
+        `${endpoint}${req.url ?? '/'}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    }),
+  );
+}
+
 test('the empty tables of an interrupted first start get the demo data on the next start', async () => {
   const server = await stockDynalite(3_000);
+  const gate = await tablesOnlyGate(server.endpoint);
   const client = createDynamoClient({ endpoint: server.endpoint });
   try {
-    // The first start is killed once its tables exist, still CREATING: nothing seeded yet.
-    const first = launch(['--port', '0', '--quiet', '--dynamodb-endpoint', server.endpoint], userEnv());
+    // The first start is killed once its tables exist, still CREATING (on a loaded machine perhaps
+    // ACTIVE by then): nothing seeded yet, since it reaches the store only through the gate.
+    const first = launch(['--port', '0', '--quiet', '--dynamodb-endpoint', gate.endpoint], userEnv());
     const exited = new Promise((resolve) => first.once('close', resolve));
     for (;;) {
       const { TableNames = [] } = await client.send(new ListTablesCommand({}));
@@ -360,6 +403,7 @@ test('the empty tables of an interrupted first start get the demo data on the ne
     }
   } finally {
     client.destroy();
+    await gate.close();
     await server.close();
   }
 }, 120_000);

@@ -119,6 +119,19 @@ describe('keys revoke', () => {
     expect(again.stdout).toContain('already revoked');
   });
 
+  // "Already revoked" is what the stored record says, not a comparison of its revokedAt with the clock.
+  test.each([
+    ['in the same millisecond', '2026-11-22T12:00:00.000Z', '2026-11-22T12:00:00.000Z'],
+    ['from a machine whose clock is behind the first', '2026-11-22T12:00:05.000Z', '2026-11-22T12:00:00.000Z'],
+  ])('revoking again %s says it was already revoked, at the first time', async (_when, first, second) => {
+    const { id } = (await createJson('--plan', 'free')) as { id: string };
+    const adminAt = (iso: string) => adminRunner(() => testTarget(tables), { now: () => new Date(iso) });
+    expect((await adminAt(first)('keys', 'revoke', id)).stdout).toContain(`Revoked ${id}`);
+    const again = await adminAt(second)('keys', 'revoke', id);
+    expect(again).toMatchObject({ code: 0, stdout: `${id} was already revoked at ${first}.` });
+    expect((await repo.get(id))?.revokedAt).toBe(first);
+  });
+
   test('an unknown id is a clear failure', async () => {
     const run = await admin('keys', 'revoke', 'key_0123456789abcdef0123');
     expect(run.code).toBe(1);

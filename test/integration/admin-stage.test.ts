@@ -41,10 +41,9 @@ function stackOutputs(tableNames: TestTables['names']) {
   ];
 }
 
-beforeAll(async () => {
-  tables = await createTestTables();
-  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
-  admin = adminRunner(
+/** The admin command, whose --stage opens the test tables (CloudFormation and API Gateway mocked); `now` its clock. */
+function stageAdmin(now?: () => Date): Admin {
+  return adminRunner(
     () => {
       throw new Error('--stage must not touch the local stack');
     },
@@ -57,8 +56,15 @@ beforeAll(async () => {
           dynamo: createDynamoClient({ endpoint: tables.endpoint }),
         });
       },
+      ...(now ? { now } : {}),
     },
   );
+}
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  admin = stageAdmin();
 });
 afterAll(() => tables.drop());
 
@@ -231,8 +237,11 @@ test('keys list --stage prod reads the prod stack and shows the gateway key ids'
 
 test("keys usage --stage reads the stage's rate-limit table", async () => {
   const created = await createOnStage('--plan', 'free');
-  await new RateLimiter(tables.doc, tables.names.rateLimits).admit(created.id, PLAN_LIMITS.free);
-  const run = await admin('--stage', 'staging', 'keys', 'usage', created.id, '--json');
+  // One fixed clock for the request and the reading: with the real one, a request just before
+  // 00:00 UTC was read the next day, with nothing used.
+  const now = Date.parse('2026-11-22T23:59:59.999Z');
+  await new RateLimiter(tables.doc, tables.names.rateLimits, () => now).admit(created.id, PLAN_LIMITS.free);
+  const run = await stageAdmin(() => new Date(now))('--stage', 'staging', 'keys', 'usage', created.id, '--json');
   expect(run.code).toBe(0);
   expect(openedStages).toEqual(['staging', 'staging']);
   expect(JSON.parse(run.stdout)).toMatchObject({ id: created.id, plan: 'free', day: { used: 1, remaining: 999 } });

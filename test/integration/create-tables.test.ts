@@ -40,7 +40,9 @@ test('the tables are ACTIVE when createTables returns, on a server that creates 
 }, 60_000);
 
 test('a table that does not become ACTIVE in time is a TableNotReady naming it and its status', async () => {
-  await withDynalite(2_000, async (endpoint) => {
+  // Tables CREATING for 5 s against a 0.3 s bound: only a stall of over 4.5 s could let them be
+  // ACTIVE before the bound is reached.
+  await withDynalite(5_000, async (endpoint) => {
     const client = createDynamoClient({ endpoint });
     try {
       const failure = createTables(client, names, { readyTimeoutMs: 300 });

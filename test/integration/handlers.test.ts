@@ -17,7 +17,11 @@ let tables: TestTables;
 let orders: OrdersRepository;
 let limiter: RateLimiter;
 const clock = testClock();
-const context = lambdaContext('cancel-order', { awsRequestId: 'req-1' });
+/**
+ * A fresh context per call, as Lambda gives each invocation: its deadline (the function's timeout)
+ * starts at the call, not when this file was loaded, so a slow run never brings a test near it.
+ */
+const context = (): Context => lambdaContext('cancel-order', { awsRequestId: 'req-1' });
 
 /**
  * An event from the local gateway's own builder, as API Gateway passes it: cancelOrder for order
@@ -52,7 +56,7 @@ afterAll(() => tables.drop());
 
 test('a handler without an authorizer context answers 401, not 500', async () => {
   const handler = makeCancelOrderHandler({ orders, limiter });
-  const result = await handler(event({ keyId: null }), context);
+  const result = await handler(event({ keyId: null }), context());
   expect(result.statusCode).toBe(401);
   expect(JSON.parse(result.body)).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String), status: 401 });
   expect(result.headers?.['WWW-Authenticate']).toBe('Bearer');
@@ -66,7 +70,7 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
     },
   } as unknown as OrdersRepository;
   const handler = makeListOrdersHandler({ orders: broken, limiter });
-  const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context);
+  const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context());
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
   expect(JSON.parse(result.body)).toEqual({
@@ -84,7 +88,7 @@ test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the 
   const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
   const dead = new OrdersRepository(createDocumentClient(deadClient), tables.names.orders);
   const handler = makeCancelOrderHandler({ orders: dead, limiter });
-  const result = await handler(event({ keyId: 'key_dead' }), context);
+  const result = await handler(event({ keyId: 'key_dead' }), context());
   deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
@@ -96,7 +100,7 @@ test('the limiter unreachable is 503 too, with no rate-limit headers since no wi
   const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
   const deadLimiter = new RateLimiter(createDocumentClient(deadClient), tables.names.rateLimits, clock.now);
   const handler = makeCancelOrderHandler({ orders, limiter: deadLimiter });
-  const result = await handler(event({ keyId: 'key_dead2' }), context);
+  const result = await handler(event({ keyId: 'key_dead2' }), context());
   deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(result.headers?.['X-RateLimit-Limit']).toBeUndefined();
@@ -107,7 +111,7 @@ test('a stack that cannot answer before the function deadline answers 503 just b
   // Fault injection: a limiter whose DynamoDB never answers.
   const stuck = { admit: () => new Promise<never>(() => undefined), now: Date.now };
   const handler = makeCancelOrderHandler({ orders, limiter: stuck });
-  const nearDeadline = { ...context, getRemainingTimeInMillis: () => 700 } as Context;
+  const nearDeadline = { ...context(), getRemainingTimeInMillis: () => 700 } as Context;
   const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });

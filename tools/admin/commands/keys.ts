@@ -190,15 +190,15 @@ async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Prom
 }
 
 async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
-  const record = await target.keys.revoke(id, now);
-  if (!record) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
-  const already = record.revokedAt !== undefined && record.revokedAt < now.toISOString();
+  const revoked = await target.keys.revoke(id, now);
+  if (!revoked) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
+  const { record, alreadyRevoked } = revoked;
   // Also for a key revoked already: an earlier run may have stopped halfway, or (before 1.x) only
   // disabled the gateway key, which still counted against the account's quota.
   const deleted = await deleteGatewayKey(target, record);
   const gatewayNote = deleted ? ` Its API Gateway key ${deleted} is deleted, with its usage-plan binding.` : '';
   out.out(
-    already
+    alreadyRevoked
       ? `${id} was already revoked at ${record.revokedAt}.${gatewayNote}`
       : `Revoked ${id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}).${gatewayNote} ` +
           `It stops working within the authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
