@@ -286,6 +286,19 @@ test('the banner gives the admin command with the DYNAMODB_PORT the stack runs o
   }
 }, 120_000);
 
+test('with --dynamodb-port 0, the admin command names the port the system gave, not 0', async () => {
+  const stack = await start(['--dynamodb-port', '0', '--no-demo']);
+  try {
+    const port = new URL(stack.dynamoEndpoint).port;
+    expect(Number(port)).toBeGreaterThan(0);
+    expect(stack.banner.join('\n')).toContain(
+      `Admin command for this stack: DYNAMODB_PORT=${port} npm run --silent admin -- keys list`,
+    );
+  } finally {
+    await stack.stop();
+  }
+}, 60_000);
+
 async function refusedRequestLogged(
   args: string[],
 ): Promise<{ logged: boolean; accessLogged: boolean; metricLogged: boolean }> {

@@ -88,7 +88,8 @@ function adminInvocation(options: StartOptions, endpoint: string): string {
   let variables = '';
   if (options.dynamodbEndpoint !== undefined || options.host !== DEFAULT_HOST)
     variables = `DYNAMODB_ENDPOINT=${endpoint} `;
-  else if (options.dynamodbPort !== DEFAULT_DYNAMODB_PORT) variables = `DYNAMODB_PORT=${options.dynamodbPort} `;
+  // The port bound, not the one asked for: --dynamodb-port 0 asks the system to choose.
+  else if (options.dynamodbPort !== DEFAULT_DYNAMODB_PORT) variables = `DYNAMODB_PORT=${new URL(endpoint).port} `;
   return `${variables}npm run --silent admin -- keys list`;
 }
 
