@@ -97,63 +97,44 @@ test('200 requests whose declared body never comes: every socket is closed, the 
   }
 }, 120_000);
 
-test('a declared length over the payload limit is refused with the limit, without waiting for the body', async () => {
-  const sent = send(head('Content-Length: 4294967296'), 'keep-open');
-  try {
-    const answer = await sent.received;
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(errorBodyIn(answer)).toEqual({
-      code: 'BAD_REQUEST',
-      message: 'The request payload is larger than 10 MB.',
-      status: 400,
-    });
-  } finally {
-    sent.destroy();
-  }
-});
-
-test('a 17-hex-digit chunk size: 400 BAD_REQUEST with the Error body, then the connection is closed', async () => {
-  const sent = send(`${head('Transfer-Encoding: chunked')}1ffffffffffffffff\r\n`, 'keep-open');
+/** Sends `request` and keeps the socket open: the answer must be 400 BAD_REQUEST with the Error body. */
+async function expectBadRequest(request: string, message: string): Promise<void> {
+  const sent = send(request, 'keep-open');
   try {
     const answer = await sent.received;
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(answer).toMatch(/\r\ncontent-type: application\/json\r\n/i);
-    expect(errorBodyIn(answer)).toEqual({
-      code: 'BAD_REQUEST',
-      message: 'The request has an invalid chunk size.',
-      status: 400,
-    });
+    expect(errorBodyIn(answer)).toEqual({ code: 'BAD_REQUEST', message, status: 400 });
   } finally {
     sent.destroy();
   }
-});
+}
 
-test('a body slower than the receive limit: 400 BAD_REQUEST naming the limit, then the connection is closed', async () => {
-  const sent = send(head('Content-Length: 100') + 'a few bytes, then nothing', 'keep-open');
-  try {
-    const answer = await sent.received;
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(errorBodyIn(answer)).toEqual({
-      code: 'BAD_REQUEST',
-      message: 'The request was not received in full within 2 s.',
-      status: 400,
-    });
-  } finally {
-    sent.destroy();
-  }
-}, 60_000);
+test('a declared length over the payload limit is refused with the limit, without waiting for the body', () =>
+  expectBadRequest(head('Content-Length: 4294967296'), 'The request payload is larger than 10 MB.'));
 
-test('headers slower than the receive limit: 400 BAD_REQUEST naming the limit', async () => {
-  const sent = send('GET /v1/store/orders HTTP/1.1\r\nHost: x\r\n', 'keep-open');
-  try {
-    const answer = await sent.received;
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(errorBodyIn(answer)).toEqual({
-      code: 'BAD_REQUEST',
-      message: 'The request headers were not received within 1 s.',
-      status: 400,
-    });
-  } finally {
-    sent.destroy();
-  }
-}, 60_000);
+test('a 17-hex-digit chunk size: 400 BAD_REQUEST with the Error body, then the connection is closed', () =>
+  expectBadRequest(
+    `${head('Transfer-Encoding: chunked')}1ffffffffffffffff\r\n`,
+    'The request has an invalid chunk size.',
+  ));
+
+test(
+  'a body slower than the receive limit: 400 BAD_REQUEST naming the limit, then the connection is closed',
+  () =>
+    expectBadRequest(
+      head('Content-Length: 100') + 'a few bytes, then nothing',
+      'The request was not received in full within 2 s.',
+    ),
+  60_000,
+);
+
+test(
+  'headers slower than the receive limit: 400 BAD_REQUEST naming the limit',
+  () =>
+    expectBadRequest(
+      'GET /v1/store/orders HTTP/1.1\r\nHost: x\r\n',
+      'The request headers were not received within 1 s.',
+    ),
+  60_000,
+);
