@@ -19,12 +19,8 @@ export class ImportTally {
       return;
     }
     this.skipped++;
-    const at = this.firstSkipped.findIndex((shown) => shown.position > position);
-    if (at === -1) {
-      if (this.firstSkipped.length < SKIPPED_IDS_SHOWN) this.firstSkipped.push({ position, id });
-      return;
-    }
-    this.firstSkipped.splice(at, 0, { position, id });
+    this.firstSkipped.push({ position, id });
+    this.firstSkipped.sort((a, b) => a.position - b.position);
     this.firstSkipped.length = Math.min(this.firstSkipped.length, SKIPPED_IDS_SHOWN);
   }
 
