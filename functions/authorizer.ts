@@ -1,9 +1,4 @@
-import { ApiKeysRepository } from '../lib/keys/repository';
-import { makeAuthorizerHandler } from '../lib/keys/authorizer-handler';
-import { documentClientFromEnv } from '../lib/aws/dynamo';
-import { requireEnv } from '../lib/aws/env';
-import { TABLES } from '../lib/aws/tables';
+import { authorizerHandler } from '../lib/root/handlers';
+import { wiringFromEnv } from '../lib/root/wiring';
 
-const keys = new ApiKeysRepository(documentClientFromEnv(), requireEnv(TABLES.apiKeys.envVar));
-
-export const handler = makeAuthorizerHandler({ keys });
+export const handler = authorizerHandler(wiringFromEnv());

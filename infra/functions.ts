@@ -3,7 +3,7 @@
 // context and deadline, and the bench bundles and runs the functions with them.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TableId } from '../lib/aws/tables';
+import type { TableId } from '../lib/contract/tables';
 import type { FunctionName } from '../lib/contract/routes';
 import { LIST_SETTINGS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from './list-budget';
 

@@ -2,7 +2,7 @@
 // and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
 // bench prints the ceiling of each run's own figures with it, and docs/design.md's table is its output.
 
-import { STREAMING_LIMITS } from '../lib/aws/streaming-limits';
+import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { MEASURED } from './measured';
 
 const MiB = 1024 * 1024;

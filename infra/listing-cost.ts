@@ -2,8 +2,8 @@
 // flight, from the deployed settings (list-budget.ts) and the plans. docs/listing-limits.md
 // shows this table; a test keeps the two the same.
 import { LIST_SETTINGS } from './list-budget';
-import { STREAMING_LIMITS } from '../lib/aws/streaming-limits';
-import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/limits/plans';
+import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
+import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/contract/plans';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

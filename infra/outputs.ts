@@ -2,8 +2,8 @@
 // `--stage`, via CloudFormation DescribeStacks). Kept free of aws-cdk-lib so that readers do not
 // load the CDK.
 
-import type { PlanName } from '../lib/limits/plans';
-import type { TableId } from '../lib/aws/tables';
+import type { PlanName } from '../lib/contract/plans';
+import type { TableId } from '../lib/contract/tables';
 
 export const STAGE_NAMES = ['staging', 'prod'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];

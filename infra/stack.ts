@@ -1,9 +1,9 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { TABLES, type TableId } from '../lib/aws/tables';
+import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES } from '../lib/contract/routes';
-import { PLAN_NAMES } from '../lib/limits/plans';
+import { PLAN_NAMES } from '../lib/contract/plans';
 import { OrdersApi } from './constructs/orders-api';
 import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';

@@ -1,5 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { PLAN_NAMES, usagePlanBackstop } from '../lib/limits/plans';
+import { PLAN_NAMES, usagePlanBackstop } from '../lib/contract/plans';
 import type { StageName } from './outputs';
 
 /**

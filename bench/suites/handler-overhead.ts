@@ -2,9 +2,9 @@
 // made directly (the limiter's update, then the order's) and against the repository call alone,
 // each on a pending order of its own, interleaved call by call.
 
-import { RateLimiter } from '../../lib/limits/limiter';
-import { makeCancelOrderHandler } from '../../lib/orders/handlers';
-import { parseOrderId } from '../../lib/orders/order-id';
+import { composeService } from '../../lib/root/service';
+import { parseOrderId } from '../../lib/core/order-id';
+import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { orderIdAt, proxyEvent, seededTables } from '../support/fixtures';
 import { median, rotations } from '../support/stats';
@@ -25,9 +25,12 @@ export const handlerOverhead: Suite<HandlerOverheadFigures> = {
     const iterations = quick ? 300 : 1_500;
     const perVariant = iterations + WARMUP;
     const tables = await seededTables(endpoint, perVariant * VARIANTS.length);
-    const { orders, caller } = tables;
-    const limiter = new RateLimiter(tables.doc, tables.names.rateLimits);
-    const cancel = makeCancelOrderHandler({ orders, limiter });
+    const { caller } = tables;
+    installLocalLambdaRuntime();
+    // Wired as deployed: the limiter on its no-retry client, the orders on the retrying one.
+    const service = composeService({ endpoint, tables: tables.names });
+    const { orders, limiter } = service.stores;
+    const cancel = service.cancelOrder;
     const calls: Record<(typeof VARIANTS)[number], (id: string) => Promise<unknown>> = {
       handler: async (id) => {
         const result = await cancel(proxyEvent(caller, id), lambdaContext('cancel-order'));

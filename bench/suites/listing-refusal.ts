@@ -1,10 +1,9 @@
 // DynamoDB calls before an uncompressed listing of a too-large store is refused (406), next to the same
 // store in gzip. The embedded server never updates ItemCount: DescribeTable's is set to the threshold.
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { RateLimiter } from '../../lib/limits/limiter';
-import { makeListOrdersHandler } from '../../lib/orders/handlers';
-import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
-import { OrdersRepository } from '../../lib/orders/repository';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { composeService } from '../../lib/root/service';
+import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/listing-size';
+import { OrdersRepository } from '../../lib/stores/orders';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
@@ -31,10 +30,11 @@ export const listingRefusal: Suite<ListingRefusalFigures> = {
       },
       { step: 'initialize', name: 'reportLargeStore' },
     );
-    const handler = makeListOrdersHandler({
-      orders: new OrdersRepository(createDocumentClient(client), tables.names.orders),
-      limiter: new RateLimiter(tables.doc, tables.names.rateLimits),
-    });
+    const handler = composeService({
+      endpoint,
+      tables: tables.names,
+      stores: { orders: new OrdersRepository(createDocumentClient(client), tables.names.orders) },
+    }).listOrders;
     const list = async (acceptEncoding: string): Promise<Listing> => {
       const event = proxyEvent(tables.caller);
       event.headers = { ...event.headers, 'Accept-Encoding': acceptEncoding };

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FUNCTIONS, functionEntry, type FunctionId } from '../../infra/functions';
-import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import type { Suite } from '../report';
 import { bundle, deployedLaunch, launchArgs } from '../support/child';
 import { lambdaEnv } from '../support/env';

@@ -5,8 +5,8 @@ process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-import { SERVICE_NAME } from '../../lib/aws/service';
-import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
+import { SERVICE_NAME } from '../../lib/commons/service';
+import { TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 
 /** A child's own arguments travel in the environment: one started as Lambda starts a function must have its script last. */
 export const CHILD_ARGS_VAR = 'BENCH_CHILD_ARGS';

@@ -2,12 +2,12 @@
 
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext, type Caller } from '../../lib/keys/context';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { createApiKey } from '../../lib/keys/service';
-import { MAX_CUSTOM_LIMITS } from '../../lib/limits/plans';
-import type { Order } from '../../lib/orders/order';
-import { OrdersRepository } from '../../lib/orders/repository';
+import { callerContext, type Caller } from '../../lib/core/caller';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { createApiKey } from '../../lib/stores/key-service';
+import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
+import type { Order } from '../../lib/contract/order';
+import { OrdersRepository } from '../../lib/stores/orders';
 import { createTestTables } from '../../test/support/dynamo';
 import { buildProxyEvent } from '../../tools/local/proxy-event';
 

@@ -6,7 +6,7 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { orderToItem } from '../../lib/orders/repository';
+import { orderToItem } from '../../lib/stores/orders';
 import { variedOrders } from './fixtures';
 
 /** DynamoDB's own default page is 1 MB; without a Limit this many orders is about that. */

@@ -15,9 +15,9 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { Topic, type Subscription } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/aws/metrics';
-import { SERVICE_NAME } from '../../lib/aws/service';
-import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
+import { SERVICE_NAME } from '../../lib/commons/service';
+import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../functions';
 import type { StageConfig } from '../stages';

@@ -1,11 +1,11 @@
 // The stage's CloudWatch dashboard: the API's traffic, errors and latency next to the business
-// metrics the functions write as EMF lines (lib/aws/metrics.ts declares both sides).
+// metrics the functions write as EMF lines (lib/edge/metrics.ts declares both sides).
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/aws/metrics';
-import { SERVICE_NAME } from '../../lib/aws/service';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
+import { SERVICE_NAME } from '../../lib/commons/service';
 import type { StageName } from '../outputs';
 
 export interface ServiceDashboardProps {

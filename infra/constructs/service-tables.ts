@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { TABLES, type TableId, type TableSpec } from '../../lib/aws/tables';
+import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 
 import type { TableAccess } from '../functions';
 
@@ -13,7 +13,7 @@ export interface ServiceTablesProps {
 
 const CONSTRUCT_IDS: Record<TableId, string> = { orders: 'Orders', apiKeys: 'ApiKeys', rateLimits: 'RateLimits' };
 
-/** The tables declared in lib/aws/tables.ts. Names are left to CloudFormation so stages never collide. */
+/** The tables declared in lib/contract/tables.ts. Names are left to CloudFormation so stages never collide. */
 export class ServiceTables extends Construct {
   readonly tables: Record<TableId, Table>;
 
@@ -38,7 +38,7 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * Gives a function a table's name (in the variable lib/aws/tables.ts names) and exactly the listed
+   * Gives a function a table's name (in the variable lib/contract/tables.ts names) and exactly the listed
    * actions on it, so each function's environment and policy follow from one access declaration.
    */
   bind(fn: LambdaFunction, access: TableAccess): void {

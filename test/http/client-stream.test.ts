@@ -2,8 +2,8 @@
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { StoreOrdersApiError, StoreOrdersClient, type ListedOrder } from '../../client/client';
-import type { Order } from '../../lib/orders/order';
-import { OrdersRepository } from '../../lib/orders/repository';
+import type { Order } from '../../lib/contract/order';
+import { OrdersRepository } from '../../lib/stores/orders';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';

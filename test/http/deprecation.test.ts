@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 import { deprecatedFixtureRoute } from '../support/deprecated-route';
 import { lintOpenApi } from '../support/redocly';

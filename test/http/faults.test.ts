@@ -1,7 +1,7 @@
 // Faults injected between the local stack and the real embedded server by a loopback proxy: what
 // a client sees over HTTP, how many attempts the SDK makes, and recovery without a restart.
 
-import { MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lib/aws/dynamo';
+import { MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { responseProblems } from '../support/documented-response';
 import type { SeenCall } from '../support/fault-proxy';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { INT64_MAX, ORDER_STATUSES, type OrderStatus } from '../../lib/orders/order';
+import { INT64_MAX, ORDER_STATUSES, type OrderStatus } from '../../lib/contract/order';
 import { adminRunner, testTarget } from '../support/admin-harness';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { linearize, type OrderEvent, type TableState, type TimedEvent } from '../support/order-history';

@@ -1,4 +1,4 @@
-import { generateApiKey } from '../../lib/keys/format';
+import { generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 

@@ -1,8 +1,8 @@
 // Rate limits as a client sees them over HTTP, with the clock moved by hand.
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { apiHandler } from '../../lib/http/api-handler';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { apiHandler } from '../../lib/edge/api-handler';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 

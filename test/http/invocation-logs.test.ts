@@ -1,8 +1,8 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import { Readable } from 'node:stream';
-import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from '../../lib/http/api-handler';
-import { logger } from '../../lib/aws/logger';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from '../../lib/edge/api-handler';
+import { logger } from '../../lib/commons/logger';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Route } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 

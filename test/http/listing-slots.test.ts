@@ -4,10 +4,10 @@
 // on and frees its slot when it ends or at the deadline. The local gateway stops it, as here.)
 
 import { request } from 'node:http';
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
-import { RateLimiter } from '../../lib/limits/limiter';
-import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
-import { LISTINGS_IN_FLIGHT } from '../../lib/limits/plans';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
+import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { OPERATION_CONTRACTS } from '../../lib/contract/operations';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';

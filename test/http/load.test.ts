@@ -2,10 +2,10 @@
 // four plans and one unknown key. Every answer is documented, limits are counted exactly, and no
 // order is lost or changed other than by a cancel that answered 204.
 
-import { generateApiKey } from '../../lib/keys/format';
-import { PLAN_LIMITS } from '../../lib/limits/plans';
-import { TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS } from '../../lib/limits/listings-in-flight';
-import type { Order, OrderStatus } from '../../lib/orders/order';
+import { generateApiKey } from '../../lib/core/key-format';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS } from '../../lib/stores/listings-in-flight';
+import type { Order, OrderStatus } from '../../lib/contract/order';
 import { errorCodeOf, responseProblems } from '../support/documented-response';
 import { runClients, seededRandom } from '../support/load-driver';
 import { startLocalStack, type LocalStack } from '../support/local-stack';

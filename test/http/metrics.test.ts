@@ -1,12 +1,12 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
-import { generateApiKey } from '../../lib/keys/format';
-import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
+import { generateApiKey } from '../../lib/core/key-format';
+import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/aws/metrics';
-import { SERVICE_NAME } from '../../lib/aws/service';
+import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';
+import { SERVICE_NAME } from '../../lib/commons/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { request } from 'node:http';
-import { OrdersRepository } from '../../lib/orders/repository';
+import { OrdersRepository } from '../../lib/stores/orders';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 // Every business metric reaches the local log as an EMF line, through the local stack on the

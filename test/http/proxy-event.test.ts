@@ -19,7 +19,7 @@ import { request } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { FUNCTIONS } from '../../infra/functions';
 import { requestTime } from '../../tools/local/proxy-event';
-import { createApiKey } from '../../lib/keys/service';
+import { createApiKey } from '../../lib/stores/key-service';
 import type { Route } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 

@@ -4,11 +4,11 @@ import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/keys/context';
-import type { Order } from '../../lib/orders/order';
-import { makeListOrdersHandler } from '../../lib/orders/handlers';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { callerContext } from '../../lib/core/caller';
+import type { Order } from '../../lib/contract/order';
+import { makeListOrdersHandler } from '../../lib/edge/orders-handlers';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 

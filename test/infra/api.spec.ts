@@ -1,8 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/keys/format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { ERRORS, errorJson } from '../../lib/contract/errors';
-import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/limits/plans';
+import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TABLES } from '../../lib/aws/tables';
+import { TABLES } from '../../lib/contract/tables';
 import { FUNCTIONS, type FunctionId } from '../../infra/functions';
 import {
   LAMBDA_TASK_ROOT,

@@ -1,6 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, STAGE_ENV_VAR } from '../../lib/aws/metrics';
-import { SERVICE_NAME } from '../../lib/aws/service';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, STAGE_ENV_VAR } from '../../lib/edge/metrics';
+import { SERVICE_NAME } from '../../lib/commons/service';
 import { DASHBOARD_URL_OUTPUT, STAGE_NAMES } from '../../infra/outputs';
 import { stageStacks } from './synth';
 

@@ -1,8 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { PLAN_NAMES } from '../../lib/limits/plans';
+import { PLAN_NAMES } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
-import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/keys/authorizer';
-import { TABLES, type TableId } from '../../lib/aws/tables';
+import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
+import { TABLES, type TableId } from '../../lib/contract/tables';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -70,7 +70,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
   const config = STAGES[stageName];
 
   describe('tables', () => {
-    test('are exactly the tables of lib/aws/tables.ts', () => {
+    test('are exactly the tables of lib/contract/tables.ts', () => {
       stage().template.resourceCountIs('AWS::DynamoDB::Table', TABLE_IDS.length);
     });
 

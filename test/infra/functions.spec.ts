@@ -1,9 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { TABLES, type TableId } from '../../lib/aws/tables';
+import { TABLES, type TableId } from '../../lib/contract/tables';
 import type { FunctionId } from '../../infra/functions';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
-import { STAGE_ENV_VAR } from '../../lib/aws/metrics';
+import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 
 let synthesised: Synthesised;
 beforeAll(() => {

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { hashApiKey } from '../../lib/keys/format';
-import { ApiKeysRepository } from '../../lib/keys/repository';
+import { hashApiKey } from '../../lib/core/key-format';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 const run = promisify(execFile);

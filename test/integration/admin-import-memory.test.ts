@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { OrdersRepository } from '../../lib/orders/repository';
+import { OrdersRepository } from '../../lib/stores/orders';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/keys/format';
-import { authenticate } from '../../lib/keys/service';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { PLAN_LIMITS } from '../../lib/limits/plans';
+import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import { authenticate } from '../../lib/stores/key-service';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { localTarget } from '../../tools/admin/target';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';

@@ -1,7 +1,7 @@
 // `keys usage`: a key's plan, limits and current use, read from the limiter item the service writes.
-import { KEY_PREFIX } from '../../lib/keys/format';
-import { RateLimiter } from '../../lib/limits/limiter';
-import { PLAN_LIMITS } from '../../lib/limits/plans';
+import { KEY_PREFIX } from '../../lib/core/key-format';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterDocumentClient } from '../support/limiter-clients';

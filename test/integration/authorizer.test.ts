@@ -1,10 +1,10 @@
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { createApiKey, authenticate } from '../../lib/keys/service';
-import { generateApiKey } from '../../lib/keys/format';
-import { authorizeToken } from '../../lib/keys/authorizer';
-import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
-import { callerFromAuthorizerContext } from '../../lib/keys/context';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { createApiKey, authenticate } from '../../lib/stores/key-service';
+import { generateApiKey } from '../../lib/core/key-format';
+import { authorizeToken } from '../../lib/edge/authorizer';
+import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
+import { callerFromAuthorizerContext } from '../../lib/core/caller';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 let tables: TestTables;

@@ -5,8 +5,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createDynamoClient } from '../../lib/aws/dynamo';
-import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { createDynamoClient } from '../../lib/stores/dynamo';
+import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import { createTables, TableNotReady } from '../../tools/local/create-tables';
 
 async function withDynalite(createTableMs: number, use: (endpoint: string) => Promise<void>): Promise<void> {

@@ -1,15 +1,15 @@
 // The handlers as Lambda invokes them, with a proxy event, against the embedded server.
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/keys/context';
-import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { callerContext } from '../../lib/core/caller';
+import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 

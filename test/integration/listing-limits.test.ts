@@ -4,25 +4,25 @@
 
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/keys/context';
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
-import { LISTING_DEADLINE_MARGIN_MS } from '../../lib/orders/listing-run';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { callerContext } from '../../lib/core/caller';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/listing-size';
+import { LISTING_DEADLINE_MARGIN_MS } from '../../lib/edge/listing-run';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import {
   LEASE_EXPIRY_MARGIN_SECONDS,
   ListingsInFlight,
   TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS,
   TooManyListingsError,
-} from '../../lib/limits/listings-in-flight';
-import { LISTINGS_IN_FLIGHT, type PlanName } from '../../lib/limits/plans';
-import type { Order } from '../../lib/orders/order';
+} from '../../lib/stores/listings-in-flight';
+import { LISTINGS_IN_FLIGHT, type PlanName } from '../../lib/contract/plans';
+import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 import { failingAfterPages } from '../support/list-route';

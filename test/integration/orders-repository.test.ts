@@ -1,6 +1,6 @@
-import { OrdersRepository, segmentsForItemCount } from '../../lib/orders/repository';
-import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/orders/errors';
-import type { Order } from '../../lib/orders/order';
+import { OrdersRepository, segmentsForItemCount } from '../../lib/stores/orders';
+import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/core/order-errors';
+import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 let tables: TestTables;

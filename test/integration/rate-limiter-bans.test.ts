@@ -6,10 +6,10 @@
 // condition) and DynamoDB (the item returned with it, as it stood when the condition failed).
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LimiterState, RateLimiter } from '../../lib/limits/limiter';
-import { PLAN_LIMITS, type Limits } from '../../lib/limits/plans';
-import { MINUTE_SECONDS, unixSeconds, windowAt } from '../../lib/limits/windows';
-import { toHttpError } from '../../lib/http/errors';
+import type { LimiterState, RateLimiter } from '../../lib/stores/rate-limiter';
+import { PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
+import { MINUTE_SECONDS, unixSeconds, windowAt } from '../../lib/core/windows';
+import { toHttpError } from '../../lib/edge/http-errors';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import {
   limiterOn,

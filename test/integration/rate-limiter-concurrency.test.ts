@@ -2,9 +2,9 @@
 // failed condition; DynamoDB returns the item with it). Every answer in these runs is also checked
 // for consistent headers against what the limiter item holds afterwards.
 import { randomUUID } from 'node:crypto';
-import type { Admission, LimiterState } from '../../lib/limits/limiter';
-import { PLAN_LIMITS, type Limits } from '../../lib/limits/plans';
-import { refusalAt, windowAt } from '../../lib/limits/windows';
+import type { Admission, LimiterState } from '../../lib/stores/rate-limiter';
+import { PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
+import { refusalAt, windowAt } from '../../lib/core/windows';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterOn, SERVER_BEHAVIOURS } from '../support/limiter-clients';
 

@@ -3,9 +3,9 @@
 // stored count is exactly what was served plus the slots that lost replies used up.
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { RateLimiter } from '../../lib/limits/limiter';
-import type { Limits } from '../../lib/limits/plans';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { lateReplies, limiterDocumentClient, type AppliedCall, type LateReply } from '../support/limiter-clients';
 

@@ -3,9 +3,9 @@
 // their own.
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { RateLimiter, type Admission, type LimiterState } from '../../lib/limits/limiter';
-import { BAN, PLAN_LIMITS, limitsFor, type Limits } from '../../lib/limits/plans';
-import { refusalAt } from '../../lib/limits/windows';
+import { RateLimiter, type Admission, type LimiterState } from '../../lib/stores/rate-limiter';
+import { BAN, PLAN_LIMITS, limitsFor, type Limits } from '../../lib/contract/plans';
+import { refusalAt } from '../../lib/core/windows';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterDocumentClient } from '../support/limiter-clients';
 

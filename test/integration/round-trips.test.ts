@@ -6,14 +6,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { ON_DYNAMODB } from '../../lib/aws/conditional';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { ON_DYNAMODB } from '../../lib/stores/conditional';
 import { routeByOperation } from '../../lib/contract/routes';
-import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { RateLimiter } from '../../lib/limits/limiter';
-import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
-import type { Limits } from '../../lib/limits/plans';
+import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
+import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import type { Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import {
   limiterDocumentClient,

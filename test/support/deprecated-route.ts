@@ -1,8 +1,8 @@
 // A deprecated fixture route, answered through the real apiHandler, for the tests that need the
 // deprecation headers end to end (the deprecation test and the smoke suite's run).
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { apiHandler } from '../../lib/http/api-handler';
-import type { RateLimiter } from '../../lib/limits/limiter';
+import { apiHandler } from '../../lib/edge/api-handler';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Route } from '../../lib/contract/routes';
 
 export const DEPRECATED_FIXTURE: Route = {

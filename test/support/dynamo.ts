@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import { createTables } from '../../tools/local/create-tables';
-import type { TableNames } from '../../lib/aws/tables';
+import type { TableNames } from '../../lib/contract/tables';
 
 export interface TestTables {
   endpoint: string;

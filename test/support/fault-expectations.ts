@@ -1,5 +1,5 @@
-import { MAX_ATTEMPTS } from '../../lib/aws/dynamo';
-import { LIMITER_CLIENT } from '../../lib/limits/limiter';
+import { MAX_ATTEMPTS } from '../../lib/stores/dynamo';
+import { LIMITER_CLIENT } from '../../lib/stores/rate-limiter';
 import { errorCodeOf, responseProblems } from './documented-response';
 import type { SeenCall } from './fault-proxy';
 import { headerOf, type RawResponse } from './raw-http';

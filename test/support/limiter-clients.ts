@@ -4,9 +4,9 @@
 // never after the server has applied a call.
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/aws/conditional';
-import { LIMITER_CLIENT, RateLimiter } from '../../lib/limits/limiter';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/stores/conditional';
+import { LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
 
 /**
  * The limiter's client, with a patient per-attempt timeout: hundreds of parallel calls queue in the

@@ -1,5 +1,5 @@
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/orders/handlers';
-import { RateLimiter } from '../../lib/limits/limiter';
+import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { ROUTES } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from './local-stack';
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createApiKey } from '../../lib/keys/service';
-import type { Limits, PlanName } from '../../lib/limits/plans';
+import { createApiKey } from '../../lib/stores/key-service';
+import type { Limits, PlanName } from '../../lib/contract/plans';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/contract/operations';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';

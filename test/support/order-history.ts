@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../../lib/orders/order';
+import type { OrderStatus } from '../../lib/contract/order';
 
 /**
  * One atomic step on one order, with what the caller was told. An import of several orders is one

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OrderStatus } from '../../lib/orders/order';
-import { OrderNotFoundError, OrderNotPendingError } from '../../lib/orders/errors';
-import type { OrdersRepository } from '../../lib/orders/repository';
+import type { OrderStatus } from '../../lib/contract/order';
+import { OrderNotFoundError, OrderNotPendingError } from '../../lib/core/order-errors';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import type { Admin } from './admin-harness';
 import type { OrderEvent } from './order-history';
 import { rawRequest } from './raw-http';

@@ -1,5 +1,5 @@
-import type { Order } from '../../lib/orders/order';
-import type { OrdersRepository } from '../../lib/orders/repository';
+import type { Order } from '../../lib/contract/order';
+import type { OrdersRepository } from '../../lib/stores/orders';
 
 /** Every order in the table, by id, read past the API so a check never depends on what it checks. */
 export async function ordersById(orders: Pick<OrdersRepository, 'scanPages'>): Promise<Map<string, Order>> {

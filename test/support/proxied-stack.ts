@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createApiKey } from '../../lib/keys/service';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { REQUEST_TIMEOUT_MS } from '../../lib/aws/dynamo';
-import { OrdersRepository } from '../../lib/orders/repository';
-import type { Limits, PlanName } from '../../lib/limits/plans';
+import { createApiKey } from '../../lib/stores/key-service';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
+import { OrdersRepository } from '../../lib/stores/orders';
+import type { Limits, PlanName } from '../../lib/contract/plans';
 import { createLocalApp } from '../../tools/local/app';
 import { createTestTables, type TestTables } from './dynamo';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';

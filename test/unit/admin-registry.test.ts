@@ -2,7 +2,7 @@ import { parseCommandLine, synopsis } from '../../tools/admin/args';
 import { COMMANDS } from '../../tools/admin/commands';
 import { UsageError } from '../../tools/shared/errors';
 import { USAGE } from '../../tools/admin/usage';
-import { TABLES } from '../../lib/aws/tables';
+import { TABLES } from '../../lib/contract/tables';
 
 test('the usage text lists every command of the registry with its synopsis and help', () => {
   expect(COMMANDS.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import {
   hashApiKey,
   isWellFormedApiKey,
   keyIdFromHash,
-} from '../../lib/keys/format';
+} from '../../lib/core/key-format';
 
 describe('API key format', () => {
   test('generated keys are well formed, distinct and carry the prefix', () => {

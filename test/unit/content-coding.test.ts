@@ -1,4 +1,4 @@
-import { chooseContentCoding, parseAcceptEncoding, requestHeader } from '../../lib/http/content-coding';
+import { chooseContentCoding, parseAcceptEncoding, requestHeader } from '../../lib/edge/content-coding';
 
 describe('chooseContentCoding', () => {
   test.each([

@@ -1,4 +1,4 @@
-import { isDependencyFailure } from '../../lib/aws/dependency-failure';
+import { isDependencyFailure } from '../../lib/stores/dependency-failure';
 
 /** What becomes 503 SERVICE_UNAVAILABLE (a dependency's fault) rather than 500 (ours). */
 test.each([

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoClient, createDocumentClient } from '../../lib/aws/dynamo';
+import { createDynamoClient, createDocumentClient } from '../../lib/stores/dynamo';
 
 // The SDK's logger middleware deep-copies every response for a logger this service never gives it;
 // on a listing that was a fifth of the CPU. No client of ours may carry it.

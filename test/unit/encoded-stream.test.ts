@@ -1,6 +1,6 @@
 import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
-import { encodeChunks } from '../../lib/http/encoded-stream';
-import type { ChosenCoding } from '../../lib/http/content-coding';
+import { encodeChunks } from '../../lib/edge/encoded-stream';
+import type { ChosenCoding } from '../../lib/edge/content-coding';
 
 const PAGES = Array.from({ length: 20 }, (_, p) =>
   Array.from({ length: 200 }, (_, i) => `{"id":${9223372036854775807n - BigInt(p * 200 + i)},"status":"pending"}`).join(

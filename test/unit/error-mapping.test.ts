@@ -2,8 +2,8 @@
 // always carries.
 
 import { routeErrorCodes } from '../../lib/contract/operations';
-import { MissingCallerError, toHttpError } from '../../lib/http/errors';
-import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/orders/errors';
+import { MissingCallerError, toHttpError } from '../../lib/edge/http-errors';
+import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/core/order-errors';
 
 const CANCEL = routeErrorCodes('cancelOrder');
 const LIST = routeErrorCodes('listOrders');

@@ -14,7 +14,7 @@ import {
   STREAMING_INTEGRATION_HEADROOM_SECONDS,
   wireSeconds,
 } from '../../infra/list-budget';
-import { STREAMING_LIMITS } from '../../lib/aws/streaming-limits';
+import { STREAMING_LIMITS } from '../../lib/contract/streaming-limits';
 
 const MiB = 1024 * 1024;
 

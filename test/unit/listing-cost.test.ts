@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cappedCost, dailyCostTable, uncappedCost } from '../../infra/listing-cost';
-import { MAX_ORDER_JSON_BYTES, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/orders/listing-size';
-import { orderJson } from '../../lib/orders/order';
+import { MAX_ORDER_JSON_BYTES, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/listing-size';
+import { orderJson } from '../../lib/contract/order';
 
 const doc = readFileSync(path.join(__dirname, '../../docs/listing-limits.md'), 'utf8');
 

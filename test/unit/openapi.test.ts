@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { ERROR_CODES } from '../../lib/contract/errors';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
-import { ORDER_STATUSES } from '../../lib/orders/order';
-import { PLAN_LIMITS } from '../../lib/limits/plans';
+import { ORDER_STATUSES } from '../../lib/contract/order';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { API_VERSION, ROUTES } from '../../lib/contract/routes';
 
 const doc = buildOpenApiDocument();

@@ -1,4 +1,4 @@
-import { orderFromAttributes } from '../../lib/orders/repository';
+import { orderFromAttributes } from '../../lib/stores/orders';
 
 // Listings read items as DynamoDB sends them (no document-client unmarshalling), so this is the
 // one place an item becomes an Order: every digit kept, every field's type checked.

@@ -1,5 +1,5 @@
-import { parseOrderId } from '../../lib/orders/order-id';
-import { InvalidOrderIdError } from '../../lib/orders/errors';
+import { parseOrderId } from '../../lib/core/order-id';
+import { InvalidOrderIdError } from '../../lib/core/order-errors';
 
 describe('parseOrderId', () => {
   test.each([

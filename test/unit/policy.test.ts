@@ -1,6 +1,6 @@
 import { policyAllows } from '../../tools/local/policy';
 import type { PolicyDocument } from 'aws-lambda';
-import { wholeApiResource } from '../../lib/keys/authorizer';
+import { wholeApiResource } from '../../lib/edge/authorizer';
 
 const arn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/store/orders';
 

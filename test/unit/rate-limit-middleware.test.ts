@@ -2,10 +2,10 @@
 // that took long to decide must not produce a Retry-After counted from when the request started,
 // nor a Reset already in the past.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { Admission } from '../../lib/limits/limiter';
-import { rateLimit } from '../../lib/http/rate-limit';
-import { RateLimitRejectedError } from '../../lib/http/errors';
-import type { Caller } from '../../lib/keys/context';
+import type { Admission } from '../../lib/stores/rate-limiter';
+import { rateLimit } from '../../lib/edge/rate-limit';
+import { RateLimitRejectedError } from '../../lib/edge/http-errors';
+import type { Caller } from '../../lib/core/caller';
 
 const caller: Caller = { keyId: 'k', plan: 'free', limits: { perMinute: 60, perDay: 1000 } };
 const minuteEnd = Date.parse('2026-11-22T10:01:00Z') / 1000;

@@ -7,7 +7,7 @@ import {
   secondsUntil,
   unixSeconds,
   windowAt,
-} from '../../lib/limits/windows';
+} from '../../lib/core/windows';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 

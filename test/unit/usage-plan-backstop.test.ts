@@ -2,7 +2,7 @@
 // the service counts fixed minute windows. The bucket is simulated here (refilled continuously,
 // full at the start) and fed request patterns the service's windows accept.
 import fc from 'fast-check';
-import { PLAN_LIMITS, usagePlanBackstop, type PlanName } from '../../lib/limits/plans';
+import { PLAN_LIMITS, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
 
 const MINUTE_MS = 60_000;
 

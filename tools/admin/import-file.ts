@@ -11,7 +11,7 @@ import {
   ORDER_STATUSES,
   QUANTITY_MAX,
   type Order,
-} from '../../lib/orders/order';
+} from '../../lib/contract/order';
 import { int64Problem } from './int64-text';
 import { shownWords } from '../shared/errors';
 import { fileElements, type Element } from './import-stream';

@@ -7,10 +7,10 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { TableNames } from '../../lib/aws/tables';
-import type { ApiKeyRecord } from '../../lib/keys/repository';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { PLAN_NAMES, type PlanName } from '../../lib/limits/plans';
+import type { TableNames } from '../../lib/contract/tables';
+import type { ApiKeyRecord } from '../../lib/stores/api-keys';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../infra/outputs';
 import { AdminFailure } from '../shared/errors';
 import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';

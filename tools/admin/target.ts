@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/keys/repository';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { optionalEnv } from '../../lib/aws/env';
-import type { PlanName } from '../../lib/limits/plans';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { RateLimiter } from '../../lib/limits/limiter';
-import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
+import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/stores/api-keys';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { optionalEnv } from '../../lib/commons/env';
+import type { PlanName } from '../../lib/contract/plans';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
+import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { errorMessage, UsageError } from '../shared/errors';
 
@@ -56,7 +56,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   };
 }
 
-/** Table names from their environment variables (lib/aws/tables.ts), falling back to the local stack's. */
+/** Table names from their environment variables (lib/contract/tables.ts), falling back to the local stack's. */
 export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
   const names = { ...LOCAL_TABLES };
   for (const id of Object.keys(TABLES) as TableId[]) {

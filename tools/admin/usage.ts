@@ -1,7 +1,7 @@
 import { synopsis } from './args';
 import { COMMANDS } from './commands';
 import { STAGE_NAMES } from '../../infra/outputs';
-import { TABLE_ENV_VARS } from '../../lib/aws/tables';
+import { TABLE_ENV_VARS } from '../../lib/contract/tables';
 
 const stages = STAGE_NAMES.join('|');
 

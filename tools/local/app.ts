@@ -1,14 +1,8 @@
 import type { Server } from 'node:http';
-import { ApiKeysRepository } from '../../lib/keys/repository';
-import { makeAuthorizerHandler } from '../../lib/keys/authorizer-handler';
-import { createDocumentClient, createDynamoClient } from '../../lib/aws/dynamo';
-import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/orders/handlers';
-import { OrdersRepository } from '../../lib/orders/repository';
-import { LIMITER_CLIENT, RateLimiter } from '../../lib/limits/limiter';
-import { ListingsInFlight } from '../../lib/limits/listings-in-flight';
+import { composeService, type Stores } from '../../lib/root/service';
 import { ROUTES, type Route } from '../../lib/contract/routes';
-import type { TableNames } from '../../lib/aws/tables';
-import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
+import type { TableNames } from '../../lib/contract/tables';
+import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions, type ProxyHandler, type PublicRoute } from './gateway';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 
@@ -30,31 +24,23 @@ export interface LocalAppOptions {
   receiveLimits?: LocalGatewayOptions['receiveLimits'];
 }
 
-/**
- * The local stack's wiring: the same handler factories the Lambda entry files in functions/ call,
- * with clients pointed at the embedded server instead of the environment.
- */
+/** The local stack: the service as the composition root makes it, behind the local gateway. */
 export function createLocalApp(options: LocalAppOptions): {
   server: Server;
-  orders: OrdersRepository;
-  keys: ApiKeysRepository;
+  orders: Stores['orders'];
+  keys: Stores['keys'];
 } {
-  const doc = createDocumentClient(
-    createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs }),
-  );
-  const orders = new OrdersRepository(doc, options.tables.orders);
-  const keys = new ApiKeysRepository(doc, options.tables.apiKeys);
-  const counters = createDocumentClient(
-    createDynamoClient({ endpoint: options.endpoint, requestTimeoutMs: options.requestTimeoutMs, ...LIMITER_CLIENT }),
-  );
-  const limiter = new RateLimiter(counters, options.tables.rateLimits, options.now);
-  const listings = new ListingsInFlight(doc, options.tables.rateLimits, options.now);
-  const deps = { orders, limiter, listings, scan: DEPLOYED_SCAN };
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
+  const service = composeService({
+    endpoint: options.endpoint,
+    tables: options.tables,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
-    listOrders: makeListOrdersHandler(deps),
-    cancelOrder: makeCancelOrderHandler(deps),
+    listOrders: service.listOrders,
+    cancelOrder: service.cancelOrder,
   };
   const routes = [...ROUTES];
   for (const extra of options.extraRoutes ?? []) {
@@ -64,7 +50,7 @@ export function createLocalApp(options: LocalAppOptions): {
   const server = createLocalGateway({
     routes,
     handlers,
-    authorizer: makeAuthorizerHandler({ keys }),
+    authorizer: service.authorizer,
     publicRoutes: options.publicRoutes ?? [],
     ...(options.now ? { now: options.now } : {}),
     ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
@@ -74,5 +60,5 @@ export function createLocalApp(options: LocalAppOptions): {
       ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds }
       : {}),
   });
-  return { server, orders, keys };
+  return { server, orders: service.stores.orders, keys: service.stores.keys };
 }

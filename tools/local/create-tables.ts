@@ -6,7 +6,7 @@ import {
   type DynamoDBClient,
   type TableStatus,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type TableId, type TableNames } from '../../lib/aws/tables';
+import { TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 
 /**
  * How long a table may take to become ACTIVE. DynamoDB creates an on-demand table in seconds;
@@ -50,7 +50,7 @@ export interface CreateTablesOptions {
 }
 
 /**
- * Creates the service's tables from their declarations in lib/aws/tables.ts, on the embedded server
+ * Creates the service's tables from their declarations in lib/contract/tables.ts, on the embedded server
  * (local stack, tests) or a DynamoDB-compatible server of the user's. Deployed stages get theirs
  * from the CDK stack, which reads the same declarations. Tables that exist already are kept. Every
  * table, new or not, is waited for until it serves requests (a TableNotReady when it does not in

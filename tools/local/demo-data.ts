@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { TableNames } from '../../lib/aws/tables';
-import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lib/keys/format';
-import type { ApiKeysRepository } from '../../lib/keys/repository';
-import { createApiKey } from '../../lib/keys/service';
-import type { Order } from '../../lib/orders/order';
-import type { OrdersRepository } from '../../lib/orders/repository';
-import { limitsFor, PLAN_NAMES, type Limits, type PlanName } from '../../lib/limits/plans';
+import type { TableNames } from '../../lib/contract/tables';
+import { generateApiKey, hashApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { createApiKey } from '../../lib/stores/key-service';
+import type { Order } from '../../lib/contract/order';
+import type { OrdersRepository } from '../../lib/stores/orders';
+import { limitsFor, PLAN_NAMES, type Limits, type PlanName } from '../../lib/contract/plans';
 
 /** Demo orders in every state, with the int64 edge cases of decisions.md. Only shipped ones are complete. */
 export const DEMO_ORDERS: readonly Order[] = [

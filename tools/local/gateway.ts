@@ -7,10 +7,10 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/keys/format';
+import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
-import { UNAUTHORIZED_MESSAGE } from '../../lib/keys/authorizer';
+import { UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
 import { errorJson } from '../../lib/contract/errors';
 import {
   gatewayResponse,

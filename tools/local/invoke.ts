@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { StreamingLambdaHandler } from '../../lib/http/api-handler';
+import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import type { PlainResponse } from '../../lib/contract/gateway-responses';
 import { inInvocation } from './invoke-store';
 import { LocalResponseStream, type ResponsePrelude } from './lambda-streaming';

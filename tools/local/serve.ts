@@ -3,7 +3,7 @@
 // (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
 
 import { stat } from 'node:fs/promises';
-import { createDynamoClient } from '../../lib/aws/dynamo';
+import { createDynamoClient } from '../../lib/stores/dynamo';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { errorMessage, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';

@@ -2,8 +2,8 @@
 // stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
 // (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
 
-import { KEY_PREFIX } from '../../lib/keys/format';
-import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/aws/network-errors';
+import { KEY_PREFIX } from '../../lib/core/key-format';
+import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/stores/network-errors';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';

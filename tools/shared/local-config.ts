@@ -1,8 +1,8 @@
 // Where the local stack lives: its table names and its DynamoDB endpoint. `npm start` and the
 // admin command both read them here, so the admin command finds the stack that npm start made.
 
-import { optionalEnv } from '../../lib/aws/env';
-import { tableNamesWithPrefix } from '../../lib/aws/tables';
+import { optionalEnv } from '../../lib/commons/env';
+import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import { shownInput } from './errors';
 
 /** Table names of the local stack; the admin command uses them too unless told otherwise. */

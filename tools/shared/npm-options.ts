@@ -3,7 +3,7 @@
 // there for their own option names, so such a run stops with the fix instead of silently
 // running without the option.
 
-import { isEnvSet } from '../../lib/aws/env';
+import { isEnvSet } from '../../lib/commons/env';
 
 /** The environment variable npm sets for `--name`; npm reads `--no-x` as its config `x` set to false. */
 function npmVariable(option: string): string {

@@ -2,7 +2,7 @@
 // API's base URL (its base path included), and the key given is accepted. Each is one line with
 // the fix, instead of every check failing the same way.
 import { BASE_PATH } from '../../lib/contract/routes';
-import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/keys/format';
+import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/core/key-format';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE, shownInput } from '../shared/errors';
 import { bearer, call, type Answer } from './http';
 

@@ -2,7 +2,7 @@
 // so a deployed stage's keys get their API Gateway side exactly as an operator's would, and lose
 // it again on revoke: a smoke run leaves no API Gateway key behind (they count against a hard
 // quota of 10,000 per account and Region), whether its checks pass, fail or it is interrupted.
-import type { Limits } from '../../lib/limits/plans';
+import type { Limits } from '../../lib/contract/plans';
 import { keysCreate, keysRevoke } from '../admin/commands/keys';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';

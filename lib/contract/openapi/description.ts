@@ -1,7 +1,7 @@
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../auth';
 import { ERRORS, ERROR_CODES } from '../errors';
 import { RATE_LIMIT_HEADERS } from '../headers';
-import { BAN, MAX_CUSTOM_LIMITS, PLAN_LIMITS } from '../../limits/plans';
+import { BAN, MAX_CUSTOM_LIMITS, PLAN_LIMITS } from '../plans';
 import { BASE_PATH } from '../routes';
 
 const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

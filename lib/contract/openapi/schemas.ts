@@ -1,5 +1,5 @@
 import { ERROR_CODES, errorBody, type ErrorCode } from '../errors';
-import { ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../orders/order';
+import { ORDER_STATUSES, QUANTITY_MAX, type Order } from '../order';
 
 /** A JSON value, so the document is plain data that serialises the same way every time. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;

@@ -1,7 +1,7 @@
-import { createApiKey } from '../../../lib/keys/service';
-import type { ApiKeyRecord } from '../../../lib/keys/repository';
+import { createApiKey } from '../../../lib/stores/key-service';
+import type { ApiKeyRecord } from '../../../lib/stores/api-keys';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
-import { KEY_PREFIX } from '../../../lib/keys/format';
+import { KEY_PREFIX } from '../../../lib/core/key-format';
 import {
   isPlanName,
   limitsFor,
@@ -10,8 +10,8 @@ import {
   PLAN_NAMES,
   type Limits,
   type PlanName,
-} from '../../../lib/limits/plans';
-import { usageAt } from '../../../lib/limits/limiter';
+} from '../../../lib/contract/plans';
+import { usageAt } from '../../../lib/stores/rate-limiter';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, errorMessage, UsageError } from '../../shared/errors';
 import { columns } from '../../shared/output';

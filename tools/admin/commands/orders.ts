@@ -1,5 +1,5 @@
-import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/orders/errors';
-import { canonicalInt64, type Order } from '../../../lib/orders/order';
+import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/order-errors';
+import { canonicalInt64, type Order } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
 import { mapBounded, PartialFailure } from '../concurrency';
 import { AdminFailure, errorMessage, Interrupted, shownArgument, UsageError } from '../../shared/errors';

@@ -1,5 +1,5 @@
-import { businessMetrics } from '../aws/metrics';
-import type { Order } from './order';
+import { businessMetrics } from './metrics';
+import type { Order } from '../contract/order';
 
 /**
  * A listing's chunks as `write` makes them from the pages, counting orders and bytes on the way.

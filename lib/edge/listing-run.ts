@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { businessMetrics } from '../aws/metrics';
-import { logger } from '../aws/logger';
-import type { Lease } from '../limits/listings-in-flight';
+import { businessMetrics } from './metrics';
+import { logger } from '../commons/logger';
+import type { Lease } from '../stores/listings-in-flight';
 
 /**
  * Time kept back from the Lambda deadline to end a listing ourselves: Lambda would cut it a moment

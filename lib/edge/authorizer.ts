@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { bearerToken } from './format';
-import { authenticateKey, type Authentication, type KeyRefusalCause } from './service';
-import type { ApiKeysRepository } from './repository';
-import { callerContext } from './context';
+import { bearerToken } from '../core/key-format';
+import { authenticateKey, type Authentication, type KeyRefusalCause } from '../stores/key-service';
+import type { ApiKeysRepository } from '../stores/api-keys';
+import { callerContext } from '../core/caller';
 
 /** API Gateway turns exactly this error message into its 401 UNAUTHORIZED gateway response. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized';

@@ -28,14 +28,14 @@
 // that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
 // a write may use up a slot without serving; it can never over-admit.
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BAN, type Limits } from './plans';
+import { BAN, type Limits } from '../contract/plans';
 import type { RateLimitCode } from '../contract/operations';
-import { TABLES } from '../aws/tables';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
-import type { DynamoOptions } from '../aws/dynamo';
-import { numberOf } from '../aws/numbers';
-import { logger } from '../aws/logger';
-import { MinutePassedError } from './errors';
+import { TABLES } from '../contract/tables';
+import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
+import type { DynamoOptions } from './dynamo';
+import { numberOf } from './numbers';
+import { logger } from '../commons/logger';
+import { MinutePassedError } from '../core/limit-errors';
 import {
   daysCovering,
   expiresAt,
@@ -46,10 +46,10 @@ import {
   windowAt,
   type Window,
   type WindowState,
-} from './windows';
+} from '../core/windows';
 
-export type { WindowState } from './windows';
-export { MinutePassedError } from './errors';
+export type { WindowState } from '../core/windows';
+export { MinutePassedError } from '../core/limit-errors';
 
 /** The limiter refuses with exactly the contract's rate-limit codes. */
 export type RejectionReason = RateLimitCode;

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isPlanName, type Limits, type PlanName } from '../limits/plans';
-import { conditionalWrite, type Item } from '../aws/conditional';
-import { numberOf } from '../aws/numbers';
+import { isPlanName, type Limits, type PlanName } from '../contract/plans';
+import { conditionalWrite, type Item } from './conditional';
+import { numberOf } from './numbers';
 
 /** A stored API key: never the key itself, only its SHA-256 hash. */
 export interface ApiKeyRecord {

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { optionalEnv } from './env';
+import { optionalEnv } from '../commons/env';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from './conditional';
 
 /**

@@ -1,4 +1,4 @@
-// The limiter's own failure, turned into an HTTP answer at the edge (lib/http/errors.ts).
+// The limiter's own failure, turned into an HTTP answer at the edge (lib/edge/http-errors.ts).
 
 /**
  * The request's minute ended, and the key's next minute started, before the limiter could count

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import type { ApiKeysRepository } from './repository';
+import type { ApiKeysRepository } from '../stores/api-keys';
 import { AUTHORIZER_FAILED_MESSAGE, authorizeToken, KeyRefusedError } from './authorizer';
-import { logger } from '../aws/logger';
-import { businessMetrics } from '../aws/metrics';
+import { logger } from '../commons/logger';
+import { businessMetrics } from './metrics';
 
 /**
  * The TOKEN authorizer. A refused key throws `Unauthorized` (API Gateway's 401); any other

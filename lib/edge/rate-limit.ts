@@ -1,11 +1,11 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Caller } from '../keys/context';
-import type { RateLimiter, WindowState } from '../limits/limiter';
-import { refusalAt } from '../limits/windows';
+import type { Caller } from '../core/caller';
+import type { RateLimiter, WindowState } from '../stores/rate-limiter';
+import { refusalAt } from '../core/windows';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
-import { RateLimitRejectedError } from './errors';
-import { businessMetrics } from '../aws/metrics';
+import { RateLimitRejectedError } from './http-errors';
+import { businessMetrics } from './metrics';
 
 export function rateLimitHeaders(state: WindowState): Record<string, string> {
   return {

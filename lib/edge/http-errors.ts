@@ -13,10 +13,10 @@ import {
   ListingTooLargeUncompressedError,
   OrderAlreadyShippedError,
   OrderNotFoundError,
-} from '../orders/errors';
-import { TooManyListingsError } from '../limits/listings-in-flight';
-import { isDependencyFailure } from '../aws/dependency-failure';
-import { MinutePassedError } from '../limits/errors';
+} from '../core/order-errors';
+import { TooManyListingsError } from '../stores/listings-in-flight';
+import { isDependencyFailure } from '../stores/dependency-failure';
+import { MinutePassedError } from '../core/limit-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
 export class MissingCallerError extends Error {

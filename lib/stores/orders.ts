@@ -1,9 +1,9 @@
 import { DescribeTableCommand, GetItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isOrderStatus, type Order, type OrderStatus } from './order';
-import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from './errors';
-import { mergeAsyncIterables } from './async-merge';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from '../aws/conditional';
+import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
+import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
+import { mergeAsyncIterables } from '../core/async-merge';
+import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
 
 /** What a conditional `pending -> X` transition found. */
 type TransitionOutcome = { kind: 'done' } | { kind: 'missing' } | { kind: 'current'; status: OrderStatus };

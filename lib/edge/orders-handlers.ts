@@ -7,23 +7,23 @@ import {
   type ApiHandlerDeps,
   type ApiResult,
   type StreamingLambdaHandler,
-} from '../http/api-handler';
-import { LISTINGS_IN_FLIGHT } from '../limits/plans';
-import type { ListingsInFlight } from '../limits/listings-in-flight';
-import { ListingTooLargeUncompressedError } from './errors';
+} from './api-handler';
+import { LISTINGS_IN_FLIGHT } from '../contract/plans';
+import type { ListingsInFlight } from '../stores/listings-in-flight';
+import { ListingTooLargeUncompressedError } from '../core/order-errors';
 import { ListingRun } from './listing-run';
-import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from './listing-size';
-import { businessMetrics } from '../aws/metrics';
-import { logger } from '../aws/logger';
-import type { Order } from './order';
-import { parseOrderId } from './order-id';
-import { ordersJsonChunks } from './json';
+import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/listing-size';
+import { businessMetrics } from './metrics';
+import { logger } from '../commons/logger';
+import type { Order } from '../contract/order';
+import { parseOrderId } from '../core/order-id';
+import { ordersJsonChunks } from '../core/orders-json';
 import { measuredListing } from './listing-metrics';
-import type { OrdersRepository, ScanOptions } from './repository';
+import type { OrdersRepository, ScanOptions } from '../stores/orders';
 import { routeByOperation } from '../contract/routes';
 import { ACCEPT_ENCODING, CONTENT_ENCODING, VARY } from '../contract/headers';
-import { chooseContentCoding, requestHeader } from '../http/content-coding';
-import { encodeChunks } from '../http/encoded-stream';
+import { chooseContentCoding, requestHeader } from './content-coding';
+import { encodeChunks } from './encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
   orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> &

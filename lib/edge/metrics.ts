@@ -4,11 +4,11 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ERRORS } from '../contract/errors';
 import { RATE_LIMIT_CODES } from '../contract/operations';
-import { KEY_REFUSAL_CAUSES, type KeyRefusalCause } from '../keys/service';
-import type { RejectionReason } from '../limits/limiter';
-import { PLAN_NAMES, type PlanName } from '../limits/plans';
-import { optionalEnv } from './env';
-import { SERVICE_NAME } from './service';
+import { KEY_REFUSAL_CAUSES, type KeyRefusalCause } from '../stores/key-service';
+import type { RejectionReason } from '../stores/rate-limiter';
+import { PLAN_NAMES, type PlanName } from '../contract/plans';
+import { optionalEnv } from '../commons/env';
+import { SERVICE_NAME } from '../commons/service';
 
 export const METRICS_NAMESPACE = 'StoreOrders';
 /** Set on each function by the stack; every metric carries it, so stages sharing an account stay apart. */

@@ -7,11 +7,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { errorJson, errorResponse, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
 import { routeErrorCodes } from '../contract/operations';
-import { logger } from '../aws/logger';
-import { callerFromAuthorizerContext, type Caller } from '../keys/context';
-import type { RateLimiter } from '../limits/limiter';
+import { logger } from '../commons/logger';
+import { callerFromAuthorizerContext, type Caller } from '../core/caller';
+import type { RateLimiter } from '../stores/rate-limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
-import { MissingCallerError, toHttpError } from './errors';
+import { MissingCallerError, toHttpError } from './http-errors';
 import { rateLimit } from './rate-limit';
 
 export type ApiEvent = APIGatewayProxyEvent;

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from './format';
-import type { Caller } from './context';
-import type { ApiKeyRecord, ApiKeysRepository } from './repository';
-import { limitsFor, type Limits, type PlanName } from '../limits/plans';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../core/key-format';
+import type { Caller } from '../core/caller';
+import type { ApiKeyRecord, ApiKeysRepository } from './api-keys';
+import { limitsFor, type Limits, type PlanName } from '../contract/plans';
 
 export interface NewKeyRequest {
   plan: PlanName;

@@ -13,11 +13,11 @@
 // the lease expires (at most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite } from '../aws/conditional';
-import { logger } from '../aws/logger';
-import { numberOf } from '../aws/numbers';
-import { TABLES } from '../aws/tables';
-import { unixSeconds } from './windows';
+import { conditionalWrite } from './conditional';
+import { logger } from '../commons/logger';
+import { numberOf } from './numbers';
+import { TABLES } from '../contract/tables';
+import { unixSeconds } from '../core/windows';
 
 /** Seconds a refused listing is told to wait: listings take tens of seconds, there is no exact end to announce. */
 export const TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS = 10;

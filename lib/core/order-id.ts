@@ -1,5 +1,5 @@
-import { canonicalInt64 } from './order';
-import { InvalidOrderIdError } from './errors';
+import { canonicalInt64 } from '../contract/order';
+import { InvalidOrderIdError } from './order-errors';
 
 /**
  * Parses the `orderId` path parameter: a decimal integer in the int64 range, in canonical form.

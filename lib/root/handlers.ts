@@ -1,0 +1,22 @@
+// The handlers, each made once per wiring from the stores. functions/ imports one of these each;
+// the local stack, the bench and the tests take all three through composeService (./service.ts).
+import { makeAuthorizerHandler } from '../edge/authorizer-handler';
+import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
+import { keysStore, limiterStore, listingsStore, ordersStore } from './stores';
+import { perWiring } from './wiring';
+
+export const authorizerHandler = /* @__PURE__ */ perWiring((w) => makeAuthorizerHandler({ keys: keysStore(w) }));
+
+export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
+  makeListOrdersHandler({
+    orders: ordersStore(w),
+    limiter: limiterStore(w),
+    listings: listingsStore(w),
+    scan: DEPLOYED_SCAN,
+    ...w.listing,
+  }),
+);
+
+export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
+  makeCancelOrderHandler({ orders: ordersStore(w), limiter: limiterStore(w) }),
+);

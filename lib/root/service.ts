@@ -1,0 +1,34 @@
+// The whole service from one wiring: what the local stack, the bench and the tests run.
+import { authorizerHandler, cancelOrderHandler, listOrdersHandler } from './handlers';
+import { keysStore, limiterStore, listingsStore, ordersStore, type Stores } from './stores';
+import { documentClient, type Wiring } from './wiring';
+
+export type { Wiring } from './wiring';
+export type { Stores } from './stores';
+
+export interface Service {
+  stores: Stores;
+  doc: ReturnType<typeof documentClient>;
+  authorizer: ReturnType<typeof authorizerHandler>;
+  listOrders: ReturnType<typeof listOrdersHandler>;
+  cancelOrder: ReturnType<typeof cancelOrderHandler>;
+}
+
+/**
+ * Every store and handler of one wiring. The handlers are made here, at once: a streamed handler
+ * needs the Lambda runtime's `awslambda` global (the local stack installs its own first).
+ */
+export function composeService(wiring: Wiring): Service {
+  return {
+    stores: {
+      orders: ordersStore(wiring),
+      keys: keysStore(wiring),
+      limiter: limiterStore(wiring),
+      listings: listingsStore(wiring),
+    },
+    doc: documentClient(wiring),
+    authorizer: authorizerHandler(wiring),
+    listOrders: listOrdersHandler(wiring),
+    cancelOrder: cancelOrderHandler(wiring),
+  };
+}

@@ -1,0 +1,36 @@
+// The stores, each made once per wiring on first use. One factory each, marked pure, so esbuild
+// drops the ones a function does not use and its bundle
+// carries only the stores its handler reads.
+import { ApiKeysRepository } from '../stores/api-keys';
+import { ListingsInFlight } from '../stores/listings-in-flight';
+import { OrdersRepository } from '../stores/orders';
+import { RateLimiter } from '../stores/rate-limiter';
+import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
+
+export interface Stores {
+  orders: OrdersRepository;
+  keys: ApiKeysRepository;
+  limiter: RateLimiter;
+  listings: ListingsInFlight;
+}
+
+export const ordersStore = /* @__PURE__ */ perWiring(
+  (w) =>
+    w.stores?.orders ??
+    new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
+);
+
+export const keysStore = /* @__PURE__ */ perWiring(
+  (w) => w.stores?.keys ?? new ApiKeysRepository(documentClient(w), tableName(w, 'apiKeys')),
+);
+
+export const limiterStore = /* @__PURE__ */ perWiring(
+  (w) =>
+    w.stores?.limiter ??
+    new RateLimiter(counterClient(w), tableName(w, 'rateLimits'), clockOf(w), conditionFailuresOf(w)),
+);
+
+/** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
+export const listingsStore = /* @__PURE__ */ perWiring(
+  (w) => w.stores?.listings ?? new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+);

@@ -1,0 +1,71 @@
+// What the composition root is given: where DynamoDB is, the tables, a clock, and the settings that
+// differ between the deployed functions, the local stack, the bench and the tests. Everything the
+// root makes from one Wiring is made once, on first use, and shared by the handlers made from it.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { optionalEnv, requireEnv } from '../commons/env';
+import { TABLES, type TableId, type TableNames } from '../contract/tables';
+import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
+import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
+import type { OrdersHandlerDeps } from '../edge/orders-handlers';
+import type { Stores } from './stores';
+
+export interface Wiring {
+  /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
+  endpoint?: string;
+  /** Per-attempt DynamoDB timeout; the client's own default for the endpoint when absent. */
+  requestTimeoutMs?: number;
+  /** Table names, or a lookup called when a store is first made (a function's environment). */
+  tables: TableNames | ((table: TableId) => string);
+  /** The clock (epoch ms) of the limiter, the listing leases and the store-size cache. */
+  now?: () => number;
+  /** Whether a failed condition brings its item back: by default yes on AWS, no on an endpoint. */
+  conditionFailures?: ConditionFailureItems;
+  /** How listOrders reads the table and when it refuses uncompressed; the deployed settings by default. */
+  listing?: Pick<OrdersHandlerDeps, 'scan' | 'uncompressedMaxOrders'>;
+  /** Stores made elsewhere (on a failing client, say); the others are made as deployed. */
+  stores?: Partial<Stores>;
+}
+
+/** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */
+export function wiringFromEnv(): Wiring {
+  const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
+  return { ...(endpoint ? { endpoint } : {}), tables: (id) => requireEnv(TABLES[id].envVar) };
+}
+
+/** Memoises `make` per wiring, so every handler made from one wiring shares what it makes. */
+export function perWiring<T>(make: (wiring: Wiring) => T): (wiring: Wiring) => T {
+  const made = new WeakMap<Wiring, T>();
+  return (wiring) => {
+    if (!made.has(wiring)) made.set(wiring, make(wiring));
+    return made.get(wiring) as T;
+  };
+}
+
+function clientOptions(wiring: Wiring): DynamoOptions {
+  return {
+    ...(wiring.endpoint ? { endpoint: wiring.endpoint } : {}),
+    ...(wiring.requestTimeoutMs !== undefined ? { requestTimeoutMs: wiring.requestTimeoutMs } : {}),
+  };
+}
+
+/** The retrying document client, for every store but the limiter. */
+export const documentClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
+  createDocumentClient(createDynamoClient(clientOptions(wiring))),
+);
+
+/** The limiter's client: one attempt per call (see LIMITER_CLIENT in stores/rate-limiter.ts). */
+export const counterClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
+  createDocumentClient(createDynamoClient({ ...clientOptions(wiring), maxAttempts: 1 })),
+);
+
+export function tableName(wiring: Wiring, id: TableId): string {
+  return typeof wiring.tables === 'function' ? wiring.tables(id) : wiring.tables[id];
+}
+
+export function clockOf(wiring: Wiring): () => number {
+  return wiring.now ?? Date.now;
+}
+
+export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
+  return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
+}
