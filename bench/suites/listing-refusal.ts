@@ -33,7 +33,7 @@ export const listingRefusal: Suite<ListingRefusalFigures> = {
     const handler = composeService({
       endpoint,
       tables: tables.names,
-      stores: { orders: new OrdersRepository(createDocumentClient(client), tables.names.orders) },
+      standIns: { orders: new OrdersRepository(createDocumentClient(client), tables.names.orders) },
     }).listOrders;
     const list = async (acceptEncoding: string): Promise<Listing> => {
       const event = proxyEvent(tables.caller);
