@@ -1,10 +1,10 @@
 import { stringify } from 'lossless-json';
-import { ElementSplitter, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../tools/admin/import-stream';
+import { ElementReader, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../tools/admin/import-stream';
 
 /** The elements of `text` fed in the given pieces. */
 function split(pieces: readonly string[]): Element[] {
-  const splitter = new ElementSplitter();
-  return [...pieces.flatMap((piece) => splitter.feed(piece)), ...splitter.end()];
+  const reader = new ElementReader();
+  return [...pieces.flatMap((piece) => reader.feed(piece)), ...reader.end()];
 }
 
 const plain = (elements: Element[]) =>
