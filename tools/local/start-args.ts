@@ -8,7 +8,7 @@ import {
   dynamoEndpoint,
   portSetting,
 } from '../shared/local-config';
-import { errorMessage, shownArgument } from '../shared/errors';
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE, shownArgument } from '../shared/errors';
 import { optionTakenByNpm } from '../shared/npm-options';
 
 /** A mistake the user can fix on the command line. */
@@ -121,4 +121,13 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     }
   }
   return options;
+}
+
+/** The one line and exit status `npm start` ends with: a StartUsageError is the user's to fix (2). */
+export function startFailure(error: unknown): { line: string; code: number } {
+  // One line whatever the error: the SDK's own messages can run to several.
+  const message = errorMessage(error).split('\n')[0]?.trim() ?? '';
+  return error instanceof StartUsageError
+    ? { line: `npm start: ${message}`, code: EXIT_USAGE }
+    : { line: `Could not start the local stack: ${message}`, code: EXIT_FAILURE };
 }
