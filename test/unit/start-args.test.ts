@@ -19,6 +19,12 @@ test.each<[string[], NodeJS.ProcessEnv, string]>([
   [['--bogus'], {}, "Unknown option '--bogus' (npm start -- --help lists the options)"],
   [['--port'], {}, "Option '--port <value>' argument missing (npm start -- --help lists the options)"],
   [['stray'], {}, 'Unexpected argument "stray": npm start takes only options (npm start -- --help)'],
+  // An unknown option is echoed shortened too, as the admin and smoke commands echo theirs.
+  [
+    [`--${'y'.repeat(5000)}`],
+    {},
+    `Unknown option '--${'y'.repeat(37)}... (5004 characters) (npm start -- --help lists the options)`,
+  ],
   // A pasted blob is echoed by its first characters and its length, never whole.
   [
     ['x'.repeat(5000)],
