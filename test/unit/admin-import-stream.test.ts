@@ -57,3 +57,15 @@ test('an element longer than any order, or nested deeper, is a problem of its ow
     { index: 2, value: expect.objectContaining({}) },
   ]);
 });
+
+test('ids beyond 2^53 keep every digit; text split inside a character or the byte-order mark reads the same', () => {
+  const text = '\uFEFF[{"id": 9223372036854775807, "note": "caf\u00e9 \u{1F436}"}, -9007199254740993]';
+  const bytes = Buffer.from(text);
+  const whole = plain(split([text]));
+  expect(whole).toEqual(['{"id":9223372036854775807,"note":"caf\u00e9 \u{1F436}"}', '-9007199254740993']);
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const reader = new ElementReader();
+    const elements = [...reader.feed(bytes.subarray(0, cut)), ...reader.feed(bytes.subarray(cut)), ...reader.end()];
+    expect(plain(elements)).toEqual(whole);
+  }
+});
