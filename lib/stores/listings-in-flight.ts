@@ -16,7 +16,13 @@
 // lease in case it was written; if that fails too, the slot stays taken until the lease expires (at
 // most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional';
 import { logger } from '../commons/logger';
 import { numberOf } from './numbers';
@@ -35,9 +41,11 @@ export const LEASE_EXPIRY_MARGIN_SECONDS = 60;
 /** How long a lease lasts when the caller has no deadline to give: API Gateway's longest stream. */
 export const DEFAULT_LEASE_SECONDS = 15 * 60;
 
+const SLOT_PREFIX = 'inflight#';
+
 /** Partition key of slot `slot` of a key; limiter items (`<keyId>#<day>`) have one `#` only. */
 export function slotKey(keyId: string, slot: number): string {
-  return `inflight#${keyId}#${slot}`;
+  return `${SLOT_PREFIX}${keyId}#${slot}`;
 }
 
 /** Every slot of the key is held by a listing still running. */
@@ -104,6 +112,32 @@ export class ListingsInFlight {
       ),
     );
     return items.filter(({ Item }) => Item?.[RELEASED] !== true && (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
+  }
+
+  /**
+   * Frees every slot of every key, whatever holds it. Only for a store no listing can still be
+   * running against: the local stack's own embedded server when it starts, after a stop that could
+   * not free them (kill -9). Returns how many slots were held.
+   */
+  async releaseAll(): Promise<number> {
+    let freed = 0;
+    const pages = paginateScan(
+      { client: this.doc },
+      {
+        TableName: this.table,
+        FilterExpression: 'begins_with(pk, :slot)',
+        ExpressionAttributeValues: { ':slot': SLOT_PREFIX },
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: item.pk } }));
+        freed++;
+      }
+    }
+    return freed;
   }
 
   private async take(pk: string, lease: string, now: number, expiresAt: number): Promise<boolean> {

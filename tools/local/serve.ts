@@ -114,12 +114,14 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys } = createLocalApp({
+    const { server, orders, keys, listings } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       publicRoutes: docsRoutes({ server: () => server }),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
+    // No listing outlives the process that served it: slots a killed stack left taken are free.
+    if (options.dynamodbEndpoint === undefined) await listings.releaseAll();
     if (seeded) await seedDemoData(orders, keys);
     const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
 
