@@ -93,6 +93,14 @@ function declaredLength(req: IncomingMessage): number | undefined {
 }
 
 /**
+ * Whether the request node could not parse is a HEAD, from the bytes it failed on: the answer to a
+ * HEAD has no body (RFC 9110 §9.3.2), or a client reads the body as the next response.
+ */
+function isHead(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
+  return Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
+/**
  * Requests node cannot even parse (oversized headers, broken framing, a body that never comes)
  * still get the Error body, as API Gateway's own 4xx would, instead of node's bare status line or
  * silence. A failure inside a body belongs to the request being received, which answers it; one
@@ -183,7 +191,7 @@ export class RequestFraming {
       const payload = errorJson('BAD_REQUEST', framingMessage(error, false, this.limits));
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
-          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`,
+          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${isHead(error) ? '' : payload}`,
       );
       // A client that never reads the answer (or never closes) must not keep the socket.
       socket.once('finish', () => socket.destroy());
