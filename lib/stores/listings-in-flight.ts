@@ -114,32 +114,6 @@ export class ListingsInFlight {
     return items.filter(({ Item }) => Item?.[RELEASED] !== true && (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
   }
 
-  /**
-   * Frees every slot of every key, whatever holds it. Only for a store no listing can still be
-   * running against: the local stack's own embedded server when it starts, after a stop that could
-   * not free them (kill -9). Returns how many slots were held.
-   */
-  async releaseAll(): Promise<number> {
-    let freed = 0;
-    const pages = paginateScan(
-      { client: this.doc },
-      {
-        TableName: this.table,
-        FilterExpression: 'begins_with(pk, :slot)',
-        ExpressionAttributeValues: { ':slot': SLOT_PREFIX },
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: item.pk } }));
-        freed++;
-      }
-    }
-    return freed;
-  }
-
   private async take(pk: string, lease: string, now: number, expiresAt: number): Promise<boolean> {
     const outcome = await conditionalWrite(() =>
       this.doc.send(
@@ -180,4 +154,31 @@ export class ListingsInFlight {
       logger.error('a listing slot could not be freed; it stays taken until its lease expires', error as Error);
     }
   }
+}
+
+/**
+ * Frees every slot of every key, whatever holds it. Only for a store no listing can still be
+ * running against: the local stack's own embedded server when it starts, after a stop that could
+ * not free them (kill -9). Returns how many slots were held. A function, not a method, so the
+ * deployed bundles leave it (and the paginator) out.
+ */
+export async function releaseAllSlots(doc: DynamoDBDocumentClient, table: string): Promise<number> {
+  let freed = 0;
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: table,
+      FilterExpression: 'begins_with(pk, :slot)',
+      ExpressionAttributeValues: { ':slot': SLOT_PREFIX },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      await doc.send(new DeleteCommand({ TableName: table, Key: { pk: item.pk } }));
+      freed++;
+    }
+  }
+  return freed;
 }
