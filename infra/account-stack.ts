@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { CLOUDWATCH_ROLE_OUTPUT } from '../lib/contract/deployment';
 import { explainAccountNagFindings } from './nag';
 
 /**
@@ -13,9 +14,6 @@ import { explainAccountNagFindings } from './nag';
 export const CLOUDWATCH_ROLE_CONTEXT = 'apiGatewayCloudWatchRole';
 export const CLOUDWATCH_ROLE_MODES = ['create', 'keep'] as const;
 export type CloudWatchRoleMode = (typeof CLOUDWATCH_ROLE_MODES)[number];
-
-/** The stack output naming the role the account stack set. */
-export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
 
 /** A mistake in the command line's context (`-c`), which the app reports as one line. */
 export class ContextFlagError extends Error {}
@@ -57,6 +55,6 @@ export class ApiGatewayAccountStack extends Stack {
       value: this.cloudWatchRole.roleArn,
       description: "The role API Gateway's execution logging in this account and Region uses",
     });
-    explainAccountNagFindings(this);
+    explainAccountNagFindings(this.cloudWatchRole);
   }
 }

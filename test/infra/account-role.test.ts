@@ -6,7 +6,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CLOUDWATCH_ROLE_CONTEXT, cloudWatchRoleMode } from '../../infra/account-stack';
 import { REPO_ROOT } from '../../infra/functions';
-import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor } from '../../infra/outputs';
+import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor } from '../../lib/contract/deployment';
 import { addServiceStacks, EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { logicalId, testApp } from './synth';
 

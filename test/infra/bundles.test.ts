@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../lib/contract/tables';
-import { FUNCTIONS, type FunctionId } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
 import {
   LAMBDA_TASK_ROOT,
   lambdaRuntimeCommand,
@@ -96,7 +96,7 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
       expect(code.length / code.split('\n').length).toBeGreaterThan(1_000);
 
       expect(importInFreshNode(file)).toMatchObject({ [exportName]: 'function' });
-      // Within its size budget (infra/functions.ts): module loading is most of a cold start.
+      // Within its size budget (lib/contract/deployment.ts): module loading is most of a cold start.
       expect(statSync(file).size).toBeLessThanOrEqual(FUNCTIONS[entry].bundleBudgetKib * 1024);
     },
   );

@@ -1,7 +1,7 @@
 import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { API_URL_OUTPUT, STAGE_NAMES } from '../../infra/outputs';
+import { API_URL_OUTPUT, STAGE_NAMES } from '../../lib/contract/deployment';
 import { StoreOrdersStack } from '../../infra/stack';
 import { STAGES, validateConfig, type StageConfig } from '../../infra/stages';
 import { ref, testApp } from './synth';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { STAGE_NAMES, type StageName } from '../../infra/outputs';
+import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import { addServiceStacks } from '../../infra/service-app';
 import type { ApiGatewayAccountStack } from '../../infra/account-stack';
 import type { StoreOrdersStack } from '../../infra/stack';
