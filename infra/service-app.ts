@@ -8,7 +8,8 @@ import {
   stackNameFor,
   type StageName,
 } from '../lib/contract/deployment';
-import { ApiGatewayAccountStack, cloudWatchRoleMode } from './account-stack';
+import { ApiGatewayAccountStack } from './account-stack';
+import { cloudWatchRoleMode } from './cloudwatch-role-mode';
 import { StoreOrdersStack } from './stack';
 import { STAGES } from './stages';
 

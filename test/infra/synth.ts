@@ -27,15 +27,20 @@ const CDK_JSON_CONTEXT = (
 
 /**
  * An app with the context `cdk synth` gets from cdk.json. Asset bundling (esbuild, about 10 s per
- * synth) is off unless asked for: only the bundle test looks at bundles.
+ * synth) is off unless asked for: only the bundle test looks at bundles. CDK's built-in
+ * CloudFormation validation runs at every synth, as in `cdk synth`, unless `validation: false`:
+ * its engine costs about 10 s of CPU to start in each test file that synthesises.
  */
-export function testApp(options: { bundling?: boolean; context?: Record<string, unknown> } = {}): App {
+export function testApp(
+  options: { bundling?: boolean; validation?: boolean; context?: Record<string, unknown> } = {},
+): App {
   return new App({
     context: {
       ...CDK_JSON_CONTEXT,
       ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...options.context,
     },
+    builtinCloudFormationValidation: options.validation ?? true,
   });
 }
 
@@ -58,7 +63,9 @@ export function stageStacks(): Record<StageName, StoreOrdersStack> {
 }
 
 function synthesise(options: { bundling?: boolean }): Synthesised {
-  const app = testApp(options);
+  // The bundling synthesis is the shared one with its assets built: the same templates (but for the
+  // assets' hashes), which the shared synthesis validates, so it does not start the validation engine.
+  const app = testApp({ ...options, validation: !options.bundling });
   const { account, stages } = addServiceStacks(app);
   if (!account) throw new Error('The default synthesis has an account stack');
   const assembly = app.synth();
