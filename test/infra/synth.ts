@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
@@ -74,6 +74,22 @@ function synthesise(options: { bundling?: boolean }): Synthesised {
     account: { stack: account, template: Template.fromStack(account) },
     stages: STAGE_NAMES.map((stage) => ({ stage, stack: stages[stage], template: Template.fromStack(stages[stage]) })),
   };
+}
+
+/**
+ * The errors or warnings the synthesis recorded on `stack` whose text matches `pattern`, as
+ * `path: text` (cdk-nag reports its findings so). Read from the assembly the app made:
+ * Annotations.fromStack would synthesise the whole app again (cdk-nag and the template validation
+ * included) on every call.
+ */
+export function synthesisMessages(stack: Stack, level: 'error' | 'warning', pattern: string): string[] {
+  const stage = Stage.of(stack);
+  if (!stage) throw new Error(`${stack.stackName} belongs to no app`);
+  return stage
+    .synth()
+    .getStackArtifact(stack.artifactId)
+    .messages.filter((m) => m.level === level && new RegExp(pattern).test(String(m.entry.data)))
+    .map((m) => `${m.id}: ${String(m.entry.data)}`);
 }
 
 /** The logical id CloudFormation knows a construct by (its L1 for an L2). */
