@@ -64,6 +64,24 @@ export default tseslint.config(
     },
   })),
   {
+    // The tools read the deployment contract (lib/contract/deployment.ts), never the CDK app or the
+    // bench: importing infra/ would load the CDK's declarations and bench/results.json at every start.
+    files: ['tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/infra', '**/infra/**', '**/bench', '**/bench/**'],
+              message: 'tools/ imports neither infra/ nor bench/: read lib/contract/deployment.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { globals: { URL: 'readonly' } },
   },

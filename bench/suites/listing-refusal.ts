@@ -7,7 +7,7 @@ import { OrdersRepository } from '../../lib/stores/orders';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 import { proxyEvent, seededTables } from '../support/fixtures';
 
 type Listing = { statusCode: number; calls: string[] };

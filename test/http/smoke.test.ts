@@ -14,7 +14,7 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
-import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
+import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES } from '../../lib/contract/plans';

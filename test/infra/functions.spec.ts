@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/contract/tables';
-import type { FunctionId } from '../../infra/functions';
+import type { FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
@@ -10,7 +10,7 @@ beforeAll(() => {
   synthesised = synthesiseStages();
 });
 
-/** What each function may do, written out independently of infra/functions.ts. */
+/** What each function may do, written out independently of lib/contract/deployment.ts. */
 const EXPECTED: Record<
   FunctionId,
   {

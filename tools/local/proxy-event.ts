@@ -3,7 +3,7 @@
 // build theirs with it too, so a field API Gateway sets differently is fixed in one place.
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 
 export const LOCAL_ACCOUNT = '000000000000';

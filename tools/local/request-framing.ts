@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorJson } from '../../lib/contract/errors';
-import type { FunctionId, FunctionSettings } from '../../infra/functions';
+import type { FunctionId, FunctionSettings } from '../../lib/contract/deployment';
 
 /** API Gateway REST's largest request payload; a larger one is refused before any integration. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
