@@ -12,12 +12,7 @@ export type FunctionId = FunctionName | 'authorizer';
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
-  | 'dynamodb:GetItem'
-  | 'dynamodb:UpdateItem'
-  | 'dynamodb:PutItem'
-  | 'dynamodb:DeleteItem'
-  | 'dynamodb:Scan'
-  | 'dynamodb:DescribeTable';
+  'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:PutItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
 export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
 
 export interface FunctionSettings {
@@ -59,10 +54,10 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     memoryMb: STREAMING_LIMITS.memoryMbPerVcpu,
     timeoutSeconds: 420,
     // DescribeTable: the item count sizes the parallel Scan and refuses an uncompressed listing too
-    // large for one response, read at most once an hour. PutItem/DeleteItem: the in-flight slots.
+    // large for one response, read at most once an hour. PutItem: the in-flight slots (taken, then given back with a release mark).
     access: {
       orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'],
-      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem'],
     },
     bundleBudgetKib: 480,
     // A listing allocates at a steady rate for minutes; with the runtime's 88 MB semi-space V8

@@ -7,7 +7,7 @@ import { EXIT_OK, EXIT_USAGE } from '../../tools/shared/errors';
 import { USAGE } from '../../tools/admin/usage';
 import { adminRunner } from '../support/admin-harness';
 import { PLAN_NAMES } from '../../lib/contract/plans';
-import { STAGE_NAMES } from '../../infra/outputs';
+import { STAGE_NAMES } from '../../lib/contract/deployment';
 
 const admin = adminRunner(() => {
   throw new Error('a usage mistake must stop before the tables are opened');

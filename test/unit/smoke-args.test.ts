@@ -1,6 +1,6 @@
 // The `npm run smoke` command line, in process: each mistake is one line with the fix and exit 2,
 // before any AWS client or table is made. test/http/smoke.test.ts runs the checks themselves.
-import { STAGE_NAMES } from '../../infra/outputs';
+import { STAGE_NAMES } from '../../lib/contract/deployment';
 import { runSmokeCommand, SMOKE_USAGE } from '../../tools/smoke/run';
 import { EXIT_OK, EXIT_USAGE } from '../../tools/shared/errors';
 
