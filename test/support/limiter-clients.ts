@@ -6,7 +6,7 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/cl
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/stores/conditional';
-import { LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
+import { DynamoLimiterStore, LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
 
 /**
  * The limiter's client, with a patient per-attempt timeout: hundreds of parallel calls queue in the
@@ -216,5 +216,19 @@ export function limiterOn(
     doc,
     calls,
     faults,
+  };
+}
+
+/** The DynamoDB limiter store alone, on its own client, for either server behaviour. */
+export function limiterStoreOn(
+  behaviour: ServerBehaviour,
+  endpoint: string,
+  table: string,
+): { store: DynamoLimiterStore; doc: DynamoDBDocumentClient } {
+  const doc = limiterDocumentClient(endpoint);
+  if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
+  return {
+    store: new DynamoLimiterStore(doc, table, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
+    doc,
   };
 }
