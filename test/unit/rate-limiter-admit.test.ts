@@ -356,6 +356,44 @@ describe.each(['returned', 'read after'] as const)('failed conditions %s', (cond
     expect(under.stored(slowKey)).toMatchObject({ minute: minuteEnd(T0), inMinute: 1, refused: 0 });
   });
 
+  test('bursts at :59.8 and :00.1, every write answered only once the clock has moved on: no ban, and the next minute serves its own limit', async () => {
+    const moved = gate();
+    const under = limiter({
+      conditionFailures,
+      fault: when((call) => (call.operation === 'read' ? undefined : { kind: 'late', until: moved.opened })),
+    });
+    const key = newKey();
+    // Past the limit, within the ban threshold; two bursts' refusals together would be past it.
+    type Sent = { sent: string; servedIn: number | undefined; minute: number };
+    const size = free.perMinute + Math.floor((banThreshold(free) * 2) / 3) + 1;
+    const sent = (minuteMs: number) =>
+      Array.from({ length: size }, () =>
+        under.admit(key, free).then(
+          (a): Sent => ({ sent: outcome(a), servedIn: a.admitted ? a.headers.resetAt : undefined, minute: minuteMs }),
+          (error: unknown): Sent => ({
+            sent: error instanceof MinutePassedError ? '503' : String(error),
+            servedIn: undefined,
+            minute: minuteMs,
+          }),
+        ),
+      );
+    under.clock.ms = minuteEnd(T0) * 1000 - 200;
+    const first = sent(under.clock.ms);
+    under.clock.ms = minuteEnd(T0) * 1000 + 100;
+    const second = sent(under.clock.ms);
+    moved.open();
+    const answers = await Promise.all([...first, ...second]);
+    const next = minuteEnd(T0) + MINUTE_SECONDS;
+    expect(answers.filter((a) => a.sent === 'served' && a.servedIn === next)).toHaveLength(free.perMinute);
+    expect(answers.filter((a) => a.sent === 'served' && a.minute === under.clock.ms)).toHaveLength(free.perMinute);
+    expect(answers.filter((a) => a.sent === 'served' && a.servedIn === minuteEnd(T0)).length).toBeLessThanOrEqual(
+      free.perMinute,
+    );
+    expect(new Set(answers.map((a) => a.sent))).not.toContain('KEY_TEMPORARILY_BANNED');
+    expect(answers.filter((a) => !['served', 'RATE_LIMITED', '503'].includes(a.sent))).toEqual([]);
+    expect(under.stored(key)?.bannedUntil).toBeUndefined();
+  });
+
   test('the old minute served in full, its refusals decided after the next minute started: both minutes serve their limit, no ban', async () => {
     const held = gate();
     const hold = { on: false };
