@@ -1,6 +1,6 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
-import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order';
+import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
