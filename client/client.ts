@@ -88,8 +88,9 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
    */
   timeoutMs?: number;
   /**
-   * Replaces the client's transport (node:http(s), passing bodies on as they came). A fetch that
-   * inflates gzip itself, as the global one does, hides a gzip body cut before its trailer.
+   * Replaces the client's transport (the global fetch, passing gzip bodies on undecoded). A fetch
+   * that inflates gzip itself, as the global one does by default, hides a gzip body cut before its
+   * trailer.
    */
   fetch?: typeof fetch;
   /** Uniform in [0, 1); for the jitter. */
@@ -307,8 +308,7 @@ class AttemptGuard {
         clearTimeout(timer);
         caller?.removeEventListener('abort', onAbort);
       };
-      if (caller?.aborted) return onAbort();
-      caller?.addEventListener('abort', onAbort, { once: true });
+      // Handled even when the call is already aborted: the abort makes fetch reject `waiting` too.
       waiting.then(
         (value) => {
           settle();
@@ -319,6 +319,8 @@ class AttemptGuard {
           reject(error);
         },
       );
+      if (caller?.aborted) return onAbort();
+      caller?.addEventListener('abort', onAbort, { once: true });
     });
 
   /** What a failure of the request or its body is: the timeout, the caller's abort, or the network. */

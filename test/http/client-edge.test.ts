@@ -80,6 +80,13 @@ describe('a 200 that is not the order list', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  test('a redirect is not followed: UNEXPECTED_RESPONSE with the 3xx status, one request', async () => {
+    const server = await serve((_req, res) => res.writeHead(302, { Location: '/v1/store/orders' }).end());
+    const error = await failureOf(client(server).listOrders());
+    expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', status: 302 });
+    expect(server.requests).toHaveLength(1);
+  });
+
   test('listOrdersStream() on an order that is not JSON is UNEXPECTED_RESPONSE, not TRUNCATED_RESPONSE', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end('[{"id":1,"status":"pending"},{"id":2,}]'));
     const { error } = await streamed(client(server).listOrdersStream());
