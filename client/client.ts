@@ -3,7 +3,7 @@ import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
-import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
+import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
 import { rawFetch } from './transport.ts';
 
 /**
@@ -162,8 +162,8 @@ export class StoreOrdersClient {
       return failed instanceof StoreOrdersApiError ? failed : toApiError(answer, failed, this.now());
     });
     try {
-      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body, guard.watch))))
-        yield* parseOrders(`[${batch.join(',')}]`);
+      for await (const batch of arrayElements(bodyText(bodyChunks(response.body, guard.watch))))
+        yield* batch.map(toOrder);
     } catch (error) {
       throw streamFailure(error, response.status);
     }
@@ -462,18 +462,21 @@ function parseOrders(text: string): ListedOrder[] {
   }
   if (!Array.isArray(parsed))
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
-  return (parsed as unknown[]).map((value) => {
-    if (typeof value !== 'object' || value === null)
-      throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
-    const item = value as Record<string, unknown>;
-    const order: ListedOrder = { status: item.status as OrderStatus };
-    if (item.id !== undefined) order.id = int64Text(item.id);
-    if (item.petId !== undefined) order.petId = int64Text(item.petId);
-    if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
-    if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
-    if (typeof item.complete === 'boolean') order.complete = item.complete;
-    return order;
-  });
+  return (parsed as unknown[]).map(toOrder);
+}
+
+/** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */
+function toOrder(value: unknown): ListedOrder {
+  if (typeof value !== 'object' || value === null)
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
+  const item = value as Record<string, unknown>;
+  const order: ListedOrder = { status: item.status as OrderStatus };
+  if (item.id !== undefined) order.id = int64Text(item.id);
+  if (item.petId !== undefined) order.petId = int64Text(item.petId);
+  if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
+  if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
+  if (typeof item.complete === 'boolean') order.complete = item.complete;
+  return order;
 }
 
 function int64Text(value: unknown): string {
