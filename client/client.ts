@@ -98,6 +98,8 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   sleep?: (ms: number) => Promise<void>;
   /** The time in ms since the epoch; for a Retry-After given as a date. */
   now?: () => number;
+  /** Arms the timer of one wait on the server (`timeoutMs`); returns what disarms it. For tests. */
+  startTimer?: (ms: number, onTimeout: () => void) => () => void;
   /** Called before every wait between attempts; an exception thrown here stops the retries. */
   onRetry?: (event: RetryEvent) => void;
 }
@@ -118,6 +120,7 @@ export class StoreOrdersClient {
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly startTimer: (ms: number, onTimeout: () => void) => () => void;
 
   private readonly options: StoreOrdersClientOptions;
 
@@ -134,6 +137,12 @@ export class StoreOrdersClient {
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
+    this.startTimer =
+      options.startTimer ??
+      ((ms, onTimeout) => {
+        const timer = setTimeout(onTimeout, ms);
+        return () => clearTimeout(timer);
+      });
   }
 
   /** Every order in the store, with exact int64 ids, read and checked whole (retried as a whole). */
@@ -199,7 +208,7 @@ export class StoreOrdersClient {
       throw new TypeError(`timeoutMs must be a positive number of milliseconds (Infinity for none), got ${timeoutMs}`);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, 0);
-      const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal));
+      const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal, this.startTimer));
       if (!(outcome instanceof StoreOrdersApiError)) return outcome;
       const { status, retryAfterSeconds: retryAfter } = outcome;
       const retryable = RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
@@ -276,11 +285,18 @@ class AttemptGuard {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly callerSignal: AbortSignal | undefined;
+  private readonly startTimer: (ms: number, onTimeout: () => void) => () => void;
 
-  constructor(baseUrl: string, timeoutMs: number, callerSignal: AbortSignal | undefined) {
+  constructor(
+    baseUrl: string,
+    timeoutMs: number,
+    callerSignal: AbortSignal | undefined,
+    startTimer: (ms: number, onTimeout: () => void) => () => void,
+  ) {
     this.baseUrl = baseUrl;
     this.timeoutMs = timeoutMs;
     this.callerSignal = callerSignal;
+    this.startTimer = startTimer;
   }
 
   /** `waiting`, unless the caller aborts or it takes longer than the timeout: then a typed error. */
@@ -294,18 +310,14 @@ class AttemptGuard {
       };
       const onAbort = () => caller && stop(abortedError(caller, 0));
       // setTimeout takes a delay past 2^31 - 1 ms (Infinity included) as 1 ms: that is no timeout.
-      const timer =
+      const disarm =
         this.timeoutMs <= MAX_TIMER_MS
-          ? setTimeout(
-              () =>
-                stop(
-                  new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`),
-                ),
-              this.timeoutMs,
+          ? this.startTimer(this.timeoutMs, () =>
+              stop(new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`)),
             )
           : undefined;
       const settle = () => {
-        clearTimeout(timer);
+        disarm?.();
         caller?.removeEventListener('abort', onAbort);
       };
       // Handled even when the call is already aborted: the abort makes fetch reject `waiting` too.
