@@ -6,8 +6,10 @@ import type { Admission } from '../../lib/stores/rate-limiter';
 import { rateLimit } from '../../lib/edge/rate-limit';
 import { RateLimitRejectedError } from '../../lib/edge/http-errors';
 import type { Caller } from '../../lib/core/caller';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 
-const caller: Caller = { keyId: 'k', plan: 'free', limits: { perMinute: 60, perDay: 1000 } };
+const caller: Caller = { keyId: 'k', plan: 'free', limits: PLAN_LIMITS.free };
+const perMinute = caller.limits.perMinute;
 const minuteEnd = Date.parse('2026-11-22T10:01:00Z') / 1000;
 
 /** Runs the middleware for one request whose admission is answered at `answeredAtMs`. */
@@ -30,7 +32,7 @@ async function answer(admission: Admission, answeredAtMs: number) {
 const refused: Admission = {
   admitted: false,
   reason: 'RATE_LIMITED',
-  headers: { limit: 60, remaining: 0, resetAt: minuteEnd },
+  headers: { limit: perMinute, remaining: 0, resetAt: minuteEnd },
 };
 
 test('Retry-After is counted from the moment of the answer', async () => {
@@ -40,7 +42,7 @@ test('Retry-After is counted from the moment of the answer', async () => {
   expect(headers).toMatchObject({
     'X-RateLimit-Reset': String(minuteEnd),
     'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Limit': '60',
+    'X-RateLimit-Limit': String(perMinute),
   });
 });
 
@@ -51,12 +53,15 @@ test('a refusal answered after its window ended reports a Reset one second ahead
 });
 
 test('an admitted request keeps the headers the limiter gave it', async () => {
-  const admitted: Admission = { admitted: true, headers: { limit: 60, remaining: 59, resetAt: minuteEnd } };
+  const admitted: Admission = {
+    admitted: true,
+    headers: { limit: perMinute, remaining: perMinute - 1, resetAt: minuteEnd },
+  };
   const { error, headers } = await answer(admitted, Date.parse('2026-11-22T10:00:20Z'));
   expect(error).toBeUndefined();
   expect(headers).toEqual({
-    'X-RateLimit-Limit': '60',
-    'X-RateLimit-Remaining': '59',
+    'X-RateLimit-Limit': String(perMinute),
+    'X-RateLimit-Remaining': String(perMinute - 1),
     'X-RateLimit-Reset': String(minuteEnd),
   });
 });
