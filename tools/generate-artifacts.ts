@@ -8,7 +8,7 @@ import { REPO_ROOT } from '../infra/functions';
 import { dailyCostTable } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { withBlocks } from './generate-blocks';
-import { listingsInFlightTable, planLimitsTable } from './generate-tables';
+import { errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
@@ -40,9 +40,18 @@ export const GENERATED: readonly GeneratedFile[] = [
   { file: 'openapi.json', render: () => openApiJson() },
   { file: 'docs/rate-limits.md', render: (text) => withBlocks(text, { 'generated:plans': block(planLimitsTable()) }) },
   {
+    file: 'docs/api.md',
+    render: (text) =>
+      withBlocks(text, {
+        'generated:error-example': block(errorExample('ORDER_ALREADY_SHIPPED', false)),
+        'generated:error-codes': block(errorCodesList()),
+      }),
+  },
+  {
     file: 'docs/listing-limits.md',
     render: (text) =>
       withBlocks(text, {
+        'generated:refusal-example': block(errorExample('LISTING_TOO_LARGE_UNCOMPRESSED', true)),
         'generated:listings-in-flight': block(listingsInFlightTable()),
         'generated:daily-cost': block(dailyCostTable()),
       }),

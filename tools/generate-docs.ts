@@ -1,5 +1,7 @@
-// The docs' tables that restate declarations, rendered from them for `npm run generate`, so a
-// changed plan or cap shows in the docs without a hand edit.
+// The docs' blocks that restate declarations (tables, error examples), rendered from them for
+// `npm run generate`, so a changed plan, cap or error shows in the docs without a hand edit.
+import { STATUS_CODES } from 'node:http';
+import { ERROR_CODES, ERRORS, errorJson, type ErrorCode } from '../lib/contract/errors';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -26,4 +28,17 @@ export function listingsInFlightTable(): string {
       : `| ${plan} | ${cap} |`;
   });
   return ['| Plan | Listings in flight |', '| --- | --- |', ...rows].join('\n');
+}
+
+/** docs/api.md: every error code with its status, in catalogue order. */
+export function errorCodesList(): string {
+  const codes = ERROR_CODES.map((code) => `\`${code}\` ${ERRORS[code].status}`);
+  return `Error codes (declared once, in \`lib/contract/errors.ts\`): ${codes.join(', ')}.`;
+}
+
+/** An error answer as a client sees it: the status line (when asked) and the Error body. */
+export function errorExample(code: ErrorCode, withStatusLine: boolean): string {
+  const { status } = ERRORS[code];
+  const lines = withStatusLine ? [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()] : [];
+  return ['```' + (withStatusLine ? '' : 'json'), ...lines, errorJson(code), '```'].join('\n');
 }
