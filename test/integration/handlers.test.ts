@@ -8,6 +8,7 @@ import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
@@ -76,11 +77,7 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
   const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context());
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
-  expect(JSON.parse(result.body)).toEqual({
-    code: 'INTERNAL_ERROR',
-    message: 'An internal error occurred.',
-    status: 500,
-  });
+  expect(JSON.parse(result.body)).toEqual(errorBody('INTERNAL_ERROR'));
   expect(result.body).not.toContain('secret');
   expect(result.headers?.['X-RateLimit-Limit']).toBe(String(FIRST_LIMIT));
   expect(result.headers?.['X-RateLimit-Remaining']).toBe(String(FIRST_LIMIT - 1));
@@ -95,7 +92,7 @@ test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the 
   deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
-  expect(result.headers?.['Retry-After']).toBe('1');
+  expect(result.headers?.['Retry-After']).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   expect(result.headers?.['X-RateLimit-Remaining']).toBe(String(FIRST_LIMIT - 1));
 });
 
@@ -118,6 +115,6 @@ test('a stack that cannot answer before the function deadline answers 503 just b
   const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
-  expect(result.headers?.['Retry-After']).toBe('1');
+  expect(result.headers?.['Retry-After']).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   expect((await orders.get('1'))?.status).toBe('pending');
 });
