@@ -8,7 +8,13 @@ import { REPO_ROOT } from '../infra/functions';
 import { dailyCostTable } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { withBlocks } from './generate-blocks';
-import { errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
+import {
+  dailyCostArithmetic,
+  errorCodesList,
+  errorExample,
+  listingsInFlightTable,
+  planLimitsTable,
+} from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
@@ -54,6 +60,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:refusal-example': block(errorExample('LISTING_TOO_LARGE_UNCOMPRESSED', true)),
         'generated:listings-in-flight': block(listingsInFlightTable()),
         'generated:daily-cost': block(dailyCostTable()),
+        'generated:daily-cost-arithmetic': block(dailyCostArithmetic()),
       }),
   },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
