@@ -8,13 +8,8 @@ import { REPO_ROOT } from '../infra/functions';
 import { dailyCostTable } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { withBlocks } from './generate-blocks';
-import {
-  dailyCostArithmetic,
-  errorCodesList,
-  errorExample,
-  listingsInFlightTable,
-  planLimitsTable,
-} from './generate-docs';
+import { dailyCostArithmetic } from './generate-cost-arithmetic';
+import { errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
