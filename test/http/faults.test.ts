@@ -2,6 +2,7 @@
 // a client sees over HTTP, how many attempts the SDK makes, and recovery without a restart.
 
 import { MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { responseProblems } from '../support/documented-response';
 import type { SeenCall } from '../support/fault-proxy';
@@ -160,14 +161,16 @@ describe('DynamoDB throttling', () => {
     const fresh = await stack.newKey('pro');
     const remaining = async () =>
       headerOf(await stack.request('DELETE', `${ORDERS}/2`, fresh), 'x-ratelimit-remaining');
-    expect(await remaining()).toBe('299');
+    // The headers show the window with fewer requests left (lib/contract/plans.ts).
+    const limit = Math.min(PLAN_LIMITS.pro.perMinute, PLAN_LIMITS.pro.perDay);
+    expect(await remaining()).toBe(String(limit - 1));
     const table = stack.tables.names.rateLimits;
     stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
     expectUnavailable(await stack.request('DELETE', `${ORDERS}/2`, fresh), false);
     const throttled = stack.proxy.calls().filter((call) => call.throttled);
     expect(throttled.map((call) => [call.operation, call.attempt, call.maxAttempts])).toEqual([['UpdateItem', 1, 1]]);
     stack.proxy.set({ kind: 'pass' });
-    expect(await remaining()).toBe('298');
+    expect(await remaining()).toBe(String(limit - 2));
   });
 
   /** The first Scan page is read before the head is sent, so an unreadable table is an ordinary 503. */

@@ -15,15 +15,16 @@ import { bearer, expectError, startLocalStack, type LocalStack } from '../suppor
 let base: LocalStack;
 let stack: LocalStack;
 let listings: ListingsInFlight;
-/** Opened by a test to let the endless listing go on past its first page. */
-let openGate: () => void = () => undefined;
+/** Each endless listing's gate, opened by a test to let it go on past its first page. */
+const gates: (() => void)[] = [];
+const openGates = () => gates.splice(0).forEach((open) => open());
 let pagesSent = 0;
 
 /** A listing that never ends by itself: its first page, then pages for as long as it is read. */
 const endless: OrdersHandlerDeps['orders'] = {
   cancel: async () => undefined,
   async *scanPages() {
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const gate = new Promise<void>((resolve) => gates.push(resolve));
     yield [{ id: '1', status: 'pending' as const }];
     await gate;
     for (let id = 2; ; id++) {
@@ -70,9 +71,9 @@ async function heldBecomes(keyId: string, count: number): Promise<number> {
   return held;
 }
 
-test('a client that hangs up mid-stream leaves no slot taken, and the next listing of the key runs', async () => {
-  const { key, id } = await stack.newKey('free');
-  const firstBytes = await new Promise<() => void>((resolve, reject) => {
+/** Starts an endless listing; resolves at its first bytes with the way to hang it up. */
+function startListing(key: string): Promise<() => void> {
+  return new Promise<() => void>((resolve, reject) => {
     const req = request(`${stack.baseUrl}/v1/endless`, { headers: bearer(key) }, (res) => {
       res.once('data', () => resolve(() => req.destroy()));
       res.on('error', () => undefined);
@@ -81,14 +82,21 @@ test('a client that hangs up mid-stream leaves no slot taken, and the next listi
     req.once('error', reject);
     req.end();
   });
-  // Streaming: the key's one slot is taken, a second listing is refused.
-  expect(await listings.held(id, LISTINGS_IN_FLIGHT.free)).toBe(1);
+}
+
+test('a client that hangs up mid-stream leaves no slot taken, and the next listing of the key runs', async () => {
+  const { key, id } = await stack.newKey('free');
+  const hangUps: (() => void)[] = [];
+  // One after the other, so each has its slot before the next asks.
+  for (let n = 0; n < LISTINGS_IN_FLIGHT.free; n++) hangUps.push(await startListing(key));
+  // Streaming: every slot of the key is taken, one more listing is refused.
+  expect(await listings.held(id, LISTINGS_IN_FLIGHT.free)).toBe(LISTINGS_IN_FLIGHT.free);
   const refused = await stack.call('GET', '/v1/endless', bearer(key));
   await expectError(refused, 429, 'TOO_MANY_LISTINGS');
   expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
 
-  firstBytes();
-  openGate();
+  hangUps.forEach((hangUp) => hangUp());
+  openGates();
   expect(await heldBecomes(id, 0)).toBe(0);
   // The listing stopped with its client: no page is read after the slot was given back.
   const sent = pagesSent;
@@ -106,6 +114,6 @@ test('a client that hangs up mid-stream leaves no slot taken, and the next listi
     req.end();
   });
   expect(again).toBe(200);
-  openGate();
+  openGates();
   expect(await heldBecomes(id, 0)).toBe(0);
 });

@@ -21,6 +21,7 @@ import { FUNCTIONS } from '../../lib/contract/deployment';
 import { requestTime } from '../../tools/local/proxy-event';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { Route } from '../../lib/contract/routes';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
 /** The captured event's fields for this request, as the Developer Guide prints them. */
@@ -188,8 +189,8 @@ test('the local proxy event has the fields and values API Gateway delivered for 
     integrationLatency: expect.any(Number),
     keyId: record.id,
     plan: 'pro',
-    perMinute: '300',
-    perDay: '10000',
+    perMinute: String(PLAN_LIMITS.pro.perMinute),
+    perDay: String(PLAN_LIMITS.pro.perDay),
   });
   expect(context.identity.apiKey).toBe(record.hash);
   expect(context.identity.apiKeyId).toMatch(/^[0-9a-z]{10}$/);

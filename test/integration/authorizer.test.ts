@@ -5,6 +5,7 @@ import { generateApiKey } from '../../lib/core/key-format';
 import { authorizeToken } from '../../lib/edge/authorizer';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { callerFromAuthorizerContext } from '../../lib/core/caller';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 let tables: TestTables;
@@ -25,13 +26,13 @@ test('a valid key gets an Allow on the whole stage, its hash as usage identifier
     { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1/*' },
   ]);
   expect(result.usageIdentifierKey).toBe(record.hash);
-  expect(result.context).toEqual({ keyId: record.id, plan: 'pro', perMinute: 300, perDay: 10_000 });
+  expect(result.context).toEqual({ keyId: record.id, plan: 'pro', ...PLAN_LIMITS.pro });
   // API Gateway may hand context values over as strings.
   const asStrings = Object.fromEntries(Object.entries(result.context).map(([k, v]) => [k, String(v)]));
   expect(callerFromAuthorizerContext(asStrings)).toEqual({
     keyId: record.id,
     plan: 'pro',
-    limits: { perMinute: 300, perDay: 10_000 },
+    limits: PLAN_LIMITS.pro,
   });
 });
 

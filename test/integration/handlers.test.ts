@@ -7,6 +7,8 @@ import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
@@ -17,6 +19,8 @@ let tables: TestTables;
 let orders: OrdersRepository;
 let limiter: RateLimiter;
 const clock = testClock();
+/** The free key's window that runs out first, which the rate-limit headers show. */
+const FIRST_LIMIT = Math.min(PLAN_LIMITS.free.perMinute, PLAN_LIMITS.free.perDay);
 /**
  * A fresh context per call, as Lambda gives each invocation: its deadline (the function's timeout)
  * starts at the call, not when this file was loaded, so a slow run never brings a test near it.
@@ -39,7 +43,7 @@ function event(options: { keyId?: string | null; list?: boolean } = {}): APIGate
       : {
           authorizer: {
             principalId: keyId,
-            context: callerContext({ keyId, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }),
+            context: callerContext({ keyId, plan: 'free', limits: PLAN_LIMITS.free }),
           },
         }),
   });
@@ -73,14 +77,10 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
   const result = await invokeStreamedToResponse(handler, event({ list: true, keyId: 'key_crash' }), context());
   expect(result.statusCode).toBe(500);
   expect(result.headers?.['Content-Type']).toBe('application/json');
-  expect(JSON.parse(result.body)).toEqual({
-    code: 'INTERNAL_ERROR',
-    message: 'An internal error occurred.',
-    status: 500,
-  });
+  expect(JSON.parse(result.body)).toEqual(errorBody('INTERNAL_ERROR'));
   expect(result.body).not.toContain('secret');
-  expect(result.headers?.['X-RateLimit-Limit']).toBe('60');
-  expect(result.headers?.['X-RateLimit-Remaining']).toBe('59');
+  expect(result.headers?.['X-RateLimit-Limit']).toBe(String(FIRST_LIMIT));
+  expect(result.headers?.['X-RateLimit-Remaining']).toBe(String(FIRST_LIMIT - 1));
 });
 
 test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the rate-limit headers', async () => {
@@ -92,8 +92,8 @@ test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the 
   deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
-  expect(result.headers?.['Retry-After']).toBe('1');
-  expect(result.headers?.['X-RateLimit-Remaining']).toBe('59');
+  expect(result.headers?.['Retry-After']).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+  expect(result.headers?.['X-RateLimit-Remaining']).toBe(String(FIRST_LIMIT - 1));
 });
 
 test('the limiter unreachable is 503 too, with no rate-limit headers since no window was read', async () => {
@@ -115,6 +115,6 @@ test('a stack that cannot answer before the function deadline answers 503 just b
   const result = await handler(event({ keyId: 'key_stuck' }), nearDeadline);
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
-  expect(result.headers?.['Retry-After']).toBe('1');
+  expect(result.headers?.['Retry-After']).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   expect((await orders.get('1'))?.status).toBe('pending');
 });

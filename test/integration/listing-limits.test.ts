@@ -43,6 +43,8 @@ beforeAll(async () => {
 afterAll(() => tables.drop());
 
 let keys = 0;
+/** The limits every test caller carries, whatever its plan: high enough never to refuse here. */
+const CALLER_LIMITS = { perMinute: 1000, perDay: 10_000 };
 function listEvent(
   plan: PlanName,
   headers: Record<string, string> = {},
@@ -53,7 +55,7 @@ function listEvent(
     headers,
     authorizer: {
       principalId: keyId,
-      context: callerContext({ keyId, plan, limits: { perMinute: 1000, perDay: 10_000 } }),
+      context: callerContext({ keyId, plan, limits: CALLER_LIMITS }),
     },
   });
   return { event, keyId };
@@ -108,7 +110,7 @@ describe('an uncompressed listing of a store too large for one response', () => 
       const body = JSON.parse(response.body) as { code: string; message: string; status: number };
       expect(body).toEqual({ code: 'LISTING_TOO_LARGE_UNCOMPRESSED', message: expect.any(String), status: 406 });
       expect(body.message).toContain('Accept-Encoding: gzip');
-      expect(response.headers['X-RateLimit-Limit']).toBe('1000');
+      expect(response.headers['X-RateLimit-Limit']).toBe(String(CALLER_LIMITS.perMinute));
       expect(scans()).toBe(0);
       expect(await listings.held(keyId, LISTINGS_IN_FLIGHT.pro)).toBe(0);
 

@@ -5,6 +5,7 @@ import type { FunctionId } from '../../lib/contract/deployment';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { OrdersRepository } from '../../lib/stores/orders';
@@ -64,7 +65,7 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     requestId: 'api-req-9',
     authorizer: {
       principalId: record.id,
-      context: callerContext({ keyId: record.id, plan: 'free', limits: { perMinute: 60, perDay: 1000 } }),
+      context: callerContext({ keyId: record.id, plan: 'free', limits: PLAN_LIMITS.free }),
     },
   });
   const result = await handler(event, context('cancel-order', 'fn-req-3'));

@@ -13,7 +13,7 @@ import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/or
 import { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
-import type { Limits } from '../../lib/contract/plans';
+import { BAN, type Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import {
   limiterDocumentClient,
@@ -98,9 +98,11 @@ describe('the limiter', () => {
     log.take();
     expect(await limiter.admit(key, limits)).toMatchObject({ admitted: false, reason: 'RATE_LIMITED' });
     expect(sequence(log.take())).toEqual([LIMITER_WRITE, LIMITER_WRITE]);
-    await limiter.admit(key, limits);
+    // The refusals a minute may hold without a ban (lib/contract/plans.ts); the one after bans.
+    for (let refused = 1; refused < Math.floor(limits.perMinute * BAN.rejectedPerMinuteFactor); refused++) {
+      expect(await limiter.admit(key, limits)).toMatchObject({ admitted: false, reason: 'RATE_LIMITED' });
+    }
     log.take();
-    // The third refusal of a 2/min key passes the threshold.
     expect(await limiter.admit(key, limits)).toMatchObject({
       admitted: false,
       reason: 'KEY_TEMPORARILY_BANNED',

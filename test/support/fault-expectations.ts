@@ -1,3 +1,4 @@
+import { ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
 import { MAX_ATTEMPTS } from '../../lib/stores/dynamo';
 import { LIMITER_CLIENT } from '../../lib/stores/rate-limiter';
 import { errorCodeOf, responseProblems } from './documented-response';
@@ -6,9 +7,9 @@ import { headerOf, type RawResponse } from './raw-http';
 
 /** 503 SERVICE_UNAVAILABLE as decisions.md gives it; rate-limit headers only when the limiter answered. */
 export function expectUnavailable(response: RawResponse, limiterAnswered: boolean): void {
-  expect(responseProblems(response, new Set([503]))).toEqual([]);
+  expect(responseProblems(response, new Set([ERRORS.SERVICE_UNAVAILABLE.status]))).toEqual([]);
   expect(errorCodeOf(response)).toBe('SERVICE_UNAVAILABLE');
-  expect(headerOf(response, 'retry-after')).toBe('1');
+  expect(headerOf(response, 'retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   expect(headerOf(response, 'www-authenticate')).toBeUndefined();
   expect(headerOf(response, 'x-ratelimit-limit') !== undefined).toBe(limiterAnswered);
 }

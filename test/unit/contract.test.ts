@@ -1,11 +1,17 @@
 import { errorJson } from '../../lib/contract/errors';
 import { buildOpenApiDocument } from '../../lib/contract/openapi/document';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { contractValidator, type ObservedResponse } from '../support/contract';
 
 /** The validator itself: it must reject what the document does not give, or it proves nothing. */
 const validate = contractValidator(buildOpenApiDocument());
 
-const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': '1795392060' };
+const { perMinute } = PLAN_LIMITS.free;
+const limits = {
+  'X-RateLimit-Limit': String(perMinute),
+  'X-RateLimit-Remaining': String(perMinute - 1),
+  'X-RateLimit-Reset': '1795392060',
+};
 const json = { 'Content-Type': 'application/json' };
 
 function observed(

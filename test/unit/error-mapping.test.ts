@@ -1,6 +1,7 @@
 // The edge's error mapping answers only the codes a route declares, with the headers each answer
 // always carries.
 
+import { ERRORS, errorBody, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER } from '../../lib/contract/errors';
 import { routeErrorCodes } from '../../lib/contract/operations';
 import { MissingCallerError, toHttpError } from '../../lib/edge/http-errors';
 import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/core/order-errors';
@@ -9,12 +10,13 @@ const CANCEL = routeErrorCodes('cancelOrder');
 const LIST = routeErrorCodes('listOrders');
 
 test("a domain error becomes its route's declared code", () => {
-  expect(toHttpError(new OrderNotFoundError('5'), CANCEL)).toMatchObject({ statusCode: 404, headers: {} });
-  expect(JSON.parse(toHttpError(new OrderAlreadyShippedError('5'), CANCEL)?.message ?? '')).toEqual({
-    code: 'ORDER_ALREADY_SHIPPED',
-    message: 'The order has already shipped and cannot be cancelled.',
-    status: 409,
+  expect(toHttpError(new OrderNotFoundError('5'), CANCEL)).toMatchObject({
+    statusCode: ERRORS.ORDER_NOT_FOUND.status,
+    headers: {},
   });
+  expect(JSON.parse(toHttpError(new OrderAlreadyShippedError('5'), CANCEL)?.message ?? '')).toEqual(
+    errorBody('ORDER_ALREADY_SHIPPED'),
+  );
 });
 
 test('a code the route does not declare is not answered: the error falls through to the 500', () => {
@@ -24,9 +26,12 @@ test('a code the route does not declare is not answered: the error falls through
 
 test('401 and 503 carry their headers on every route', () => {
   expect(toHttpError(new MissingCallerError('none'), LIST)).toMatchObject({
-    statusCode: 401,
-    headers: { 'WWW-Authenticate': 'Bearer' },
+    statusCode: ERRORS.UNAUTHORIZED.status,
+    headers: UNAUTHORIZED_ANSWER.headers,
   });
   const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
-  expect(toHttpError(throttled, LIST)).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' } });
+  expect(toHttpError(throttled, LIST)).toMatchObject({
+    statusCode: ERRORS.SERVICE_UNAVAILABLE.status,
+    headers: SERVICE_UNAVAILABLE_ANSWER.headers,
+  });
 });

@@ -49,9 +49,9 @@ test('settings: one vCPU, time for the largest compressed response to the slowes
     source: 'test',
   };
   // 200 MiB / 40 B = 5,242,880 orders; CPU needs 131 s, × 1.5 = 197 s; a 2 MiB/s client 97 s → 210 s.
-  expect(listSettings(figures, 2 * MiB)).toEqual({ memoryMb: 1769, timeoutSeconds: 210 });
+  expect(listSettings(figures, 2 * MiB)).toEqual({ memoryMb: STREAMING_LIMITS.memoryMbPerVcpu, timeoutSeconds: 210 });
   // A client at 0.5 MiB/s needs 400 s for 200 MiB, more than the CPU: 420 s.
-  expect(listSettings(figures, 0.5 * MiB)).toEqual({ memoryMb: 1769, timeoutSeconds: 420 });
+  expect(listSettings(figures, 0.5 * MiB)).toEqual({ memoryMb: STREAMING_LIMITS.memoryMbPerVcpu, timeoutSeconds: 420 });
   // No timeout serves a client that needs more than the stream may last: refused, not capped.
   expect(() => listSettings(figures, 0.2 * MiB)).toThrow(/minimum client bandwidth/);
   const slow = listSettings({
@@ -66,7 +66,7 @@ test('at the deployed timeout a client at the documented minimum bandwidth gets 
   expect(slowestWholeClient(LIST_SETTINGS)).toBeLessThanOrEqual(MIN_CLIENT_BYTES_PER_SECOND);
   expect(LIST_CEILING).toEqual({
     orders: ceiling(MEASURED.compressed, LIST_SETTINGS.memoryMb, LIST_SETTINGS.timeoutSeconds).orders,
-    bytes: 200 * MiB,
+    bytes: STREAMING_LIMITS.maxResponseBytes,
   });
 });
 

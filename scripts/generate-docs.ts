@@ -1,0 +1,44 @@
+// The docs' blocks that restate declarations (tables, error examples), rendered from them for
+// `npm run generate`, so a changed plan, cap or error shows in the docs without a hand edit.
+import { STATUS_CODES } from 'node:http';
+import { ERROR_CODES, ERRORS, errorJson, type ErrorCode } from '../lib/contract/errors';
+import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
+
+export const count = (n: number) => n.toLocaleString('en-US');
+
+/** docs/rate-limits.md: each plan's request windows. */
+export function planLimitsTable(): string {
+  const rows = Object.entries(PLAN_LIMITS).map(
+    ([plan, { perMinute, perDay }]) => `| ${plan} | ${count(perMinute)} | ${count(perDay)} |`,
+  );
+  return [
+    '| Plan | Requests per minute | Requests per day |',
+    '|---|---|---|',
+    ...rows,
+    '| enterprise | per key, set when the key is created | per key |',
+  ].join('\n');
+}
+
+/** docs/listing-limits.md: each plan's cap on listings in flight. */
+export function listingsInFlightTable(): string {
+  const rows = PLAN_NAMES.map((plan) => {
+    const cap = count(LISTINGS_IN_FLIGHT[plan]);
+    return plan === 'enterprise'
+      ? `| ${plan} | ${cap} (the default for every enterprise key; their custom limits are per minute and per day) |`
+      : `| ${plan} | ${cap} |`;
+  });
+  return ['| Plan | Listings in flight |', '| --- | --- |', ...rows].join('\n');
+}
+
+/** docs/api.md: every error code with its status, in catalogue order. */
+export function errorCodesList(): string {
+  const codes = ERROR_CODES.map((code) => `\`${code}\` ${ERRORS[code].status}`);
+  return `Error codes (declared once, in \`lib/contract/errors.ts\`): ${codes.join(', ')}.`;
+}
+
+/** An error answer as a client sees it: the status line (when asked) and the Error body. */
+export function errorExample(code: ErrorCode, withStatusLine: boolean): string {
+  const { status } = ERRORS[code];
+  const lines = withStatusLine ? [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()] : [];
+  return ['```' + (withStatusLine ? '' : 'json'), ...lines, errorJson(code), '```'].join('\n');
+}
