@@ -148,12 +148,48 @@ describe('timeouts', () => {
   };
 
   test('a body that stalls: listOrders() gives TIMEOUT (status 200), retried, not a 300 s hang', async () => {
-    const server = await serve(stallAfterStart);
-    const error = await failureOf(client(server, { timeoutMs: TIMEOUT_MS, maxRetries: 1 }).listOrders());
+    // What a real clock would do, without the wait: a timer armed once the server held a request
+    // fires when the server has stalled on that request's body, once per request (the wait for the
+    // next attempt's answer is a new request's).
+    let stalled = 0;
+    const firedFor = new Set<number>();
+    const armed: { request: number; fire: () => void }[] = [];
+    const fireDue = () => {
+      for (const timer of armed.splice(0)) {
+        if (timer.request > 0 && timer.request <= stalled) timer.fire();
+        else armed.push(timer);
+      }
+    };
+    const server = await serve((req, res) => {
+      stallAfterStart(req, res);
+      res.write('', () => {
+        stalled++;
+        fireDue();
+      });
+    });
+    const api = client(server, {
+      timeoutMs: TIMEOUT_MS,
+      maxRetries: 1,
+      startTimer: (_ms, onTimeout) => {
+        const request = server.requests.length;
+        let live = true;
+        const fire = () =>
+          setImmediate(() => {
+            if (!live || firedFor.has(request)) return;
+            firedFor.add(request);
+            onTimeout();
+          });
+        armed.push({ request, fire });
+        fireDue();
+        return () => void (live = false);
+      },
+    });
+    const error = await failureOf(api.listOrders());
     expect(error).toMatchObject({ code: 'TIMEOUT', status: 200 });
     expect(error.message).toContain(`${TIMEOUT_MS} ms`);
     expect(server.requests).toHaveLength(2);
-  }, 20_000);
+    expect([...firedFor]).toEqual([1, 2]);
+  });
 
   test('a body that stalls: listOrdersStream() yields what came, then TIMEOUT', async () => {
     const server = await serve(stallAfterStart);
