@@ -74,27 +74,15 @@ function headerPairs(headers: ProxyRequest['headers']): (readonly [string, strin
   return Array.isArray(headers) ? [...headers] : Object.entries(headers);
 }
 
-function headerMaps(pairs: readonly (readonly [string, string])[]) {
-  if (pairs.length === 0) return { headers: {}, multiValueHeaders: {} };
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, value] of pairs) {
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  return { headers, multiValueHeaders };
-}
-
-function queryMaps(query: string | undefined) {
-  const params = new URLSearchParams(query ?? '');
-  if ([...params.keys()].length === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+/** API Gateway's single-value map (the last value of a name wins) and its multi-value map. */
+function valueMaps(pairs: Iterable<readonly [string, string]>) {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of params) {
+  for (const [name, value] of pairs) {
     single[name] = value;
     (multi[name] ??= []).push(value);
   }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+  return { single, multi };
 }
 
 function filledPath(template: string, parameters: Record<string, string> | null | undefined): string {
@@ -117,12 +105,18 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const requestId = request.requestId ?? randomUUID();
   const host = headerValue(pairs, 'host') ?? `${LOCAL_API_ID}.localhost`;
   const usageKey = request.authorizer?.usageIdentifierKey ?? null;
+  const headers = valueMaps(pairs);
+  const params = new URLSearchParams(request.query ?? '');
+  // No query string is null, where no headers are empty maps.
+  const query = params.size > 0 ? valueMaps(params) : undefined;
   return {
     resource: route.path,
     path,
     httpMethod: route.method,
-    ...headerMaps(pairs),
-    ...queryMaps(request.query),
+    headers: headers.single,
+    multiValueHeaders: headers.multi,
+    queryStringParameters: query?.single ?? null,
+    multiValueQueryStringParameters: query?.multi ?? null,
     pathParameters: request.pathParameters ?? null,
     stageVariables: null,
     body: request.body === undefined || request.body === '' ? null : request.body,
