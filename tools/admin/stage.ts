@@ -143,10 +143,7 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
   };
 }
 
-/**
- * A deployed stage: its tables from the stack outputs, and its API Gateway keys. A caller that has
- * read the outputs already passes them, so the stack is described once.
- */
+/** A deployed stage's tables and API Gateway keys; a caller that has read the outputs passes them. */
 export async function stageTarget(
   stage: StageName,
   clients: StageClients,

@@ -48,10 +48,7 @@ export function requestTime(epochMs: number): string {
   return `${day}/${month}/${year}:${time} +0000`;
 }
 
-/**
- * `requestContext.authorizer` as API Gateway builds it from a Lambda authorizer's answer: the
- * principal, the call's latency, and every context value turned into a string.
- */
+/** `requestContext.authorizer` as API Gateway builds it: principal, latency, context values as strings. */
 export function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
   const values = Object.entries(outcome.context ?? {}).map(([k, v]) => [k, String(v)]);
   return {
@@ -159,8 +156,8 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
 }
 
 /**
- * The Lambda context of one invocation of a function, with the memory and the deadline it has
- * deployed (infra/functions.ts). `settings` replaces them only in tests that need a short deadline.
+ * One invocation's Lambda context, with the function's deployed memory and deadline (infra/functions.ts);
+ * `settings` replaces them only in tests that need a short deadline.
  */
 export function lambdaContext(
   id: FunctionId,
