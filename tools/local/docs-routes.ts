@@ -85,7 +85,6 @@ export function listeningPort(server: Server | undefined): number | undefined {
 }
 
 export interface DocsRoutesOptions {
-  document?: JsonObject;
   /** The stack's server, read when a request comes, so the served document gives its real port. */
   server?: () => Server | undefined;
 }
@@ -95,7 +94,7 @@ export interface DocsRoutesOptions {
  * Redoc reference page that renders it. They are not part of the API's contract.
  */
 export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
-  const document = options.document ?? buildOpenApiDocument();
+  const document = buildOpenApiDocument();
   const served = new Map<number | undefined, string>();
   const json = () => {
     const port = listeningPort(options.server?.());
