@@ -41,11 +41,10 @@ export interface CommandSpec<O extends OptionSpecs, A> {
 }
 
 /** A command with its argument type hidden: `prepare` checks the command line and binds `run` to it. */
-export interface AdminCommand {
-  name: string;
-  options: OptionSpecs;
-  arguments: readonly string[];
-  help: readonly string[];
+export interface AdminCommand extends Pick<
+  CommandSpec<OptionSpecs, unknown>,
+  'name' | 'options' | 'arguments' | 'help'
+> {
   prepare(input: {
     values: Readonly<Record<string, string | boolean | undefined>>;
     args: readonly string[];
@@ -54,10 +53,7 @@ export interface AdminCommand {
 
 export function defineCommand<O extends OptionSpecs, A>(spec: CommandSpec<O, A>): AdminCommand {
   return {
-    name: spec.name,
-    options: spec.options,
-    arguments: spec.arguments,
-    help: spec.help,
+    ...spec,
     prepare: (input) => {
       // The parser lets through only options this command declares, with their declared types.
       const args = spec.parse({ values: input.values as OptionValues<O>, args: input.args });

@@ -41,10 +41,6 @@ function quantity(value: unknown): number | undefined {
   return n <= QUANTITY_MAX ? n : undefined;
 }
 
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
 /** The UTC form every stored shipDate has: the OpenAPI `date-time` with a four-digit year. */
 const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -57,27 +53,16 @@ export function normaliseDateTime(value: unknown): { ok: true; utc: string } | {
   if (typeof value !== 'string') return invalid;
   const match = DATE_TIME.exec(value);
   if (!match) return invalid;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
-  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
-  // Date.parse rolls 2026-02-30 over into March; the calendar is checked first so it is refused.
+  const [, year, month, day, hour, minute, second, , , offsetHours = '0', offsetMinutes = '0'] = match;
+  const fields = `${year}-${month}-${day}T${hour}:${minute}:${second}`;
+  // Date.parse rolls 2026-02-30 over into March: the calendar and the clock are valid only when
+  // the same fields come back out of the UTC instant they name.
+  const asUtc = Date.parse(`${fields}Z`);
   const valid =
-    month >= 1 &&
-    month <= 12 &&
-    day >= 1 &&
-    day <= daysInMonth(year, month) &&
-    hour <= 23 &&
-    minute <= 59 &&
-    second <= 59 &&
-    offsetHours <= 23 &&
-    offsetMinutes <= 59;
+    !Number.isNaN(asUtc) &&
+    new Date(asUtc).toISOString().startsWith(fields) &&
+    Number(offsetHours) <= 23 &&
+    Number(offsetMinutes) <= 59;
   const time = valid ? Date.parse(value) : NaN;
   if (Number.isNaN(time)) return invalid;
   const utc = new Date(time).toISOString();

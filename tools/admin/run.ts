@@ -8,12 +8,12 @@ import {
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
-  isMissingCredentials,
   isMissingRegion,
   isMissingTable,
   isNotDynamo,
   Interrupted,
   isUnreachable,
+  missingCredentialsMessage,
   shownWords,
   UsageError,
 } from '../shared/errors';
@@ -54,10 +54,7 @@ function failureMessage(error: unknown, target: AdminTarget | undefined): string
     );
   }
   if (isMissingTable(error)) return `A table of ${where} does not exist (${errorMessage(error)}).${hint}`;
-  if (isMissingCredentials(error)) {
-    return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;
-  }
-  return undefined;
+  return missingCredentialsMessage(error);
 }
 
 /** Runs one command line; returns the exit status. Expected errors are messages, never stack traces. */

@@ -43,9 +43,7 @@ export function defaultStageClients(region?: string): StageClients {
 
 /** Frees the clients' sockets, so a command can exit. */
 export function closeStageClients(clients: StageClients): void {
-  clients.cloudFormation.destroy();
-  clients.apiGateway.destroy();
-  clients.dynamo.destroy();
+  for (const client of Object.values(clients)) client.destroy();
 }
 
 function isMissingStack(error: unknown): boolean {
@@ -100,17 +98,9 @@ export async function readStageOutputs(
   return { tables, usagePlanIds: usagePlanIds as Record<PlanName, string> };
 }
 
-function isNotFound(error: unknown): boolean {
-  return error instanceof Error && error.name === 'NotFoundException';
-}
-
 /** Deleted by hand, or by an earlier run: gone is what a removal is for. */
-async function ignoringNotFound(request: Promise<unknown>): Promise<void> {
-  try {
-    await request;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+function ignoreNotFound(error: unknown): void {
+  if (!(error instanceof Error && error.name === 'NotFoundException')) throw error;
 }
 
 /**
@@ -145,18 +135,15 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
       // The binding first, then the key: each step is done or already gone, so a run stopped
       // halfway is finished by the next one. Deleted, not disabled: the account's API keys count
       // against a quota that cannot be raised (docs/admin.md).
-      await ignoringNotFound(
-        apiGateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId: usagePlanIds[plan], keyId: gatewayKeyId })),
-      );
-      await ignoringNotFound(apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })));
+      await apiGateway
+        .send(new DeleteUsagePlanKeyCommand({ usagePlanId: usagePlanIds[plan], keyId: gatewayKeyId }))
+        .catch(ignoreNotFound);
+      await apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })).catch(ignoreNotFound);
     },
   };
 }
 
-/**
- * A deployed stage: its tables from the stack outputs, and its API Gateway keys. A caller that has
- * read the outputs already passes them, so the stack is described once.
- */
+/** A deployed stage's tables and API Gateway keys; a caller that has read the outputs passes them. */
 export async function stageTarget(
   stage: StageName,
   clients: StageClients,

@@ -7,12 +7,9 @@ import { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
-import { errorMessage, UsageError } from '../shared/errors';
+import { checkedSetting } from '../shared/errors';
 
-/**
- * The API Gateway side of a deployed stage's keys. The local gateway authorizes from the table
- * alone, so the local stack has none.
- */
+/** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
 export interface GatewayKeys {
   /** Creates the gateway API key of a stored key, attaches it to its plan's usage plan, returns its id. */
   register(record: ApiKeyRecord): Promise<string>;
@@ -65,21 +62,12 @@ export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNa
   return names;
 }
 
-/** The endpoint the environment names, or a UsageError saying what is wrong with it. */
-function endpointFromEnv(env: NodeJS.ProcessEnv): string {
-  try {
-    return localDynamoEndpoint(env);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-}
-
 /**
  * The running local stack by default, on DYNAMODB_PORT as npm start is; DYNAMODB_ENDPOINT and the
  * table variables point elsewhere.
  */
 export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
-  const endpoint = endpointFromEnv(env);
+  const endpoint = checkedSetting(() => localDynamoEndpoint(env));
   const client = createDynamoClient({ endpoint });
   return tablesTarget({
     doc: createDocumentClient(client),

@@ -17,7 +17,6 @@ export interface LocalAppOptions {
   extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   publicRoutes?: PublicRoute[];
   onAccessLog?: LocalGatewayOptions['onAccessLog'];
-  authorizerCacheTtlSeconds?: number;
   /** Function settings other than the deployed ones: only tests that need a short deadline. */
   functions?: LocalGatewayOptions['functions'];
   /** Receive limits other than the gateway's own: only tests that need short ones. */
@@ -26,35 +25,26 @@ export interface LocalAppOptions {
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
 export function createLocalApp(options: LocalAppOptions): Stores & { server: Server } {
+  const { endpoint, tables, requestTimeoutMs, now, extraRoutes = [], publicRoutes = [], ...gateway } = options;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
-  const service = composeService({
-    endpoint: options.endpoint,
-    tables: options.tables,
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    ...(options.now ? { now: options.now } : {}),
-  });
+  const service = composeService({ endpoint, tables, requestTimeoutMs, now });
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
     listOrders: service.listOrders,
     cancelOrder: service.cancelOrder,
   };
   const routes = [...ROUTES];
-  for (const extra of options.extraRoutes ?? []) {
+  for (const extra of extraRoutes) {
     routes.push(extra.route);
     handlers[extra.route.operationId] = extra.handler;
   }
   const server = createLocalGateway({
+    ...gateway,
     routes,
     handlers,
     authorizer: service.authorizer,
-    publicRoutes: options.publicRoutes ?? [],
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.onAccessLog ? { onAccessLog: options.onAccessLog } : {}),
-    ...(options.functions ? { functions: options.functions } : {}),
-    ...(options.receiveLimits ? { receiveLimits: options.receiveLimits } : {}),
-    ...(options.authorizerCacheTtlSeconds !== undefined
-      ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds }
-      : {}),
+    publicRoutes,
+    now,
   });
   return { server, ...service.stores };
 }

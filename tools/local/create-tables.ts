@@ -31,7 +31,6 @@ export class TableNotReady extends Error {
 /** Reads and writes are served while a table is ACTIVE or UPDATING (a change in progress). */
 const USABLE: ReadonlySet<TableStatus | undefined> = new Set<TableStatus | undefined>(['ACTIVE', 'UPDATING']);
 
-/** Polls DescribeTable, backing off, until the table is usable or the time is up. */
 async function waitUntilUsable(client: DynamoDBClient, TableName: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   let delay = FIRST_POLL_MS;
@@ -50,11 +49,9 @@ export interface CreateTablesOptions {
 }
 
 /**
- * Creates the service's tables from their declarations in lib/contract/tables.ts, on the embedded server
- * (local stack, tests) or a DynamoDB-compatible server of the user's. Deployed stages get theirs
- * from the CDK stack, which reads the same declarations. Tables that exist already are kept. Every
- * table, new or not, is waited for until it serves requests (a TableNotReady when it does not in
- * time). Returns the ids of the tables it created.
+ * Creates the tables lib/contract/tables.ts declares (deployed stages get theirs from the CDK stack,
+ * from the same declarations), keeps those that exist, and waits until each serves requests (else a
+ * TableNotReady). Returns the ids of the tables it created.
  */
 export async function createTables(
   client: DynamoDBClient,

@@ -65,10 +65,8 @@ export async function storeIsEmpty(client: DynamoDBClient, tables: TableNames): 
 /** Writes the demo orders and keys into an empty store. */
 export async function seedDemoData(orders: OrdersRepository, keys: ApiKeysRepository): Promise<void> {
   for (const order of DEMO_ORDERS) await orders.create(order);
-  for (const plan of PLAN_NAMES) {
-    const limits = demoLimits(plan);
-    await createApiKey(keys, { plan, name: `demo ${plan}`, ...(limits ? { limits } : {}) }, { key: demoKey(plan) });
-  }
+  for (const plan of PLAN_NAMES)
+    await createApiKey(keys, { plan, name: `demo ${plan}`, limits: demoLimits(plan) }, { key: demoKey(plan) });
 }
 
 export interface WorkingDemoKey {

@@ -12,16 +12,12 @@ export const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
 
 /**
  * Redoc's sidebar credit loads Redocly's logo from their CDN, which this page's policy refuses (a
- * console error) and which would tell a third party the page was opened. The bundle is served with
- * that address emptied: the image then fails without a request, Redoc drops it (its onError), and
- * the credit stays as a text link.
+ * console error), and which tells a third party the page was opened. With that address emptied the
+ * image fails without a request, Redoc drops it (onError) and the credit stays as a text link.
  */
 const REDOCLY_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
-/**
- * Redoc's standalone bundle from the project's own node_modules, so the page works offline. It is
- * resolved from the working directory (npm scripts and tests run from the repository root).
- */
+/** Redoc's bundle from the project's node_modules (npm scripts and tests run from its root): it works offline. */
 function redocBundle(): string {
   const resolve = createRequire(join(process.cwd(), 'package.json')).resolve;
   return readFileSync(resolve('redoc/bundles/redoc.standalone.js'), 'utf8').split(REDOCLY_CDN_LOGO).join('');
@@ -83,14 +79,12 @@ function servedDocument(document: JsonObject, port: number | undefined): JsonObj
   return servers ? { ...document, servers } : document;
 }
 
-/** The port a server listens on, once it listens. */
 export function listeningPort(server: Server | undefined): number | undefined {
   const address = server?.address();
   return typeof address === 'object' && address ? address.port : undefined;
 }
 
 export interface DocsRoutesOptions {
-  document?: JsonObject;
   /** The stack's server, read when a request comes, so the served document gives its real port. */
   server?: () => Server | undefined;
 }
@@ -100,7 +94,7 @@ export interface DocsRoutesOptions {
  * Redoc reference page that renders it. They are not part of the API's contract.
  */
 export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
-  const document = options.document ?? buildOpenApiDocument();
+  const document = buildOpenApiDocument();
   const served = new Map<number | undefined, string>();
   const json = () => {
     const port = listeningPort(options.server?.());

@@ -61,11 +61,7 @@ export interface LocalGatewayOptions {
   handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
   authorizer: TokenAuthorizer;
   publicRoutes?: readonly PublicRoute[];
-  authorizerCacheTtlSeconds?: number;
-  /**
-   * Each function's memory and timeout; infra/functions.ts, as deployed, unless a test needs a
-   * short deadline.
-   */
+  /** Each function's memory and timeout: infra/functions.ts's unless a test needs a short deadline. */
   functions?: Record<FunctionId, FunctionSettings>;
   now?: () => number;
   onAccessLog?: (entry: AccessLogEntry) => void;
@@ -143,7 +139,6 @@ class DeadlinePassed extends Error {
   }
 }
 
-/** Rejects with DeadlinePassed when the context's remaining time runs out first. */
 async function beforeDeadline<T>(
   work: Promise<T>,
   context: Context,
@@ -164,16 +159,15 @@ async function beforeDeadline<T>(
 }
 
 /**
- * A stand-in for API Gateway REST on this machine: the `/v1` base path, routing with 404 and
- * 405, the TOKEN authorizer with its validation pattern and result cache, the payload limit, the
- * proxy event, each function's deadline, and the gateway responses. It makes no decision about
- * orders, keys or limits: those are the handlers', unchanged from the deployed ones.
+ * API Gateway REST on this machine (base path, 404/405, TOKEN authorizer and its cache, payload
+ * limit, proxy event, function deadlines, gateway responses). Orders, keys and limits are the
+ * handlers' to decide, unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   installLocalLambdaRuntime();
   const compiled = compile(options.routes);
   const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${r.path}`, r]));
-  const ttlMs = (options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS) * 1000;
+  const ttlMs = AUTHORIZER_CACHE_TTL_SECONDS * 1000;
   const functions = options.functions ?? FUNCTIONS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
@@ -218,24 +212,15 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     return { ...outcomeOf(result), latencyMs: Date.now() - started, result };
   }
 
+  // A handler that crashes, times out or returns no response is answered DEFAULT_5XX (the server's catch).
   async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, id: FunctionId): Promise<PlainResponse> {
-    try {
-      const context = contextOf(id);
-      const response = await beforeDeadline(invokeBuffered(handler, event, context), context);
-      if (!response) throw answer('DEFAULT_5XX');
-      return response;
-    } catch (error) {
-      if (error instanceof GatewayAnswer) throw error;
-      // A handler that crashes or times out is API Gateway's 502 "Internal server error".
-      throw answer('DEFAULT_5XX');
-    }
+    const context = contextOf(id);
+    return (await beforeDeadline(invokeBuffered(handler, event, context), context)) ?? gatewayResponse('DEFAULT_5XX');
   }
 
   /**
-   * Streams the handler's output into the HTTP response. Before the first byte a failure is
-   * still a gateway response; after it, the connection is cut so the client sees a truncated
-   * body. At the function's deadline the response stream is destroyed, as Lambda stops the
-   * function.
+   * A failure before the first byte is still a gateway response; after it the connection is cut,
+   * so the client sees a truncated body. The deadline destroys the stream, as Lambda stops the function.
    */
   async function invokeStreaming(
     handler: StreamingLambdaHandler,
@@ -257,12 +242,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       await beforeDeadline(done, context, () => stream.destroy(new DeadlinePassed()));
       return { streamed: true, statusCode };
     } catch (error) {
-      if (stream.headSent) {
-        res.destroy();
-        return { streamed: true, statusCode };
-      }
-      if (error instanceof GatewayAnswer) throw error;
-      throw answer('DEFAULT_5XX');
+      if (!stream.headSent) throw error;
+      res.destroy();
+      return { streamed: true, statusCode };
     }
   }
 

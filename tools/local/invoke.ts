@@ -49,9 +49,8 @@ export interface StreamTarget {
 }
 
 /**
- * A streamed invocation: status and headers go out when the handler releases them, body bytes
- * as the handler writes them. `headSent` tells a caller whether a failure can still become an
- * ordinary error response.
+ * A streamed invocation: the head goes out when the handler releases it, body bytes as it writes them.
+ * `headSent` tells whether a failure can still become an ordinary error response.
  */
 export function invokeStreamed(
   handler: StreamingLambdaHandler,

@@ -77,10 +77,6 @@ export class PreludeDecoder {
     this.pending = Buffer.alloc(0);
     return body;
   }
-
-  get complete(): boolean {
-    return this.prelude !== undefined;
-  }
 }
 
 /**

@@ -48,10 +48,7 @@ export function requestTime(epochMs: number): string {
   return `${day}/${month}/${year}:${time} +0000`;
 }
 
-/**
- * `requestContext.authorizer` as API Gateway builds it from a Lambda authorizer's answer: the
- * principal, the call's latency, and every context value turned into a string.
- */
+/** `requestContext.authorizer` as API Gateway builds it: principal, latency, context values as strings. */
 export function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
   const values = Object.entries(outcome.context ?? {}).map(([k, v]) => [k, String(v)]);
   return {
@@ -74,27 +71,15 @@ function headerPairs(headers: ProxyRequest['headers']): (readonly [string, strin
   return Array.isArray(headers) ? [...headers] : Object.entries(headers);
 }
 
-function headerMaps(pairs: readonly (readonly [string, string])[]) {
-  if (pairs.length === 0) return { headers: {}, multiValueHeaders: {} };
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, value] of pairs) {
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  return { headers, multiValueHeaders };
-}
-
-function queryMaps(query: string | undefined) {
-  const params = new URLSearchParams(query ?? '');
-  if ([...params.keys()].length === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+/** API Gateway's single-value map (the last value of a name wins) and its multi-value map. */
+function valueMaps(pairs: Iterable<readonly [string, string]>) {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of params) {
+  for (const [name, value] of pairs) {
     single[name] = value;
     (multi[name] ??= []).push(value);
   }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+  return { single, multi };
 }
 
 function filledPath(template: string, parameters: Record<string, string> | null | undefined): string {
@@ -117,12 +102,18 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const requestId = request.requestId ?? randomUUID();
   const host = headerValue(pairs, 'host') ?? `${LOCAL_API_ID}.localhost`;
   const usageKey = request.authorizer?.usageIdentifierKey ?? null;
+  const headers = valueMaps(pairs);
+  const params = new URLSearchParams(request.query ?? '');
+  // No query string is null, where no headers are empty maps.
+  const query = params.size > 0 ? valueMaps(params) : undefined;
   return {
     resource: route.path,
     path,
     httpMethod: route.method,
-    ...headerMaps(pairs),
-    ...queryMaps(request.query),
+    headers: headers.single,
+    multiValueHeaders: headers.multi,
+    queryStringParameters: query?.single ?? null,
+    multiValueQueryStringParameters: query?.multi ?? null,
     pathParameters: request.pathParameters ?? null,
     stageVariables: null,
     body: request.body === undefined || request.body === '' ? null : request.body,
@@ -165,8 +156,8 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
 }
 
 /**
- * The Lambda context of one invocation of a function, with the memory and the deadline it has
- * deployed (infra/functions.ts). `settings` replaces them only in tests that need a short deadline.
+ * One invocation's Lambda context, with the function's deployed memory and deadline (infra/functions.ts);
+ * `settings` replaces them only in tests that need a short deadline.
  */
 export function lambdaContext(
   id: FunctionId,

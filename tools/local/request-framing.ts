@@ -20,9 +20,8 @@ const MAX_DISCARDED_BYTES = 4 * MAX_PAYLOAD_BYTES;
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'The request payload is larger than 10 MB.';
 
 /**
- * How long a client may take to send a request (node's http server enforces them; each is checked
- * every `checkIntervalMs`, so a limit can be passed by up to that much). A slow client is refused
- * with the Error body and its connection closed.
+ * How long a client may take to send a request; a slow one gets the Error body and its connection
+ * closed. Node's http server checks them every `checkIntervalMs`, so a limit may be passed by that much.
  */
 export interface ReceiveLimits {
   headersTimeoutMs: number;
@@ -41,7 +40,6 @@ export const RECEIVE_LIMITS: ReceiveLimits = {
   checkIntervalMs: 5_000,
 };
 
-/** Node's server options for receive limits. */
 export function receiveServerOptions(limits: ReceiveLimits): ServerOptions {
   return {
     headersTimeout: limits.headersTimeoutMs,
@@ -130,9 +128,8 @@ export class RequestFraming {
   }
 
   /**
-   * Reads the body up to the payload limit; beyond it, drops the rest (within bounds) and refuses.
-   * A body that ends early, breaks its framing or takes too long is refused too; the answer then
-   * closes the connection (see `closeAfter`).
+   * The body up to the payload limit; past it the rest is dropped (within bounds) and refused, as is a
+   * body that ends early, breaks its framing or is too slow (the answer then closes the connection).
    */
   readBody(req: IncomingMessage): Promise<Body> {
     const socket = req.socket;

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { releaseAllSlots } from '../../lib/stores/listings-in-flight';
 import { BASE_PATH } from '../../lib/contract/routes';
-import { errorMessage, isUnreachable } from '../shared/errors';
+import { errorMessage, field, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';
 import { createTables, TableNotReady } from './create-tables';
 import { checkAnswersLikeDynamo } from './dynamo-endpoint';
@@ -24,13 +24,9 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-function code(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 async function checkDataDir(dir: string): Promise<void> {
   const found = await stat(dir).catch((error: unknown) => {
-    if (code(error) === 'ENOENT') return undefined;
+    if (field(error, 'code') === 'ENOENT') return undefined;
     throw new StartUsageError(`--data-dir ${dir} cannot be read: ${errorMessage(error)}`);
   });
   if (found && !found.isDirectory()) throw new StartUsageError(`--data-dir ${dir} is a file, not a folder`);
@@ -41,13 +37,9 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
     return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
   if (options.dataDir !== undefined) await checkDataDir(options.dataDir);
   try {
-    return await startEmbeddedDynamo({
-      host: options.host,
-      port: options.dynamodbPort,
-      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-    });
+    return await startEmbeddedDynamo({ host: options.host, port: options.dynamodbPort, dataDir: options.dataDir });
   } catch (error) {
-    if (code(error) !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
+    if (field(error, 'code') !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
     throw new StartUsageError(
       `DynamoDB port ${options.dynamodbPort} is in use (another npm start?): choose another with --dynamodb-port or DYNAMODB_PORT`,
     );
@@ -56,7 +48,7 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
 
 /** A --host that names no address of this machine, as listen reports it. */
 function hostProblem(error: unknown, options: StartOptions): StartUsageError | undefined {
-  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(String(code(error)))) return undefined;
+  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(String(field(error, 'code')))) return undefined;
   return new StartUsageError(
     `--host ${options.host} is not an address of this machine: use 127.0.0.1 (the default), 0.0.0.0 or one of its own`,
   );
@@ -130,7 +122,7 @@ export async function startLocalStack(
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) =>
         reject(
-          code(error) === 'EADDRINUSE'
+          field(error, 'code') === 'EADDRINUSE'
             ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
             : (hostProblem(error, options) ?? error),
         ),

@@ -8,7 +8,14 @@ import {
   dynamoEndpoint,
   portSetting,
 } from '../shared/local-config';
-import { errorMessage, EXIT_FAILURE, EXIT_USAGE, parseArgsMessage, shownArgument } from '../shared/errors';
+import {
+  checkedSetting,
+  errorMessage,
+  EXIT_FAILURE,
+  EXIT_USAGE,
+  parseArgsMessage,
+  shownArgument,
+} from '../shared/errors';
 import { optionTakenByNpm } from '../shared/npm-options';
 
 /** A mistake the user can fix on the command line. */
@@ -72,13 +79,7 @@ function parseTokens(
   }
 }
 
-function checked<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw new StartUsageError(errorMessage(error));
-  }
-}
+const checked = <T>(read: () => T): T => checkedSetting(read, StartUsageError);
 
 /** The start options, `'help'` for --help, or a StartUsageError. */
 export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {

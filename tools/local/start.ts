@@ -11,14 +11,12 @@ function fail(error: unknown): never {
   process.exit(code);
 }
 
-/** scripts/check-node.cjs, which `npm test` runs: the pinned Node.js is declared and checked there only. */
-interface NodeCheck {
-  pinnedNodeWarning(): string | undefined;
-}
-
 async function main(): Promise<void> {
-  // The stack runs on the machine's Node all the same; the warning says how to get the pinned one.
-  const { pinnedNodeWarning } = createRequire(import.meta.url)('../../scripts/check-node.cjs') as NodeCheck;
+  // The pinned Node.js is declared and checked in scripts/check-node.cjs only. The stack runs on the
+  // machine's Node all the same; the warning says how to get the pinned one.
+  const { pinnedNodeWarning } = createRequire(import.meta.url)('../../scripts/check-node.cjs') as {
+    pinnedNodeWarning(): string | undefined;
+  };
   const warning = pinnedNodeWarning();
   if (warning !== undefined) console.error(`npm start: warning: ${warning}`);
   const options = parseStartArgs(process.argv.slice(2));

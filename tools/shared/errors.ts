@@ -60,6 +60,15 @@ export function errorMessage(error: unknown): string {
   return typeof message === 'string' ? message : String(error);
 }
 
+/** What `read` returns; an Error it throws (a setting that is wrong) becomes a usage error of this kind. */
+export function checkedSetting<T>(read: () => T, Usage: new (message: string) => Error = UsageError): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new Usage(errorMessage(error));
+  }
+}
+
 export function isUnreachable(error: unknown): boolean {
   const code = field(error, 'code');
   if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
@@ -72,8 +81,10 @@ export function isMissingTable(error: unknown): boolean {
   return field(error, 'name') === 'ResourceNotFoundException';
 }
 
-export function isMissingCredentials(error: unknown): boolean {
-  return field(error, 'name') === 'CredentialsProviderError';
+/** What to do when no AWS credentials are found, or undefined for any other error. */
+export function missingCredentialsMessage(error: unknown): string | undefined {
+  if (field(error, 'name') !== 'CredentialsProviderError') return undefined;
+  return `No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`;
 }
 
 export function isMissingRegion(error: unknown): boolean {

@@ -44,9 +44,8 @@ export function dynamoEndpoint(text: string, name: string): string {
 }
 
 /**
- * A port from its command-line option when given (even empty, which is then refused as the
- * option's mistake), else from its environment variable, else the default. An Error names where a
- * bad value came from.
+ * A port from its command-line option when given (even empty: then refused as the option's mistake),
+ * else from its environment variable, else the default. An Error names where a bad value came from.
  */
 export function portSetting(
   envName: 'PORT' | 'DYNAMODB_PORT',

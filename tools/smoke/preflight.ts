@@ -50,11 +50,6 @@ async function ask(
   }
 }
 
-/** The base URL with its base path added, when it lacks it. */
-function withBasePath(baseUrl: string): string {
-  return baseUrl.endsWith(BASE_PATH) ? baseUrl : `${baseUrl}${BASE_PATH}`;
-}
-
 /** Something answers at `baseUrl`, and it answers a keyless request to the list as the API does (401). */
 export async function checkBaseUrl(baseUrl: string, source: UrlSource): Promise<void> {
   const shown = shownInput(baseUrl);
@@ -72,7 +67,7 @@ export async function checkBaseUrl(baseUrl: string, source: UrlSource): Promise<
   if (answer.status === 401 && errorCode(answer.text) === 'UNAUTHORIZED') return;
   const fix = baseUrl.endsWith(BASE_PATH)
     ? 'check --url: it is the base URL npm start or the stack output ApiUrl shows'
-    : `the base URL ends in the base path, e.g. ${shownInput(withBasePath(baseUrl))}`;
+    : `the base URL ends in the base path, e.g. ${shownInput(`${baseUrl}${BASE_PATH}`)}`;
   throw new PreflightFailed(
     `${shown} is not the Store Orders API's base URL (GET /store/orders under it without a key answered ${answer.status}, not 401): ${fix}`,
     source === 'stage' ? EXIT_FAILURE : EXIT_USAGE,

@@ -9,13 +9,14 @@ import { closeStageClients, stackOutputs, stageTarget, type StageClients } from 
 import type { AdminTarget } from '../admin/target';
 import { workingDemoKeys } from '../local/demo-data';
 import {
+  checkedSetting,
   errorMessage,
   EXIT_FAILURE,
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_USAGE,
-  isMissingCredentials,
   isMissingRegion,
+  missingCredentialsMessage,
   parseArgsMessage,
   UsageError,
 } from '../shared/errors';
@@ -76,11 +77,7 @@ function parseSmokeArgs(argv: readonly string[]) {
 
 /** The local stack's base URL, on PORT as npm start is. */
 function localUrl(env: NodeJS.ProcessEnv): string {
-  try {
-    return `http://${DEFAULT_HOST}:${portSetting('PORT', env)}${BASE_PATH}`;
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  return `http://${DEFAULT_HOST}:${checkedSetting(() => portSetting('PORT', env))}${BASE_PATH}`;
 }
 
 /** A working demo key of the local stack, the most generous first, when one passes the preflight. */
@@ -181,13 +178,7 @@ function failure(error: unknown): { line: string; code: number } {
       code: EXIT_USAGE,
     };
   }
-  if (isMissingCredentials(error)) {
-    return {
-      line: `Error: No AWS credentials found (${errorMessage(error)}). Configure them, e.g. AWS_PROFILE or \`aws sso login\`.`,
-      code: EXIT_FAILURE,
-    };
-  }
-  return { line: `Error: ${errorMessage(error)}`, code: EXIT_FAILURE };
+  return { line: `Error: ${missingCredentialsMessage(error) ?? errorMessage(error)}`, code: EXIT_FAILURE };
 }
 
 /**

@@ -131,15 +131,7 @@ async function attachGatewayKey(target: AdminTarget, record: ApiKeyRecord, now: 
 }
 
 async function createKey(command: CreateArgs, { target, out, now }: CommandContext): Promise<void> {
-  const { key, record } = await createApiKey(
-    target.keys,
-    {
-      plan: command.plan,
-      ...(command.name !== undefined ? { name: command.name } : {}),
-      ...(command.limits ? { limits: command.limits } : {}),
-    },
-    { now },
-  );
+  const { key, record } = await createApiKey(target.keys, command, { now });
   await attachGatewayKey(target, record, now);
   if (command.json) {
     out.out(JSON.stringify({ key, ...publicView(record) }));
