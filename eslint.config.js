@@ -34,6 +34,53 @@ export default tseslint.config(
       ],
     },
   },
+  // lib/'s layers, imports running one way: contract <- core <- stores <- edge <- root. commons
+  // (logger, env) sits under all of them. A rule that imported a store or a handler could not be
+  // tested as a plain function; a store that imported the edge would pull middy into every script.
+  ...[
+    ['lib/contract/**/*.ts', ['core', 'stores', 'edge', 'root']],
+    ['lib/commons/**/*.ts', ['contract', 'core', 'stores', 'edge', 'root']],
+    ['lib/core/**/*.ts', ['stores', 'edge', 'root']],
+    ['lib/stores/**/*.ts', ['edge', 'root']],
+    ['lib/edge/**/*.ts', ['root']],
+  ].map(([files, above]) => ({
+    files: [files],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/infra/**', '**/tools/**', '**/bench/**', '**/test/**', '**/client/**'],
+              message: 'Lambda code is built from functions/ and lib/ only.',
+            },
+            {
+              group: above.map((layer) => `**/${layer}/**`).concat(above.map((layer) => `../${layer}`)),
+              message: `lib/ imports run one way: contract <- core <- stores <- edge <- root.`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    // The tools read the deployment contract (lib/contract/deployment.ts), never the CDK app or the
+    // bench: importing infra/ would load the CDK's declarations and bench/results.json at every start.
+    files: ['tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/infra', '**/infra/**', '**/bench', '**/bench/**'],
+              message: 'tools/ imports neither infra/ nor bench/: read lib/contract/deployment.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.mjs'],
     languageOptions: { globals: { URL: 'readonly' } },

@@ -14,21 +14,6 @@ import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ModuleInitFigures } from './suites/module-init';
 
-/** What every file in bench/suites/ exports: a name, and a run that returns the figures stored under it. */
-export interface Suite<Figures> {
-  name: string;
-  run(context: {
-    /** `--quick`: smaller sizes and fewer iterations, a check that everything still runs. */
-    quick: boolean;
-    /** The embedded DynamoDB-compatible server the suites share (each makes its own tables). */
-    endpoint: string;
-    /** A scratch folder, removed after the run. */
-    outDir: string;
-    /** Progress to stderr, so a long step is visibly alive. */
-    log(text: string): void;
-  }): Promise<Figures>;
-}
-
 /** bench/results.json: one run's figures, by suite name. */
 export interface BenchResults extends MeasuredRun {
   durationS: number;

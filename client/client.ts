@@ -1,9 +1,9 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
-import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order';
+import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
-import { arrayElementBatches, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
+import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
 import { rawFetch } from './transport.ts';
 
 /**
@@ -88,8 +88,9 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
    */
   timeoutMs?: number;
   /**
-   * Replaces the client's transport (node:http(s), passing bodies on as they came). A fetch that
-   * inflates gzip itself, as the global one does, hides a gzip body cut before its trailer.
+   * Replaces the client's transport (the global fetch, passing gzip bodies on undecoded). A fetch
+   * that inflates gzip itself, as the global one does by default, hides a gzip body cut before its
+   * trailer.
    */
   fetch?: typeof fetch;
   /** Uniform in [0, 1); for the jitter. */
@@ -97,6 +98,8 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   sleep?: (ms: number) => Promise<void>;
   /** The time in ms since the epoch; for a Retry-After given as a date. */
   now?: () => number;
+  /** Arms the timer of one wait on the server (`timeoutMs`); returns what disarms it. For tests. */
+  startTimer?: (ms: number, onTimeout: () => void) => () => void;
   /** Called before every wait between attempts; an exception thrown here stops the retries. */
   onRetry?: (event: RetryEvent) => void;
 }
@@ -117,6 +120,7 @@ export class StoreOrdersClient {
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly startTimer: (ms: number, onTimeout: () => void) => () => void;
 
   private readonly options: StoreOrdersClientOptions;
 
@@ -133,6 +137,12 @@ export class StoreOrdersClient {
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
+    this.startTimer =
+      options.startTimer ??
+      ((ms, onTimeout) => {
+        const timer = setTimeout(onTimeout, ms);
+        return () => clearTimeout(timer);
+      });
   }
 
   /** Every order in the store, with exact int64 ids, read and checked whole (retried as a whole). */
@@ -161,8 +171,8 @@ export class StoreOrdersClient {
       return failed instanceof StoreOrdersApiError ? failed : toApiError(answer, failed, this.now());
     });
     try {
-      for await (const batch of arrayElementBatches(bodyText(bodyChunks(response.body, guard.watch))))
-        yield* parseOrders(`[${batch.join(',')}]`);
+      for await (const batch of arrayElements(bodyText(bodyChunks(response.body, guard.watch))))
+        yield* batch.map(toOrder);
     } catch (error) {
       throw streamFailure(error, response.status);
     }
@@ -198,7 +208,7 @@ export class StoreOrdersClient {
       throw new TypeError(`timeoutMs must be a positive number of milliseconds (Infinity for none), got ${timeoutMs}`);
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, 0);
-      const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal));
+      const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal, this.startTimer));
       if (!(outcome instanceof StoreOrdersApiError)) return outcome;
       const { status, retryAfterSeconds: retryAfter } = outcome;
       const retryable = RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
@@ -275,11 +285,18 @@ class AttemptGuard {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly callerSignal: AbortSignal | undefined;
+  private readonly startTimer: (ms: number, onTimeout: () => void) => () => void;
 
-  constructor(baseUrl: string, timeoutMs: number, callerSignal: AbortSignal | undefined) {
+  constructor(
+    baseUrl: string,
+    timeoutMs: number,
+    callerSignal: AbortSignal | undefined,
+    startTimer: (ms: number, onTimeout: () => void) => () => void,
+  ) {
     this.baseUrl = baseUrl;
     this.timeoutMs = timeoutMs;
     this.callerSignal = callerSignal;
+    this.startTimer = startTimer;
   }
 
   /** `waiting`, unless the caller aborts or it takes longer than the timeout: then a typed error. */
@@ -293,22 +310,17 @@ class AttemptGuard {
       };
       const onAbort = () => caller && stop(abortedError(caller, 0));
       // setTimeout takes a delay past 2^31 - 1 ms (Infinity included) as 1 ms: that is no timeout.
-      const timer =
+      const disarm =
         this.timeoutMs <= MAX_TIMER_MS
-          ? setTimeout(
-              () =>
-                stop(
-                  new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`),
-                ),
-              this.timeoutMs,
+          ? this.startTimer(this.timeoutMs, () =>
+              stop(new StoreOrdersApiError('TIMEOUT', 0, `Nothing came from ${this.baseUrl} for ${this.timeoutMs} ms`)),
             )
           : undefined;
       const settle = () => {
-        clearTimeout(timer);
+        disarm?.();
         caller?.removeEventListener('abort', onAbort);
       };
-      if (caller?.aborted) return onAbort();
-      caller?.addEventListener('abort', onAbort, { once: true });
+      // Handled even when the call is already aborted: the abort makes fetch reject `waiting` too.
       waiting.then(
         (value) => {
           settle();
@@ -319,6 +331,8 @@ class AttemptGuard {
           reject(error);
         },
       );
+      if (caller?.aborted) return onAbort();
+      caller?.addEventListener('abort', onAbort, { once: true });
     });
 
   /** What a failure of the request or its body is: the timeout, the caller's abort, or the network. */
@@ -460,18 +474,21 @@ function parseOrders(text: string): ListedOrder[] {
   }
   if (!Array.isArray(parsed))
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
-  return (parsed as unknown[]).map((value) => {
-    if (typeof value !== 'object' || value === null)
-      throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
-    const item = value as Record<string, unknown>;
-    const order: ListedOrder = { status: item.status as OrderStatus };
-    if (item.id !== undefined) order.id = int64Text(item.id);
-    if (item.petId !== undefined) order.petId = int64Text(item.petId);
-    if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
-    if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
-    if (typeof item.complete === 'boolean') order.complete = item.complete;
-    return order;
-  });
+  return (parsed as unknown[]).map(toOrder);
+}
+
+/** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */
+function toOrder(value: unknown): ListedOrder {
+  if (typeof value !== 'object' || value === null)
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
+  const item = value as Record<string, unknown>;
+  const order: ListedOrder = { status: item.status as OrderStatus };
+  if (item.id !== undefined) order.id = int64Text(item.id);
+  if (item.petId !== undefined) order.petId = int64Text(item.petId);
+  if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
+  if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;
+  if (typeof item.complete === 'boolean') order.complete = item.complete;
+  return order;
 }
 
 function int64Text(value: unknown): string {

@@ -1,8 +1,10 @@
-// Reading a JSON array as it arrives: the bytes of a (possibly gzip-compressed) body become the
-// text of each element, batch by batch, so a consumer holds one network chunk at a time however
-// long the array is. Free of the client's types, so it is tested on its own.
+// Reading a JSON array as it arrives: the bytes of a (possibly gzip-compressed) body become its
+// elements, batch by batch, so a consumer holds one network chunk at a time however long the array
+// is. Free of the client's types, so it is tested on its own.
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
+import { LosslessNumber } from 'lossless-json';
 
 /** Why a streamed array could not be read: it stopped before its end, or it is not a JSON array. */
 export class JsonStreamError extends Error {
@@ -95,74 +97,65 @@ function gzipFailure(error: unknown): JsonStreamError | undefined {
     : new JsonStreamError('malformed', `The gzip body is corrupt (${String(message)})`);
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** Numbers stay their JSON digits (lossless-json's LosslessNumber), never a rounded double. */
+class LosslessTokenizer extends Tokenizer {
+  protected override parseNumber(numberStr: string): number {
+    // The declared return type is the library's default; the token parser only passes values on.
+    return new LosslessNumber(numberStr) as unknown as number;
+  }
+}
 
 /**
- * The text of each element of a JSON array, in batches (one per text chunk that completes an
- * element). Only the element boundaries are found here (strings, escapes and nesting are
- * followed); each element is parsed by the caller. Ends with a `truncated` error when the text
- * stops before the array's closing bracket, `malformed` when it is not one JSON array.
+ * The elements of a JSON array, parsed by @streamparser/json as the text arrives, numbers as
+ * LosslessNumber: in batches, one per text chunk that completes an element, so a consumer holds
+ * one chunk's elements at a time however long the array is. Ends with a `truncated` error when the
+ * text stops before the array's closing bracket, `malformed` when it is not one JSON array.
  */
-export async function* arrayElementBatches(texts: AsyncIterable<string>): AsyncGenerator<string[]> {
-  let state: 'before' | 'inside' | 'after' = 'before';
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let carried = '';
-  let elements = 0;
+export async function* arrayElements(texts: AsyncIterable<string>): AsyncGenerator<unknown[]> {
+  const tokenizer = new LosslessTokenizer();
+  // `$.*`: only the array's elements are handed over, and none is kept once it has been.
+  const parser = new TokenParser({ paths: ['$.*'], keepStack: false });
+  let batch: unknown[] = [];
+  let opened = false;
   let closed = false;
+  let elements = 0;
   const malformed = (what: string) => new JsonStreamError('malformed', `The order list is not a JSON array: ${what}`);
+  tokenizer.onToken = (token) => {
+    if (!opened && token.token !== TokenType.LEFT_BRACKET) throw malformed('it does not start with [');
+    opened = true;
+    parser.write(token);
+  };
+  parser.onValue = ({ value }) => {
+    elements++;
+    batch.push(value);
+  };
+  parser.onEnd = () => {
+    closed = true;
+  };
   for await (const text of texts) {
-    const batch: string[] = [];
-    let start = 0;
-    const take = (end: number, last: boolean) => {
-      const element = carried + text.slice(start, end);
-      carried = '';
-      start = end + 1;
-      if (element.trim() === '') {
-        if (!last || elements > 0) throw malformed('an empty element');
-        return;
-      }
-      elements++;
-      batch.push(element);
-    };
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (state !== 'inside') {
-        if (state === 'before' && c === 0x5b) {
-          state = 'inside';
-          start = i + 1;
-        } else if (!isSpace(c)) {
-          throw malformed(state === 'before' ? 'it does not start with [' : 'text after the closing ]');
-        }
-      } else if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) inString = false;
-      } else if (c === QUOTE) {
-        inString = true;
-      } else if (c === 0x7b || c === 0x5b) {
-        depth++;
-      } else if (c === 0x7d || c === 0x5d) {
-        if (depth > 0) depth--;
-        else if (c === 0x5d) {
-          take(i, true);
-          state = 'after';
-          closed = true;
-        } else throw malformed('an unbalanced }');
-      } else if (c === 0x2c && depth === 0) {
-        take(i, false);
-      }
+    try {
+      tokenizer.write(text);
+    } catch (error) {
+      throw error instanceof JsonStreamError ? error : malformed(messageOf(error));
     }
-    if (state === 'inside') carried += text.slice(start);
     if (batch.length) yield batch;
+    batch = [];
+  }
+  try {
+    // Hands over a number the text ended on, or fails in the middle of a string or literal.
+    tokenizer.end();
+  } catch (error) {
+    if (error instanceof JsonStreamError) throw error;
+    closed = false;
   }
   if (!closed) {
     throw new JsonStreamError(
       'truncated',
-      `The order list ended before its closing ] (after ${elements} complete orders)`,
+      `The order list ended before its closing ] (after ${elements - batch.length} complete orders)`,
     );
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,45 +1,64 @@
-// The client's default transport: a fetch over node:http(s) that hands the body over exactly as it
-// came, compressed or not. The global fetch (undici) inflates gzip itself and leniently: a gzip
-// body cut before its trailer (CRC-32 and length) comes out as if complete. The client inflates
-// the raw bytes itself, strictly, and so sees such a body as cut short.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+// The client's default transport: Node's global fetch (undici), with one change. fetch inflates
+// gzip itself and leniently, by design (undici, like browsers and cURL): a gzip body cut before its
+// trailer (CRC-32 and length) comes out as if complete. So the transport hides a response's
+// `Content-Encoding: gzip` from fetch, which then hands the bytes over as they came, and the client
+// inflates them itself, strictly (stream.ts), and sees such a body as cut short. Other codings
+// (br, deflate) are left to fetch. Redirects are not followed: the API sends none.
+import { runInThisContext } from 'node:vm';
 
-/** Statuses whose Response must have no body (the Fetch standard's null body statuses). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** undici's dispatcher, as the global RequestInit types it (no import of undici itself). */
+type Dispatcher = NonNullable<RequestInit['dispatcher']>;
+type DispatchHandler = Parameters<Dispatcher['dispatch']>[1];
+
+/** Where undici (Node's own, or a copy from npm) keeps the dispatcher every fetch uses by default. */
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
 /**
- * fetch's signature and failure shape (a `TypeError('fetch failed')` with the cause attached), for
- * what the client sends: a method, headers and a signal, no request body, no redirects.
+ * The dispatcher undici keeps on a realm's globalThis. Code in a realm of its own (a vm context,
+ * such as jest's sandbox) calls the main realm's fetch, whose dispatcher is on the main realm's
+ * globalThis, hence the second look there.
  */
-export const rawFetch: typeof fetch = (input, init) =>
-  new Promise<Response>((resolve, reject) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const request = send(url, { method: init?.method ?? 'GET', headers, signal: init?.signal ?? undefined }, (res) => {
-      try {
-        resolve(toResponse(res));
-      } catch (cause) {
-        res.destroy();
-        reject(new TypeError('fetch failed', { cause }));
-      }
-    });
-    request.on('error', (cause) => reject(new TypeError('fetch failed', { cause })));
-    request.end();
-  });
+const globalDispatcher = (realm: typeof globalThis) =>
+  (realm as unknown as Record<symbol, Dispatcher | undefined>)[GLOBAL_DISPATCHER];
 
-function toResponse(res: IncomingMessage): Response {
-  const status = res.statusCode ?? 0;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
-  }
-  if (NULL_BODY_STATUSES.has(status)) {
-    res.resume();
-    return new Response(null, { status, statusText: res.statusMessage ?? '', headers });
-  }
-  const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
-  return new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+/** Whether a raw header pair is `Content-Encoding: gzip` (or the old `x-gzip`). */
+function isGzipEncoding(name: Buffer, value: Buffer): boolean {
+  if (name.toString('latin1').toLowerCase() !== 'content-encoding') return false;
+  const coding = value.toString('latin1').trim().toLowerCase();
+  return coding === 'gzip' || coding === 'x-gzip';
 }
+
+/** fetch's handler, seeing the response's headers without a gzip Content-Encoding. */
+function withoutGzipEncoding(handler: DispatchHandler): DispatchHandler {
+  const { onHeaders } = handler;
+  if (onHeaders === undefined) return handler;
+  // A prototype link rather than a copy: fetch's handler keeps its state on `this`.
+  const wrapped = Object.create(handler) as DispatchHandler;
+  wrapped.onHeaders = function (this: DispatchHandler, status, rawHeaders, resume, statusText) {
+    const headers: Buffer[] = [];
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const [name, value] = [rawHeaders[i] as Buffer, rawHeaders[i + 1] as Buffer];
+      if (!isGzipEncoding(name, value)) headers.push(name, value);
+    }
+    return onHeaders.call(this, status, headers, resume, statusText);
+  };
+  return wrapped;
+}
+
+/**
+ * Sends through whatever dispatcher fetch would use (Node's default agent, or the one a caller set
+ * with undici's setGlobalDispatcher, such as a proxy), read at each request: Node creates its
+ * default only when fetch is first called.
+ */
+const gzipPassThrough = {
+  dispatch(options: Parameters<Dispatcher['dispatch']>[0], handler: DispatchHandler): boolean {
+    const dispatcher =
+      globalDispatcher(globalThis) ?? globalDispatcher(runInThisContext('globalThis') as typeof globalThis);
+    if (dispatcher === undefined) throw new Error('fetch has no global dispatcher');
+    return dispatcher.dispatch(options, withoutGzipEncoding(handler));
+  },
+} as unknown as Dispatcher;
+
+/** The global fetch, passing gzip bodies through undecoded and not following redirects. */
+export const rawFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, redirect: 'manual', dispatcher: gzipPassThrough });

@@ -2,35 +2,8 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { CLOUDWATCH_ROLE_OUTPUT } from '../lib/contract/deployment';
 import { explainAccountNagFindings } from './nag';
-
-/**
- * The context flag (`cdk deploy -c apiGatewayCloudWatchRole=keep`) that says who owns API
- * Gateway's CloudWatch role in this account and Region: `create` (the default), the account stack
- * creates a role and sets it; `keep`, the account already has one (set by another project or by
- * hand) and the app leaves it alone: no account stack is synthesised.
- */
-export const CLOUDWATCH_ROLE_CONTEXT = 'apiGatewayCloudWatchRole';
-export const CLOUDWATCH_ROLE_MODES = ['create', 'keep'] as const;
-export type CloudWatchRoleMode = (typeof CLOUDWATCH_ROLE_MODES)[number];
-
-/** The stack output naming the role the account stack set. */
-export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
-
-/** A mistake in the command line's context (`-c`), which the app reports as one line. */
-export class ContextFlagError extends Error {}
-
-/** The mode the app was synthesised with; anything but the two modes is refused, with the fix. */
-export function cloudWatchRoleMode(scope: Construct): CloudWatchRoleMode {
-  const value: unknown = scope.node.tryGetContext(CLOUDWATCH_ROLE_CONTEXT);
-  if (value === undefined) return 'create';
-  if (typeof value === 'string' && (CLOUDWATCH_ROLE_MODES as readonly string[]).includes(value)) {
-    return value as CloudWatchRoleMode;
-  }
-  throw new ContextFlagError(
-    `-c ${CLOUDWATCH_ROLE_CONTEXT}=${String(value)} is not a mode: use ${CLOUDWATCH_ROLE_MODES.map((m) => `-c ${CLOUDWATCH_ROLE_CONTEXT}=${m}`).join(' or ')}.`,
-  );
-}
 
 /**
  * API Gateway's account settings, a singleton per account and region: the CloudWatch role that
@@ -57,6 +30,6 @@ export class ApiGatewayAccountStack extends Stack {
       value: this.cloudWatchRole.roleArn,
       description: "The role API Gateway's execution logging in this account and Region uses",
     });
-    explainAccountNagFindings(this);
+    explainAccountNagFindings(this.cloudWatchRole);
   }
 }

@@ -2,14 +2,17 @@
 // account and region come from the credentials `cdk deploy` runs with.
 
 import { App } from 'aws-cdk-lib';
-import { ContextFlagError } from './account-stack';
-import { addServiceStacks } from './service-app';
+import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
 
+const app = new App();
 try {
-  addServiceStacks(new App());
+  cloudWatchRoleMode(app);
 } catch (error) {
   // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
   if (!(error instanceof ContextFlagError)) throw error;
   console.error(error.message);
   process.exit(2);
 }
+// Loaded only once the command line is known to be right: the stacks' modules take seconds to load.
+const { addServiceStacks } = await import('./service-app');
+addServiceStacks(app);

@@ -1,9 +1,11 @@
-// How many orders one listOrders response can carry on AWS, computed once from measured figures
-// and the documented limits: infra/functions.ts takes listOrders' memory and timeout from here, the
+// How many orders one listOrders response can carry on AWS, computed from measured figures and the
+// documented limits: the memory and timeout lib/contract/deployment.ts declares for list-orders are
+// what it derives (test/unit/list-budget.test.ts checks them against the measured figures), the
 // bench prints the ceiling of each run's own figures with it, and docs/design.md's table is its output.
 
+import { FUNCTIONS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from '../lib/contract/deployment';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
-import { MEASURED } from './measured';
+import { MEASURED, type CodingFigures, type ListFigures } from './measured';
 
 const MiB = 1024 * 1024;
 
@@ -14,24 +16,8 @@ const MiB = 1024 * 1024;
  */
 export const MIN_CLIENT_BYTES_PER_SECOND = 0.5 * MiB;
 
-/** Seconds between the function's timeout and the integration timeout, so the function always stops first. */
-export const STREAMING_INTEGRATION_HEADROOM_SECONDS = 5;
-
-/** A listing's throughput in one coding: wire bytes per order, and orders per CPU second of the handler. */
-export interface CodingFigures {
-  bytesPerOrder: number;
-  ordersPerCpuSecond: number;
-}
-
-export interface ListFigures {
-  plain: CodingFigures;
-  compressed: CodingFigures;
-  /** Where the figures come from. */
-  source: string;
-}
-
 /**
- * The figures the deployed settings are computed from: the latest full `npm run bench`, read from
+ * The figures the deployed settings are checked against: the latest full `npm run bench`, read from
  * bench/results.json by infra/measured.ts. Lambda's arm64 vCPU is not this CPU: see docs/design.md.
  */
 export { MEASURED };
@@ -129,7 +115,11 @@ export function listSettings(
   return { memoryMb, timeoutSeconds };
 }
 
-export const LIST_SETTINGS: ListSettings = listSettings(MEASURED);
+/** list-orders' memory and timeout as deployed (declared in the contract; listSettings(MEASURED) must give them). */
+export const LIST_SETTINGS: ListSettings = {
+  memoryMb: FUNCTIONS['list-orders'].memoryMb,
+  timeoutSeconds: FUNCTIONS['list-orders'].timeoutSeconds,
+};
 
 /**
  * What the deployed settings deliver, for the alarms: the most orders one (compressed) listing

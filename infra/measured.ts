@@ -1,11 +1,23 @@
 // Where listOrders' measured figures come from: the latest full `npm run bench`, in
 // bench/results.json (suite "listOrders at scale"), read here so no figure is copied by hand.
-// infra/list-budget.ts computes list-orders' memory and timeout from them.
+// infra/list-budget.ts checks list-orders' memory and timeout against them.
 
 import results from '../bench/results.json' with { type: 'json' };
-import type { CodingFigures, ListFigures } from './list-budget';
 
 export const LISTING_SUITE = 'listOrders at scale';
+
+/** A listing's throughput in one coding: wire bytes per order, and orders per CPU second of the handler. */
+export interface CodingFigures {
+  bytesPerOrder: number;
+  ordersPerCpuSecond: number;
+}
+
+export interface ListFigures {
+  plain: CodingFigures;
+  compressed: CodingFigures;
+  /** Where the figures come from. */
+  source: string;
+}
 
 /** What of a bench run the figures are read from (bench/run.ts writes more). */
 export interface MeasuredRun {

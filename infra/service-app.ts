@@ -1,8 +1,15 @@
 import { Aspects, Fn, Tags } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { ApiGatewayAccountStack, CLOUDWATCH_ROLE_OUTPUT, cloudWatchRoleMode } from './account-stack';
-import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor, type StageName } from './outputs';
+import {
+  ACCOUNT_STACK_NAME,
+  CLOUDWATCH_ROLE_OUTPUT,
+  STAGE_NAMES,
+  stackNameFor,
+  type StageName,
+} from '../lib/contract/deployment';
+import { ApiGatewayAccountStack } from './account-stack';
+import { cloudWatchRoleMode } from './cloudwatch-role-mode';
 import { StoreOrdersStack } from './stack';
 import { STAGES } from './stages';
 

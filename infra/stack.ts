@@ -4,6 +4,16 @@ import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES } from '../lib/contract/routes';
 import { PLAN_NAMES } from '../lib/contract/plans';
+import {
+  API_URL_OUTPUT,
+  DASHBOARD_URL_OUTPUT,
+  EXECUTE_API_URL_OUTPUT,
+  FUNCTIONS,
+  REST_API_ID_OUTPUT,
+  TABLE_NAME_OUTPUTS,
+  USAGE_PLAN_ID_OUTPUTS,
+  type FunctionId,
+} from '../lib/contract/deployment';
 import { OrdersApi } from './constructs/orders-api';
 import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
@@ -11,16 +21,7 @@ import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
 import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
-import { FUNCTIONS, type FunctionId } from './functions';
 import { explainNagFindings } from './nag';
-import {
-  API_URL_OUTPUT,
-  DASHBOARD_URL_OUTPUT,
-  EXECUTE_API_URL_OUTPUT,
-  REST_API_ID_OUTPUT,
-  TABLE_NAME_OUTPUTS,
-  USAGE_PLAN_ID_OUTPUTS,
-} from './outputs';
 import { validateConfig, type StageConfig } from './stages';
 
 export interface StoreOrdersStackProps extends StackProps {

@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PLAN_NAMES, usagePlanBackstop } from '../lib/contract/plans';
-import type { StageName } from './outputs';
+import type { StageName } from '../lib/contract/deployment';
 
 /**
  * Serves the API at `https://<domainName>/v1`, the `{base_url}` / `{staging_url}` of the

@@ -8,7 +8,7 @@ import { createTestTables } from '../../test/support/dynamo';
 import { IMPORT_CONCURRENCY } from '../../tools/admin/commands/orders';
 import { execFileAsync } from '../support/child';
 import { lambdaEnv } from '../support/env';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 
 export type AdminImportFigures = { count: number; concurrency: number; ms: number; perSecond: number };
 

@@ -8,7 +8,7 @@ import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { orderIdAt, proxyEvent, seededTables } from '../support/fixtures';
 import { median, rotations } from '../support/stats';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 
 export interface HandlerOverheadFigures {
   iterations: number;

@@ -7,7 +7,7 @@ import { OrdersRepository } from '../../lib/stores/orders';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 import { proxyEvent, seededTables } from '../support/fixtures';
 
 type Listing = { statusCode: number; calls: string[] };
@@ -33,7 +33,7 @@ export const listingRefusal: Suite<ListingRefusalFigures> = {
     const handler = composeService({
       endpoint,
       tables: tables.names,
-      stores: { orders: new OrdersRepository(createDocumentClient(client), tables.names.orders) },
+      standIns: { orders: new OrdersRepository(createDocumentClient(client), tables.names.orders) },
     }).listOrders;
     const list = async (acceptEncoding: string): Promise<Listing> => {
       const event = proxyEvent(tables.caller);

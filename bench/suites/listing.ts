@@ -12,7 +12,7 @@ import { lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
 import type { ListingRun } from '../support/listing-child';
 import { startScanServer } from '../support/scan-server';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 
 export interface HandlerListing extends Omit<ListingRun, 'status'> {
   orders: number;

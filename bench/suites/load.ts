@@ -9,7 +9,7 @@ import { createLocalApp } from '../../tools/local/app';
 import { runChild } from '../support/child';
 import { childEnv } from '../support/env';
 import { seededTables } from '../support/fixtures';
-import type { Suite } from '../report';
+import type { Suite } from '../suite';
 
 type Latency = { requestsPerS: number; p50Ms: number; p99Ms: number };
 /** What bench/support/load-child.ts prints, and the route it loaded. */

@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { BUNDLING, FUNCTIONS, type FunctionId } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
+import { BUNDLING } from '../../infra/functions';
 import { lambdaRuntimeNodeFlags, NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../../infra/runtime/lambda-node';
 import { CHILD_ARGS_VAR } from './env';
 

@@ -32,7 +32,7 @@ import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/co
 import { BASE_PATH, ROUTES, type FunctionName, type Route } from '../../lib/contract/routes';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
-import { integrationTimeoutSeconds } from '../functions';
+import { integrationTimeoutSeconds } from '../../lib/contract/deployment';
 import type { CustomDomainConfig, StageConfig } from '../stages';
 import { addGatewayResponses, literal, velocitySafe } from './gateway-responses';
 import { pascalCase } from './names';

@@ -19,7 +19,7 @@ import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../
 import { SERVICE_NAME } from '../../lib/commons/service';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
-import type { FunctionId } from '../functions';
+import type { FunctionId } from '../../lib/contract/deployment';
 import type { StageConfig } from '../stages';
 import { pascalCase } from './names';
 

@@ -6,7 +6,7 @@ import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cd
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import type { StageName } from '../outputs';
+import type { StageName } from '../../lib/contract/deployment';
 
 export interface ServiceDashboardProps {
   stageName: StageName;

@@ -7,8 +7,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import type { StageName } from '../outputs';
-import { BUNDLING, FUNCTIONS, functionEntry, HANDLER_EXPORT, REPO_ROOT, type FunctionId } from '../functions';
+import { FUNCTIONS, type FunctionId, type StageName } from '../../lib/contract/deployment';
+import { BUNDLING, functionEntry, HANDLER_EXPORT, REPO_ROOT } from '../functions';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
 
 /**
@@ -18,7 +18,7 @@ import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node
 export const LIVE_ALIAS = 'live';
 
 export interface ServiceFunctionProps {
-  /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from infra/functions.ts. */
+  /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from lib/contract/deployment.ts. */
   entry: FunctionId;
   /** The stage the function serves; its business metrics carry it as a dimension. */
   stage: StageName;

@@ -20,8 +20,7 @@ import {
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { FunctionId } from '../functions';
-import type { StageName } from '../outputs';
+import type { FunctionId, StageName } from '../../lib/contract/deployment';
 import type { ReleaseConfig } from '../stages';
 import { pascalCase } from './names';
 

@@ -4,7 +4,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 
-import type { TableAccess } from '../functions';
+import type { TableAccess } from '../../lib/contract/deployment';
 
 export interface ServiceTablesProps {
   /** Delete the tables with the stack and leave them unprotected; staging only. */

@@ -32,7 +32,11 @@ export const GATEWAY_RESPONSES = {
   AUTHORIZER_FAILURE: unavailable,
   AUTHORIZER_CONFIGURATION_ERROR: unavailable,
   INTEGRATION_TIMEOUT: unavailable,
-  INTEGRATION_FAILURE: { code: 'INTERNAL_ERROR', headers: {} },
+  /**
+   * Lambda refused the invocation: above all, list-orders' reserved concurrency is full (Lambda's
+   * throttle). A client should come back shortly, not report a bug.
+   */
+  INTEGRATION_FAILURE: unavailable,
   /**
    * Only the 405 methods have request templates, so only they refuse a content type they have no
    * template for: that refusal is the 405 it stands for. A gateway response cannot vary by path, so

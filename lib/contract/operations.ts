@@ -78,6 +78,8 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
       'int64 as `string` (openapi-typescript: a `transform` mapping `format: int64` to `string`) ' +
       "and pass the id's digits as a string.",
     schema: { type: 'integer', format: 'int64' },
+    // Contract testers (Dredd) build the request path from it: the demo data's first pending order.
+    example: 1,
   },
 };
 

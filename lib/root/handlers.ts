@@ -5,18 +5,23 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { keysStore, limiterStore, listingsStore, ordersStore } from './stores';
 import { perWiring } from './wiring';
 
-export const authorizerHandler = /* @__PURE__ */ perWiring((w) => makeAuthorizerHandler({ keys: keysStore(w) }));
+export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
+  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
+);
 
 export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
   makeListOrdersHandler({
-    orders: ordersStore(w),
-    limiter: limiterStore(w),
-    listings: listingsStore(w),
+    orders: w.standIns?.orders ?? ordersStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    listings: w.standIns?.listings ?? listingsStore(w),
     scan: DEPLOYED_SCAN,
     ...w.listing,
   }),
 );
 
 export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
-  makeCancelOrderHandler({ orders: ordersStore(w), limiter: limiterStore(w) }),
+  makeCancelOrderHandler({
+    orders: w.standIns?.orders ?? ordersStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+  }),
 );

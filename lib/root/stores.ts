@@ -15,22 +15,18 @@ export interface Stores {
 }
 
 export const ordersStore = /* @__PURE__ */ perWiring(
-  (w) =>
-    w.stores?.orders ??
-    new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
+  (w) => new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
 );
 
 export const keysStore = /* @__PURE__ */ perWiring(
-  (w) => w.stores?.keys ?? new ApiKeysRepository(documentClient(w), tableName(w, 'apiKeys')),
+  (w) => new ApiKeysRepository(documentClient(w), tableName(w, 'apiKeys')),
 );
 
 export const limiterStore = /* @__PURE__ */ perWiring(
-  (w) =>
-    w.stores?.limiter ??
-    new RateLimiter(counterClient(w), tableName(w, 'rateLimits'), clockOf(w), conditionFailuresOf(w)),
+  (w) => new RateLimiter(counterClient(w), tableName(w, 'rateLimits'), clockOf(w), conditionFailuresOf(w)),
 );
 
 /** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
 export const listingsStore = /* @__PURE__ */ perWiring(
-  (w) => w.stores?.listings ?? new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
 );

@@ -7,7 +7,7 @@ import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
-import type { Stores } from './stores';
+import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
 
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
@@ -22,8 +22,18 @@ export interface Wiring {
   conditionFailures?: ConditionFailureItems;
   /** How listOrders reads the table and when it refuses uncompressed; the deployed settings by default. */
   listing?: Pick<OrdersHandlerDeps, 'scan' | 'uncompressedMaxOrders'>;
-  /** Stores made elsewhere (on a failing client, say); the others are made as deployed. */
-  stores?: Partial<Stores>;
+  /**
+   * What the handlers read instead of the deployed stores: a store on a failing or slow client, or a
+   * stand-in (tests, the bench). The stores the root hands out stay the real ones, for seeding and checks.
+   */
+  standIns?: Partial<StandIns>;
+}
+
+export interface StandIns {
+  orders: OrdersHandlerDeps['orders'];
+  limiter: OrdersHandlerDeps['limiter'];
+  listings: NonNullable<OrdersHandlerDeps['listings']>;
+  keys: Parameters<typeof makeAuthorizerHandler>[0]['keys'];
 }
 
 /** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */

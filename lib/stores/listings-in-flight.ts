@@ -1,18 +1,28 @@
 // The per-key cap on listings in flight. A key with cap C has C slot items in the rate-limit table,
 // `inflight#<keyId>#<n>` for n < C; a listing runs only while it holds one. A slot is taken by a
-// conditional PutItem that succeeds only on a free slot (absent, or its lease expired), so no
-// interleaving can put two leases in one slot: N parallel listings on a fresh key start at most C.
-// A listing gives its slot back with a DeleteItem conditioned on its own lease id when it ends,
-// fails or its client hangs up; one that never gets that far (a crash, the function killed at its
-// timeout) holds it until its expiry, which is set past the function's deadline.
+// conditional PutItem that succeeds only on a free slot (absent, its lease expired, or released by
+// another listing), so no interleaving can put two leases in one slot: N parallel listings on a
+// fresh key start at most C. A listing gives its slot back when it ends, fails or its client hangs
+// up; one that never gets that far (a crash, the function killed at its timeout) holds it until
+// its expiry, which is set past the function's deadline.
 //
 // Replies that come late or never: a lease write is idempotent (its condition also accepts the
 // slot already holding this very lease), so the SDK's retries are safe, unlike the limiter's
-// counting writes. If every attempt's reply is lost the listing is answered 503, after one attempt
-// to delete the lease in case it was written; if that delete fails too, the slot stays taken until
-// the lease expires (at most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
+// counting writes. But an attempt DynamoDB applies only after the SDK gave up on it can land after
+// the listing ended. So a slot is not given back by deleting it: it is overwritten with a release
+// mark carrying the lease id, which the lease's own late writes cannot take (and any other lease
+// can), until the lease's expiry, after which a late write would be expired on arrival anyway. If
+// every attempt's reply is lost the listing is answered 503, after one attempt to release the
+// lease in case it was written; if that fails too, the slot stays taken until the lease expires (at
+// most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional';
 import { logger } from '../commons/logger';
 import { numberOf } from './numbers';
@@ -31,9 +41,11 @@ export const LEASE_EXPIRY_MARGIN_SECONDS = 60;
 /** How long a lease lasts when the caller has no deadline to give: API Gateway's longest stream. */
 export const DEFAULT_LEASE_SECONDS = 15 * 60;
 
+const SLOT_PREFIX = 'inflight#';
+
 /** Partition key of slot `slot` of a key; limiter items (`<keyId>#<day>`) have one `#` only. */
 export function slotKey(keyId: string, slot: number): string {
-  return `inflight#${keyId}#${slot}`;
+  return `${SLOT_PREFIX}${keyId}#${slot}`;
 }
 
 /** Every slot of the key is held by a listing still running. */
@@ -54,6 +66,8 @@ export interface Lease {
 }
 
 const EXPIRES_AT = TABLES.rateLimits.ttlAttribute;
+/** Set on a slot its lease gave back: free for any other lease, never again for that one. */
+const RELEASED = 'released';
 
 export class ListingsInFlight {
   constructor(
@@ -75,19 +89,19 @@ export class ListingsInFlight {
       try {
         taken = await this.take(slotKey(keyId, slot), lease, now, expiresAt);
       } catch (error) {
-        // The write may have landed and only its reply been lost.
-        await this.free(keyId, slot, lease);
+        // The write may have landed and only its reply been lost, or may land yet.
+        await this.free(keyId, slot, lease, expiresAt);
         throw error;
       }
       if (taken) {
         let released: Promise<void> | undefined;
-        return { slot, release: () => (released ??= this.free(keyId, slot, lease)) };
+        return { slot, release: () => (released ??= this.free(keyId, slot, lease, expiresAt)) };
       }
     }
     throw new TooManyListingsError(cap);
   }
 
-  /** How many of the key's first `cap` slots hold a lease that has not expired, read consistently. */
+  /** How many of the key's first `cap` slots hold a lease that has not expired nor been released, read consistently. */
   async held(keyId: string, cap: number): Promise<number> {
     const now = unixSeconds(this.now());
     const items = await Promise.all(
@@ -97,7 +111,7 @@ export class ListingsInFlight {
         ),
       ),
     );
-    return items.filter(({ Item }) => (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
+    return items.filter(({ Item }) => Item?.[RELEASED] !== true && (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
   }
 
   private async take(pk: string, lease: string, now: number, expiresAt: number): Promise<boolean> {
@@ -106,24 +120,31 @@ export class ListingsInFlight {
         new PutCommand({
           TableName: this.table,
           Item: { pk, lease, [EXPIRES_AT]: expiresAt },
-          ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt < :now OR #lease = :lease',
-          ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT, '#lease': 'lease' },
-          ExpressionAttributeValues: { ':now': now, ':lease': lease },
+          // Free (absent, expired, or released by another lease), or already this lease's (a retry).
+          ConditionExpression:
+            'attribute_not_exists(pk) OR #expiresAt < :now OR (#released = :true AND #lease <> :lease) OR (#lease = :lease AND attribute_not_exists(#released))',
+          ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT, '#lease': 'lease', '#released': RELEASED },
+          ExpressionAttributeValues: { ':now': now, ':lease': lease, ':true': true },
         }),
       ),
     );
     return outcome.applied;
   }
 
-  /** Deletes the slot if it still holds this lease; a failure is logged, and the lease left to expire. */
-  private async free(keyId: string, slot: number, lease: string): Promise<void> {
+  /**
+   * Marks the slot released by this lease, unless another lease holds it by now; the mark lasts as
+   * long as the lease would have, so none of the lease's own late writes can take the slot back. A
+   * failure is logged, and the lease left to expire.
+   */
+  private async free(keyId: string, slot: number, lease: string, expiresAt: number): Promise<void> {
+    const pk = slotKey(keyId, slot);
     try {
       await conditionalWrite(() =>
         this.doc.send(
-          new DeleteCommand({
+          new PutCommand({
             TableName: this.table,
-            Key: { pk: slotKey(keyId, slot) },
-            ConditionExpression: '#lease = :lease',
+            Item: { pk, lease, [RELEASED]: true, [EXPIRES_AT]: expiresAt },
+            ConditionExpression: 'attribute_not_exists(pk) OR #lease = :lease',
             ExpressionAttributeNames: { '#lease': 'lease' },
             ExpressionAttributeValues: { ':lease': lease },
           }),
@@ -133,4 +154,31 @@ export class ListingsInFlight {
       logger.error('a listing slot could not be freed; it stays taken until its lease expires', error as Error);
     }
   }
+}
+
+/**
+ * Frees every slot of every key, whatever holds it. Only for a store no listing can still be
+ * running against: the local stack's own embedded server when it starts, after a stop that could
+ * not free them (kill -9). Returns how many slots were held. A function, not a method, so the
+ * deployed bundles leave it (and the paginator) out.
+ */
+export async function releaseAllSlots(doc: DynamoDBDocumentClient, table: string): Promise<number> {
+  let freed = 0;
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: table,
+      FilterExpression: 'begins_with(pk, :slot)',
+      ExpressionAttributeValues: { ':slot': SLOT_PREFIX },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      await doc.send(new DeleteCommand({ TableName: table, Key: { pk: item.pk } }));
+      freed++;
+    }
+  }
+  return freed;
 }

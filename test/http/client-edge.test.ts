@@ -80,6 +80,13 @@ describe('a 200 that is not the order list', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  test('a redirect is not followed: UNEXPECTED_RESPONSE with the 3xx status, one request', async () => {
+    const server = await serve((_req, res) => res.writeHead(302, { Location: '/v1/store/orders' }).end());
+    const error = await failureOf(client(server).listOrders());
+    expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', status: 302 });
+    expect(server.requests).toHaveLength(1);
+  });
+
   test('listOrdersStream() on an order that is not JSON is UNEXPECTED_RESPONSE, not TRUNCATED_RESPONSE', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end('[{"id":1,"status":"pending"},{"id":2,}]'));
     const { error } = await streamed(client(server).listOrdersStream());
@@ -156,16 +163,39 @@ describe('timeouts', () => {
   }, 10_000);
 
   test('no answer at all: TIMEOUT with status 0, after the retries; a call may set its own timeout', async () => {
-    const server = await serve(() => undefined);
-    const api = client(server, { timeoutMs: 60_000, maxRetries: 2 });
+    // The timer of each attempt fires once the server holds that attempt's request, which it never
+    // answers: what a real clock would do after timeoutMs, without the wait.
+    const waiting: { requests: number; fire: () => void }[] = [];
+    const fireDue = () => {
+      for (const timer of waiting.splice(0)) {
+        if (timer.requests <= server.requests.length) timer.fire();
+        else waiting.push(timer);
+      }
+    };
+    const server = await serve(fireDue);
+    const armed: number[] = [];
+    const api = client(server, {
+      timeoutMs: 60_000,
+      maxRetries: 2,
+      startTimer: (ms, onTimeout) => {
+        armed.push(ms);
+        let live = true;
+        // Fired from the event loop, as a real timer is, never from inside startTimer.
+        waiting.push({ requests: armed.length, fire: () => setImmediate(() => live && onTimeout()) });
+        fireDue();
+        return () => void (live = false);
+      },
+    });
     const error = await failureOf(api.cancelOrder('5', { timeoutMs: TIMEOUT_MS }));
     expect(error).toMatchObject({ code: 'TIMEOUT', status: 0 });
+    expect(error.message).toContain(`${TIMEOUT_MS} ms`);
+    expect(armed).toEqual([TIMEOUT_MS, TIMEOUT_MS, TIMEOUT_MS]);
     expect(server.requests).toEqual([
       'DELETE /v1/store/orders/5',
       'DELETE /v1/store/orders/5',
       'DELETE /v1/store/orders/5',
     ]);
-  }, 20_000);
+  });
 
   test('timeoutMs: Infinity is no timeout (not the 1 ms setTimeout makes of it)', async () => {
     const server = await serve((_req, res) => {
@@ -183,14 +213,29 @@ describe('timeouts', () => {
 
   test('a slow consumer of listOrdersStream() is not timed out: only waits on the server count', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end(LIST));
-    const api = client(server, { timeoutMs: TIMEOUT_MS });
+    // Timers that never fire: what counts is that none is armed while the consumer holds an order.
+    let armed = 0;
+    let armedMost = 0;
+    const api = client(server, {
+      timeoutMs: TIMEOUT_MS,
+      startTimer: () => {
+        armedMost = Math.max(armedMost, ++armed);
+        return () => void armed--;
+      },
+    });
     const orders: ListedOrder[] = [];
+    const armedWhileHeld: number[] = [];
     for await (const order of api.listOrdersStream()) {
-      if (orders.length === 0) await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUT_MS));
+      armedWhileHeld.push(armed);
+      // A consumer that takes its time: other work runs meanwhile (the event loop turns).
+      if (orders.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      armedWhileHeld.push(armed);
       orders.push(order);
     }
     expect(orders).toEqual(ORDERS);
-  }, 10_000);
+    expect(armedMost).toBe(1);
+    expect(new Set(armedWhileHeld)).toEqual(new Set([0]));
+  });
 });
 
 describe('an AbortSignal', () => {

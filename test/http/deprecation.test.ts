@@ -1,11 +1,11 @@
 // Deprecation and stability are properties of a route: a fixture route declared deprecated and
 // experimental gets the headers from apiHandler and the markers in the document, end to end.
 
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 import { deprecatedFixtureRoute } from '../support/deprecated-route';
 import { lintOpenApi } from '../support/redocly';
@@ -40,7 +40,7 @@ beforeAll(async () => {
       },
     },
   });
-  limiter = new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now);
+  limiter = stack.app.limiter;
 });
 afterAll(() => stack.close());
 

@@ -4,7 +4,7 @@
 
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { FUNCTIONS } from '../../infra/functions';
+import { FUNCTIONS } from '../../lib/contract/deployment';
 import type { ResponsePrelude } from '../../tools/local/lambda-streaming';
 import type { Route } from '../../lib/contract/routes';
 import { rawRequest } from '../support/raw-http';

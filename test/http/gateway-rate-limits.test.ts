@@ -1,14 +1,21 @@
-// Rate limits as a client sees them over HTTP, with the clock moved by hand.
+// Rate limits as a client sees them over HTTP, with the clock moved by hand: that every route runs
+// the limiter and answers its decisions with their headers, Error bodies and Retry-After. The rules
+// themselves are unit tests (test/unit/rate-limiter-*.test.ts), so the requests that only fill a
+// window go straight to a limiter on the stack's table and clock. Limits come from the plans.
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiHandler } from '../../lib/edge/api-handler';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
-import type { Route } from '../../lib/contract/routes';
+import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
+import { banThreshold } from '../../lib/core/limiter-rules';
+import { ROUTES, type Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 30, 500);
 const NEXT_MINUTE = Date.UTC(2026, 10, 22, 12, 1, 0) / 1000;
 const MIDNIGHT = Date.UTC(2026, 10, 23) / 1000;
+/** Whole seconds from T0 to a Unix time, rounded up, as Retry-After counts them. */
+const secondsFromT0 = (unix: number) => Math.ceil(unix - T0 / 1000);
 
 const boomRoute: Route = {
   operationId: 'boom',
@@ -22,9 +29,10 @@ const boomRoute: Route = {
 };
 
 let stack: LocalStack;
+/** The limiter of the stack's functions: the same table and clock. */
+let limiter: RateLimiter | undefined;
 
 beforeAll(async () => {
-  let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
     extraRoutes: [
       {
@@ -47,8 +55,6 @@ beforeAll(async () => {
 beforeEach(() => stack.clock.set(T0));
 afterAll(() => stack.close());
 
-const get = (key: string) => stack.call('GET', '/v1/store/orders', bearer(key));
-
 function limitHeaders(response: Response) {
   return {
     limit: response.headers.get('x-ratelimit-limit'),
@@ -57,69 +63,84 @@ function limitHeaders(response: Response) {
   };
 }
 
-test('Remaining counts down exactly, Reset is the next minute boundary, the 61st is 429 RATE_LIMITED', async () => {
-  const { key } = await stack.newKey('free');
-  for (let i = 1; i <= 60; i++) {
-    const response = await get(key);
-    expect(response.status).toBe(200);
-    expect(limitHeaders(response)).toEqual({ limit: '60', remaining: String(60 - i), reset: String(NEXT_MINUTE) });
-  }
-  const refused = await get(key);
-  const retryAfter = Number(refused.headers.get('retry-after'));
-  expect(retryAfter).toBeGreaterThanOrEqual(1);
-  expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(retryAfter).toBe(30);
-  expect(limitHeaders(refused)).toEqual({ limit: '60', remaining: '0', reset: String(NEXT_MINUTE) });
-  await expectError(refused, 429, 'RATE_LIMITED');
+/** A request on each route, with the answer the route gives while the limiter admits it. */
+const ROUTE_CALLS: Record<string, { path: string; status: number }> = {
+  listOrders: { path: '/v1/store/orders', status: 200 },
+  // Order 1 is pending: the first cancel cancels it, every later one answers 204 again.
+  cancelOrder: { path: '/v1/store/orders/1', status: 204 },
+};
 
-  stack.clock.set(NEXT_MINUTE * 1000);
-  const next = await get(key);
-  expect(next.status).toBe(200);
-  expect(limitHeaders(next)).toEqual({ limit: '60', remaining: '59', reset: String(NEXT_MINUTE + 60) });
+test('every route is described here', () => {
+  expect(ROUTES.map((r) => r.operationId).sort()).toEqual(Object.keys(ROUTE_CALLS).sort());
 });
 
-test('the day window binds when it runs out first: QUOTA_EXCEEDED until midnight UTC', async () => {
-  const { key } = await stack.newKey('enterprise', { perMinute: 100, perDay: 5 });
-  for (let i = 1; i <= 5; i++) {
-    const response = await get(key);
+describe.each(ROUTES)('$method $path', (route) => {
+  const call = (key: string) => {
+    const { path } = ROUTE_CALLS[route.operationId] ?? { path: '' };
+    return stack.call(route.method, path, bearer(key));
+  };
+  const served = ROUTE_CALLS[route.operationId]?.status;
+
+  test('a free key: served with its headers, RATE_LIMITED once the minute is full, KEY_TEMPORARILY_BANNED past the ban threshold until the ban ends', async () => {
+    const free = PLAN_LIMITS.free;
+    const { key, id } = await stack.newKey('free');
+    /** `n` more requests of the key, not over HTTP. */
+    const more = (n: number) => Promise.all(Array.from({ length: n }, () => limiter?.admit(id, free)));
+    const headers = (remaining: number, reset: number) => ({
+      limit: String(free.perMinute),
+      remaining: String(remaining),
+      reset: String(reset),
+    });
+    const first = await call(key);
+    expect(first.status).toBe(served);
+    expect(limitHeaders(first)).toEqual(headers(free.perMinute - 1, NEXT_MINUTE));
+    await more(free.perMinute - 2);
+    const last = await call(key);
+    expect(last.status).toBe(served);
+    expect(limitHeaders(last)).toEqual(headers(0, NEXT_MINUTE));
+
+    const refused = await call(key);
+    expect(refused.headers.get('retry-after')).toBe(String(secondsFromT0(NEXT_MINUTE)));
+    expect(limitHeaders(refused)).toEqual(headers(0, NEXT_MINUTE));
+    await expectError(refused, 429, 'RATE_LIMITED');
+
+    await more(banThreshold(free) - 1);
+    const banned = await call(key);
+    const banEnd = Math.floor(T0 / 1000) + BAN.durationSeconds;
+    expect(banned.headers.get('retry-after')).toBe(String(secondsFromT0(banEnd)));
+    expect(limitHeaders(banned)).toEqual(headers(0, banEnd));
+    await expectError(banned, 429, 'KEY_TEMPORARILY_BANNED');
+
+    // Still banned in the next minute, with the time left counting down; then the ban lifts.
+    stack.clock.set(NEXT_MINUTE * 1000);
+    const stillBanned = await call(key);
+    expect(stillBanned.headers.get('retry-after')).toBe(String(banEnd - NEXT_MINUTE));
+    await expectError(stillBanned, 429, 'KEY_TEMPORARILY_BANNED');
+    stack.clock.set(banEnd * 1000);
+    expect((await call(key)).status).toBe(served);
+  });
+});
+
+test("an enterprise key's custom limits reach the limiter: the day window binds, QUOTA_EXCEEDED until midnight UTC", async () => {
+  const limits = { perMinute: 100, perDay: 3 };
+  const { key } = await stack.newKey('enterprise', limits);
+  for (let i = 1; i <= limits.perDay; i++) {
+    const response = await stack.call('GET', '/v1/store/orders', bearer(key));
     expect(response.status).toBe(200);
-    expect(limitHeaders(response)).toEqual({ limit: '5', remaining: String(5 - i), reset: String(MIDNIGHT) });
+    expect(limitHeaders(response)).toEqual({
+      limit: String(limits.perDay),
+      remaining: String(limits.perDay - i),
+      reset: String(MIDNIGHT),
+    });
   }
-  const refused = await get(key);
-  expect(refused.headers.get('retry-after')).toBe(String(Math.ceil(MIDNIGHT - T0 / 1000)));
-  expect(limitHeaders(refused)).toEqual({ limit: '5', remaining: '0', reset: String(MIDNIGHT) });
+  const refused = await stack.call('GET', '/v1/store/orders', bearer(key));
+  expect(refused.headers.get('retry-after')).toBe(String(secondsFromT0(MIDNIGHT)));
+  expect(limitHeaders(refused)).toEqual({ limit: String(limits.perDay), remaining: '0', reset: String(MIDNIGHT) });
   await expectError(refused, 429, 'QUOTA_EXCEEDED');
 });
 
-test('ignoring 429s gets the key banned for 15 minutes; the ban lifts by itself', async () => {
-  const { key } = await stack.newKey('free');
-  for (let i = 0; i < 60; i++) expect((await get(key)).status).toBe(200);
-  // 60 refusals are tolerated; the 61st within the minute bans the key.
-  for (let i = 0; i < 60; i++) await expectError(await get(key), 429, 'RATE_LIMITED');
-  const banned = await get(key);
-  expect(banned.headers.get('retry-after')).toBe('900');
-  await expectError(banned, 429, 'KEY_TEMPORARILY_BANNED');
-
-  // Still banned in the next minute, with the time left counting down.
-  stack.clock.set(NEXT_MINUTE * 1000);
-  const stillBanned = await get(key);
-  expect(Number(stillBanned.headers.get('retry-after'))).toBe(900 - 30);
-  expect(stillBanned.headers.get('x-ratelimit-remaining')).toBe('0');
-  await expectError(stillBanned, 429, 'KEY_TEMPORARILY_BANNED');
-
-  stack.clock.set(T0 + 900_000);
-  expect((await get(key)).status).toBe(200);
-});
-
-test('enterprise custom limits apply', async () => {
-  const { key } = await stack.newKey('enterprise', { perMinute: 3, perDay: 1000 });
-  for (let i = 0; i < 3; i++) expect((await get(key)).status).toBe(200);
-  const refused = await get(key);
-  expect(limitHeaders(refused).limit).toBe('3');
-  await expectError(refused, 429, 'RATE_LIMITED');
-});
-
 test('every response to a valid key carries the headers: 400, 404, 409 and a handler failure', async () => {
+  const pro = PLAN_LIMITS.pro;
   const { key } = await stack.newKey('pro');
   const responses = [
     [await stack.call('DELETE', '/v1/store/orders/abc', bearer(key)), 400, 'INVALID_ORDER_ID'],
@@ -128,10 +149,14 @@ test('every response to a valid key carries the headers: 400, 404, 409 and a han
     [await stack.call('GET', '/v1/boom', bearer(key)), 500, 'INTERNAL_ERROR'],
     [await stack.call('DELETE', '/v1/store/orders/1', bearer(key)), 204, undefined],
   ] as const;
-  let remaining = 300;
+  let remaining = pro.perMinute;
   for (const [response, status, code] of responses) {
     remaining -= 1;
-    expect(limitHeaders(response)).toEqual({ limit: '300', remaining: String(remaining), reset: String(NEXT_MINUTE) });
+    expect(limitHeaders(response)).toEqual({
+      limit: String(pro.perMinute),
+      remaining: String(remaining),
+      reset: String(NEXT_MINUTE),
+    });
     if (code) await expectError(response, status, code);
     else expect(response.status).toBe(status);
   }

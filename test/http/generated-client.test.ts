@@ -4,10 +4,11 @@
 // the generated types and keeps every digit against the local stack. openapi-typescript runs in a
 // child process, as a consumer's build step would (it is ESM at heart, which jest does not load).
 
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import createClient from 'openapi-fetch';
 import ts from 'typescript';
 import { BASE_PATH } from '../../lib/contract/routes';
@@ -28,13 +29,14 @@ let stack: LocalStack;
 let workDir: string;
 let key: string;
 
-// Generating and type-checking are synchronous and take seconds (measured up to 30 s on a loaded
-// machine): done in a hook of their own, with a generous timeout, before any connection is open,
-// since a blocked event loop lets the server's keep-alive timer close a pooled socket just as the
-// client reuses it.
-beforeAll(() => {
+// Generating and type-checking take seconds (measured up to 30 s on a loaded machine): done in a
+// hook of their own, with a generous timeout, before any connection is open, since the type check
+// blocks the event loop, which lets the server's keep-alive timer close a pooled socket just as the
+// client reuses it. The two generations are child processes of their own: they run side by side.
+beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'generated-client-'));
-  typeErrors(idsAsStrings().recipe);
+  const [idsAsStringsProject] = await Promise.all([idsAsStrings(), asIs()]);
+  typeErrors(idsAsStringsProject.recipe);
 }, 180_000);
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -50,34 +52,41 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const node = (...args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT, stdio: 'pipe' });
+const node = (...args: string[]) => promisify(execFile)(process.execPath, args, { cwd: ROOT });
 
-const projects = new Map<string, { types: string; recipe: string }>();
+interface Project {
+  types: string;
+  recipe: string;
+}
+const projects = new Map<string, Promise<Project>>();
+const RECIPE = 'openapi-fetch.ts';
+const AS_IS = 'as-is';
+const IDS_AS_STRINGS = 'ids-as-strings';
 
 /** A directory with the generated types and the recipe beside them, as a consumer's project has. */
-function consumerProject(name: string, generate: (typesFile: string) => void): { types: string; recipe: string } {
-  const made = projects.get(name);
-  if (made) return made;
-  const dir = join(workDir, name);
-  mkdirSync(dir);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const typesFile = join(dir, 'store-orders-api.d.ts');
-  generate(typesFile);
-  copyFileSync(join(EXAMPLES, 'openapi-fetch.ts'), join(dir, 'openapi-fetch.ts'));
-  const project = { types: readFileSync(typesFile, 'utf8'), recipe: join(dir, 'openapi-fetch.ts') };
-  projects.set(name, project);
+function consumerProject(name: string, generate: (typesFile: string) => Promise<unknown>): Promise<Project> {
+  let project = projects.get(name);
+  if (!project) {
+    const dir = join(workDir, name);
+    mkdirSync(dir);
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const typesFile = join(dir, 'store-orders-api.d.ts');
+    copyFileSync(join(EXAMPLES, RECIPE), join(dir, RECIPE));
+    project = generate(typesFile).then(() => ({ types: readFileSync(typesFile, 'utf8'), recipe: join(dir, RECIPE) }));
+    projects.set(name, project);
+  }
   return project;
 }
 
 /** openapi-typescript's own command line, without options. */
 const asIs = () =>
-  consumerProject('as-is', (out) => node(join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), OPENAPI, '-o', out));
+  consumerProject(AS_IS, (out) => node(join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), OPENAPI, '-o', out));
 /** The README's generation step: int64 (`id`, `petId`, `orderId`) typed as string. */
 const idsAsStrings = () =>
-  consumerProject('ids-as-strings', (out) => node(join(EXAMPLES, 'generate-types.mjs'), OPENAPI, out));
+  consumerProject(IDS_AS_STRINGS, (out) => node(join(EXAMPLES, 'generate-types.mjs'), OPENAPI, out));
 
 test('generated as is, the types say number for id, petId and orderId, and JSON parsing loses digits', async () => {
-  const { types } = asIs();
+  const { types } = await asIs();
   expect(types).toMatch(/\bid\?: number;/);
   expect(types).toMatch(/\bpetId\?: number;/);
   expect(types).toMatch(/\borderId: number;/);
@@ -95,7 +104,7 @@ test('generated as is, the types say number for id, petId and orderId, and JSON 
 });
 
 test('generated with ids as strings, the recipe type-checks and keeps every digit against the local stack', async () => {
-  const { types, recipe: recipePath } = idsAsStrings();
+  const { types, recipe: recipePath } = await idsAsStrings();
   expect(types).toMatch(/\bid\?: string;/);
   expect(types).toMatch(/\bpetId\?: string;/);
   expect(types).toMatch(/\borderId: string;/);
@@ -121,8 +130,8 @@ test('generated with ids as strings, the recipe type-checks and keeps every digi
   await expect(recipe.cancelOrder(api, '424242')).rejects.toThrow('HTTP 404 ORDER_NOT_FOUND');
 });
 
-test('the recipe does not type-check against the types generated as is (ids are numbers there)', () => {
-  const { recipe } = asIs();
+test('the recipe does not type-check against the types generated as is (ids are numbers there)', async () => {
+  const { recipe } = await asIs();
   expect(typeErrors(recipe).join('\n')).toMatch(/'string' is not assignable to type 'number'/);
 });
 
@@ -133,7 +142,8 @@ test('the recipe does not type-check against the types generated as is (ids are 
 let checked: Map<string, string[]> | undefined;
 function typeErrors(file: string): string[] {
   if (!checked) {
-    const files = [idsAsStrings().recipe, asIs().recipe];
+    // Both generated by the first beforeAll.
+    const files = [IDS_AS_STRINGS, AS_IS].map((name) => join(workDir, name, RECIPE));
     const program = ts.createProgram(files, {
       strict: true,
       noUncheckedIndexedAccess: true,

@@ -2,7 +2,6 @@ import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import { Readable } from 'node:stream';
 import { apiHandler, streamingApiHandler, type ApiHandlerDeps } from '../../lib/edge/api-handler';
 import { logger } from '../../lib/commons/logger';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Route } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 
@@ -87,7 +86,7 @@ beforeAll(async () => {
       },
     ],
   });
-  deps = { limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now) };
+  deps = { limiter: stack.app.limiter };
 });
 afterAll(() => stack.close());
 

@@ -4,9 +4,9 @@
 // on and frees its slot when it ends or at the deadline. The local gateway stops it, as here.)
 
 import { request } from 'node:http';
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
-import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import type { OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
+import type { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import { composeService } from '../../lib/root/service';
 import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { OPERATION_CONTRACTS } from '../../lib/contract/operations';
@@ -37,7 +37,7 @@ const endless: OrdersHandlerDeps['orders'] = {
 
 beforeAll(async () => {
   base = await startLocalStack();
-  listings = new ListingsInFlight(base.tables.doc, base.tables.names.rateLimits, base.clock.now);
+  listings = base.app.listings;
   const route = ROUTES.find((r) => r.operationId === 'listOrders');
   if (!route) throw new Error('listOrders is not declared');
   stack = await startLocalStack({
@@ -45,11 +45,12 @@ beforeAll(async () => {
     extraRoutes: [
       {
         route: { ...route, operationId: 'listEndless', path: '/endless' },
-        handler: makeListOrdersHandler({
-          orders: endless,
-          limiter: new RateLimiter(base.tables.doc, base.tables.names.rateLimits, base.clock.now),
-          listings,
-        }),
+        handler: composeService({
+          endpoint: base.tables.endpoint,
+          tables: base.tables.names,
+          now: base.clock.now,
+          standIns: { orders: endless },
+        }).listOrders,
       },
     ],
   });

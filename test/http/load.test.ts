@@ -1,9 +1,12 @@
-// A bounded loopback load: 8 clients send 600 requests between them, lists and cancels on keys of
-// four plans and one unknown key. Every answer is documented, limits are counted exactly, and no
-// order is lost or changed other than by a cancel that answered 204.
+// A bounded loopback load: 8 clients send a few hundred requests between them (enough for the
+// free key to reach its ban), lists and cancels on keys of four plans and one unknown key. Every
+// answer is documented, limits are counted exactly, and no order is lost or changed other than by
+// a cancel that answered 204.
 
 import { generateApiKey } from '../../lib/core/key-format';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
+import { banThreshold } from '../../lib/core/limiter-rules';
+import { windowAt } from '../../lib/core/windows';
 import { TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS } from '../../lib/stores/listings-in-flight';
 import type { Order, OrderStatus } from '../../lib/contract/order';
 import { errorCodeOf, responseProblems } from '../support/documented-response';
@@ -13,9 +16,8 @@ import { ordersById } from '../support/orders-table';
 import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
 
 const CLIENTS = 8;
-const REQUESTS = 600;
-/** The request at which the clock moves on a second, so a ban written by then takes effect. */
-const BAN_TICK = 400;
+/** Requests sent after the clock moves on, into the ban. */
+const AFTER_TICK = 200;
 const ENTERPRISE = { perMinute: 100, perDay: 30 };
 
 const STATUSES: OrderStatus[] = ['pending', 'shipped', 'cancelled'];
@@ -38,8 +40,15 @@ interface Sent extends Planned {
   response: RawResponse;
 }
 
-/** A fixed mix, the same on every run: 40% free (which runs into its limit, then a ban), 10% an unknown key, a quarter lists. */
-function planRequests(): Planned[] {
+/**
+ * A fixed mix, the same on every run: 40% free (which runs into its limit, then a ban), 10% an
+ * unknown key, a quarter lists. It runs until the free key's requests are enough for the ban to
+ * have been written even with every other client's request still in flight, and the enterprise
+ * key's are past its day (the clock moves on a second there, `banTick`, so the ban takes effect),
+ * then `AFTER_TICK` more.
+ */
+function planRequests(): { requests: Planned[]; banTick: number } {
+  const freeToBan = PLAN_LIMITS.free.perMinute + banThreshold(PLAN_LIMITS.free) + 1 + (CLIENTS - 1);
   const random = seededRandom(6);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const mix: KeyName[] = [
@@ -54,10 +63,17 @@ function planRequests(): Planned[] {
     'enterprise',
     'unknown',
   ];
-  return Array.from({ length: REQUESTS }, () => {
+  const next = (): Planned => {
     const key = pick(mix);
     return random() < 0.25 ? { key } : { key, cancel: pick(TARGETS) };
-  });
+  };
+  const requests: Planned[] = [];
+  const planned = (name: KeyName) => requests.filter((r) => r.key === name).length;
+  // The enterprise key goes past its day, too.
+  while (planned('free') < freeToBan || planned('enterprise') <= ENTERPRISE.perDay) requests.push(next());
+  const banTick = requests.length;
+  while (requests.length < banTick + AFTER_TICK) requests.push(next());
+  return { requests, banTick };
 }
 
 let stack: LocalStack;
@@ -76,11 +92,11 @@ beforeAll(async () => {
     enterprise: (await stack.newKey('enterprise', ENTERPRISE)).key,
     unknown: generateApiKey(),
   };
-  const plan = planRequests();
+  const { requests, banTick } = planRequests();
   startSeconds = stack.clock.now() / 1000;
-  sent = await runClients(CLIENTS, REQUESTS, async (i, agent) => {
-    if (i === BAN_TICK) stack.clock.advance(1_000);
-    const planned = plan[i];
+  sent = await runClients(CLIENTS, requests.length, async (i, agent) => {
+    if (i === banTick) stack.clock.advance(1_000);
+    const planned = requests[i];
     if (!planned) throw new Error(`no request ${i} in the plan`);
     const { key, cancel } = planned;
     const path = cancel === undefined ? '/v1/store/orders' : `/v1/store/orders/${cancel}`;
@@ -113,6 +129,9 @@ test('every response is a documented status with its headers and Error body', ()
 test('limits are counted exactly under concurrency: 429s where a window ran out, a ban once ignored', () => {
   expect(served('free')).toHaveLength(PLAN_LIMITS.free.perMinute);
   expect(served('enterprise')).toHaveLength(ENTERPRISE.perDay);
+  // Pro and business keys stay within their limits: all served.
+  expect(byKey('pro').length).toBeLessThan(PLAN_LIMITS.pro.perMinute);
+  expect(byKey('business').length).toBeLessThan(PLAN_LIMITS.business.perMinute);
   expect(served('pro')).toHaveLength(byKey('pro').length);
   expect(served('business')).toHaveLength(byKey('business').length);
   const codes = (name: KeyName) =>
@@ -159,10 +178,10 @@ test('no order lost or wrongly changed: every list held each order once, the tab
 
 test('each 429 says when to come back: Retry-After runs out at X-RateLimit-Reset, the end of what refused it', () => {
   const ends: Record<string, number> = {
-    RATE_LIMITED: (Math.floor(startSeconds / 60) + 1) * 60,
-    QUOTA_EXCEEDED: (Math.floor(startSeconds / 86_400) + 1) * 86_400,
+    RATE_LIMITED: windowAt('minute', startSeconds).resetAt,
+    QUOTA_EXCEEDED: windowAt('day', startSeconds).resetAt,
     // Written before the clock moved on, by the refusal that crossed the threshold.
-    KEY_TEMPORARILY_BANNED: startSeconds + 15 * 60,
+    KEY_TEMPORARILY_BANNED: startSeconds + BAN.durationSeconds,
   };
   const refusals = sent.filter((s) => s.response.status === 429 && !tooManyListings(s));
   expect(refusals.length).toBeGreaterThan(0);

@@ -17,7 +17,7 @@
 
 import { request } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FUNCTIONS } from '../../infra/functions';
+import { FUNCTIONS } from '../../lib/contract/deployment';
 import { requestTime } from '../../tools/local/proxy-event';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { Route } from '../../lib/contract/routes';

@@ -14,7 +14,7 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
-import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
+import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES } from '../../lib/contract/plans';
@@ -201,34 +201,7 @@ describe('the command line', () => {
     expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
   });
 
-  test('usage mistakes are one line each with the fix, exit 2; --help exits 0', async () => {
-    for (const argv of [['--url', 'http://127.0.0.1:1/v1'], ['--stage', 'dev'], ['--bogus'], ['--region', 'x']]) {
-      const { code, out, err } = await command(...argv);
-      expect([argv, code, out]).toEqual([argv, 2, []]);
-      expect(err).toHaveLength(1);
-      expect(err[0]).toMatch(/^Error: .*\(npm run smoke -- --help shows the options\)$/);
-    }
-    const help = await command('--help');
-    expect(help.code).toBe(0);
-    expect(help.out.join('\n')).toContain('--allow-writes');
-  });
-
-  test('an option npm took for itself (npm run smoke --allow-writes) is one line saying to put it after --', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const taken = await runSmokeCommand([], {
-      out: { out: (line) => out.push(line), err: (line) => err.push(line) },
-      stageClients: () => {
-        throw new Error('must stop before AWS');
-      },
-      local: () => admin,
-      env: { npm_config_allow_writes: 'true' },
-    });
-    expect({ taken, out }).toEqual({ taken: 2, out: [] });
-    expect(err).toEqual([
-      "Error: npm took --allow-writes as its own option: put the command's arguments after --, e.g. npm run smoke -- --allow-writes (npm run smoke -- --help shows the options)",
-    ]);
-  });
+  // Usage mistakes, --help and options npm took: test/unit/smoke-args.test.ts.
 
   test('--stage with no AWS region is one line naming AWS_REGION and --region, exit 2', async () => {
     cloudFormation.on(DescribeStacksCommand).rejects(new Error('Region is missing'));

@@ -7,9 +7,8 @@ import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';
 import type { Order } from '../../lib/contract/order';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { makeListOrdersHandler } from '../../lib/edge/orders-handlers';
+import { composeService } from '../../lib/root/service';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
@@ -113,11 +112,12 @@ test('a large list arrives chunked, as valid JSON holding every order exactly on
 });
 
 test('parallel scan segments give the same orders', async () => {
-  const handler = makeListOrdersHandler({
-    orders: stack.app.orders,
-    limiter: new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now),
-    scan: { segments: 4, pageSize: 100 },
-  });
+  const handler = composeService({
+    endpoint: stack.tables.endpoint,
+    tables: stack.tables.names,
+    now: stack.clock.now,
+    listing: { scan: { segments: 4, pageSize: 100 } },
+  }).listOrders;
   const event = buildProxyEvent({
     route: routeByOperation('listOrders'),
     authorizer: {

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, STAGE_ENV_VAR } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import { DASHBOARD_URL_OUTPUT, STAGE_NAMES } from '../../infra/outputs';
+import { DASHBOARD_URL_OUTPUT, STAGE_NAMES } from '../../lib/contract/deployment';
 import { stageStacks } from './synth';
 
 // Each stage has a dashboard with every business metric (each dimension value, the stage's own

@@ -12,11 +12,11 @@ import {
   REST_API_ID_OUTPUT,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
-} from '../../infra/outputs';
+  CLOUDWATCH_ROLE_OUTPUT,
+  FUNCTIONS,
+} from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
-import { CLOUDWATCH_ROLE_OUTPUT } from '../../infra/account-stack';
 import { EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
-import { FUNCTIONS } from '../../infra/functions';
 import {
   arnOf,
   logicalId,

@@ -1,11 +1,10 @@
 // The local stack gives each function exactly the memory and timeout the stack deploys: the Lambda
-// context the local gateway builds is compared with infra/functions.ts and with the synthesised
+// context the local gateway builds is compared with lib/contract/deployment.ts and with the synthesised
 // template. Bundling is off: only the function settings are read here.
 
 import { Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, type FunctionId } from '../../infra/functions';
+import { FUNCTIONS, STAGE_NAMES, type FunctionId } from '../../lib/contract/deployment';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { STAGE_NAMES } from '../../infra/outputs';
 import { logicalId, stageStacks } from './synth';
 
 const IDS = Object.keys(FUNCTIONS) as FunctionId[];
@@ -25,7 +24,7 @@ function localSettings(id: FunctionId): { memoryMb: number; timeoutSeconds: numb
   }
 }
 
-test.each(IDS)('%s: the local context has the memory and timeout of infra/functions.ts', (id) => {
+test.each(IDS)('%s: the local context has the memory and timeout of lib/contract/deployment.ts', (id) => {
   expect(localSettings(id)).toEqual({ memoryMb: FUNCTIONS[id].memoryMb, timeoutSeconds: FUNCTIONS[id].timeoutSeconds });
 });
 

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FUNCTIONS, REPO_ROOT } from '../../infra/functions';
+import { FUNCTIONS } from '../../lib/contract/deployment';
+import { REPO_ROOT } from '../../infra/functions';
 import {
   LAMBDA_RUNTIME,
   lambdaRuntimeCommand,

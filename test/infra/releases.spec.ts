@@ -1,6 +1,6 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import type { FunctionId } from '../../infra/functions';
+import type { FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 

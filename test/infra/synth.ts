@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { STAGE_NAMES, type StageName } from '../../infra/outputs';
+import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import { addServiceStacks } from '../../infra/service-app';
 import type { ApiGatewayAccountStack } from '../../infra/account-stack';
 import type { StoreOrdersStack } from '../../infra/stack';
@@ -27,15 +27,20 @@ const CDK_JSON_CONTEXT = (
 
 /**
  * An app with the context `cdk synth` gets from cdk.json. Asset bundling (esbuild, about 10 s per
- * synth) is off unless asked for: only the bundle test looks at bundles.
+ * synth) is off unless asked for: only the bundle test looks at bundles. CDK's built-in
+ * CloudFormation validation runs at every synth, as in `cdk synth`, unless `validation: false`:
+ * its engine costs about 10 s of CPU to start in each test file that synthesises.
  */
-export function testApp(options: { bundling?: boolean; context?: Record<string, unknown> } = {}): App {
+export function testApp(
+  options: { bundling?: boolean; validation?: boolean; context?: Record<string, unknown> } = {},
+): App {
   return new App({
     context: {
       ...CDK_JSON_CONTEXT,
       ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...options.context,
     },
+    builtinCloudFormationValidation: options.validation ?? true,
   });
 }
 
@@ -58,7 +63,9 @@ export function stageStacks(): Record<StageName, StoreOrdersStack> {
 }
 
 function synthesise(options: { bundling?: boolean }): Synthesised {
-  const app = testApp(options);
+  // The bundling synthesis is the shared one with its assets built: the same templates (but for the
+  // assets' hashes), which the shared synthesis validates, so it does not start the validation engine.
+  const app = testApp({ ...options, validation: !options.bundling });
   const { account, stages } = addServiceStacks(app);
   if (!account) throw new Error('The default synthesis has an account stack');
   const assembly = app.synth();
@@ -67,6 +74,22 @@ function synthesise(options: { bundling?: boolean }): Synthesised {
     account: { stack: account, template: Template.fromStack(account) },
     stages: STAGE_NAMES.map((stage) => ({ stage, stack: stages[stage], template: Template.fromStack(stages[stage]) })),
   };
+}
+
+/**
+ * The errors or warnings the synthesis recorded on `stack` whose text matches `pattern`, as
+ * `path: text` (cdk-nag reports its findings so). Read from the assembly the app made:
+ * Annotations.fromStack would synthesise the whole app again (cdk-nag and the template validation
+ * included) on every call.
+ */
+export function synthesisMessages(stack: Stack, level: 'error' | 'warning', pattern: string): string[] {
+  const stage = Stage.of(stack);
+  if (!stage) throw new Error(`${stack.stackName} belongs to no app`);
+  return stage
+    .synth()
+    .getStackArtifact(stack.artifactId)
+    .messages.filter((m) => m.level === level && new RegExp(pattern).test(String(m.entry.data)))
+    .map((m) => `${m.id}: ${String(m.entry.data)}`);
 }
 
 /** The logical id CloudFormation knows a construct by (its L1 for an L2). */

@@ -48,35 +48,30 @@ test('npx tsx tools/admin/cli.ts creates a key in the tables the environment nam
   expect(record?.hash).toBe(hashApiKey(key));
 }, 60_000);
 
-test('the bin launcher runs the same command, with its exit statuses', async () => {
+// Usage mistakes and their lines are test/unit/admin-args.test.ts's; here, what the process does with them.
+test('the bin launcher runs the same command, with its exit statuses, and names an option npm took', async () => {
   const bin = join(root, 'tools/admin/bin.cjs');
-  const listed = await cli(process.execPath, [bin, 'keys', 'list', '--json']);
+  const [listed, usage, failure, taken] = await Promise.all([
+    cli(process.execPath, [bin, 'keys', 'list', '--json']),
+    cli(process.execPath, [bin, 'keys', 'create']),
+    cli(process.execPath, [bin, 'orders', 'ship', '42']),
+    // What `npm run admin keys list --json` leaves the script: npm keeps --json, in its environment only.
+    cli(process.execPath, [bin, 'keys', 'list'], { npm_config_json: 'true' }),
+  ]);
   expect(listed.code).toBe(0);
   expect(JSON.parse(listed.stdout)).toHaveLength(1);
 
-  const usage = await cli(process.execPath, [bin, 'keys', 'create']);
   expect(usage).toMatchObject({ code: 2, stdout: '' });
   expect(usage.stderr).toContain('keys create needs --plan');
 
-  const failure = await cli(process.execPath, [bin, 'orders', 'ship', '42']);
   expect(failure.code).toBe(1);
   expect(failure.stderr).toContain('No order with id 42');
   expect(failure.stderr).not.toMatch(/\n\s+at /);
-}, 60_000);
 
-test('`npm run admin keys list --json` (npm took --json) is one line saying to put it after --, exit 2', async () => {
-  const bin = join(root, 'tools/admin/bin.cjs');
-  // What npm leaves a script when it keeps --json for itself: the option in its environment only.
-  const taken = await cli(process.execPath, [bin, 'keys', 'list'], { npm_config_json: 'true' });
-  expect(taken).toMatchObject({ code: 2, stdout: '' });
-  expect(taken.stderr).toBe(
-    "Error: npm took --json as its own option: put the command's arguments after --, e.g. npm run admin -- keys list --json (npm run admin -- --help lists the commands)\n",
-  );
-}, 60_000);
-
-test('a usage mistake is one line with where to find the usage', async () => {
-  const bin = join(root, 'tools/admin/bin.cjs');
-  const usage = await cli(process.execPath, [bin, 'keys', 'revoke']);
-  expect(usage).toMatchObject({ code: 2, stdout: '' });
-  expect(usage.stderr).toBe('Error: keys revoke takes <key-id> (npm run admin -- --help lists the commands)\n');
+  expect(taken).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      "Error: npm took --json as its own option: put the command's arguments after --, e.g. npm run admin -- keys list --json (npm run admin -- --help lists the commands)\n",
+  });
 }, 60_000);

@@ -16,7 +16,7 @@ import { OrdersRepository } from '../../lib/stores/orders';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { stageTarget } from '../../tools/admin/stage';
-import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../infra/outputs';
+import { TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

@@ -1,7 +1,8 @@
 // `keys usage`: a key's plan, limits and current use, read from the limiter item the service writes.
 import { KEY_PREFIX } from '../../lib/core/key-format';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
+import { banThreshold } from '../../lib/core/limiter-rules';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterDocumentClient } from '../support/limiter-clients';
@@ -42,8 +43,13 @@ test('a key that has sent nothing has used nothing', async () => {
     id,
     plan: 'pro',
     limits: PLAN_LIMITS.pro,
-    minute: { used: 0, remaining: 300, resetAt: Date.parse('2026-11-22T10:01:00Z') / 1000, refused: 0 },
-    day: { used: 0, remaining: 10_000, resetAt: Date.parse('2026-11-23T00:00:00Z') / 1000 },
+    minute: {
+      used: 0,
+      remaining: PLAN_LIMITS.pro.perMinute,
+      resetAt: Date.parse('2026-11-22T10:01:00Z') / 1000,
+      refused: 0,
+    },
+    day: { used: 0, remaining: PLAN_LIMITS.pro.perDay, resetAt: Date.parse('2026-11-23T00:00:00Z') / 1000 },
   });
 });
 
@@ -62,15 +68,17 @@ test("this minute's and today's counts, refusals and the ban, as the limiter sto
     '  ban:         none',
   ]);
 
-  // Two more refusals pass the threshold (3 a minute): banned for 15 minutes from now.
-  await limiter.admit(id, limits);
-  await limiter.admit(id, limits);
+  // Refusals past the threshold: banned from now for the ban's length.
+  for (let refused = 2; refused <= banThreshold(limits); refused++) await limiter.admit(id, limits);
+  const bannedUntil = nowMs / 1000 + BAN.durationSeconds;
   expect(await usage(id)).toMatchObject({
-    minute: { used: 3, remaining: 0, refused: 4 },
+    minute: { used: 3, remaining: 0, refused: banThreshold(limits) + 1 },
     day: { used: 5, remaining: 5 },
-    bannedUntil: nowMs / 1000 + 900,
+    bannedUntil,
   });
-  expect((await admin('keys', 'usage', id)).stdout).toContain('  ban:         banned until 2026-11-22T10:16:15.000Z');
+  expect((await admin('keys', 'usage', id)).stdout).toContain(
+    `  ban:         banned until ${new Date(bannedUntil * 1000).toISOString()}`,
+  );
 
   // A minute later the minute's counts are those of the new minute; the day's and the ban stay.
   nowMs += 60_000;

@@ -1,7 +1,7 @@
 // Logs are structured JSON lines with the request ids, and never contain an API key. The first
 // import puts Powertools in dev mode at DEBUG, so every line goes through the global console.
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
-import type { FunctionId } from '../../infra/functions';
+import type { FunctionId } from '../../lib/contract/deployment';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';

@@ -4,10 +4,14 @@
 // goes on sending past its 429s is still banned. Through all of it, no window serves more than
 // its limit. Both server behaviours: the embedded server (the item read after a failed
 // condition) and DynamoDB (the item returned with it, as it stood when the condition failed).
+// The rules themselves are unit tests of the algorithm (test/unit/rate-limiter-admit.test.ts);
+// here the DynamoDB store's writes meet late and lost replies for real. The clock is injected and
+// replies are held by gates, then a few milliseconds late: nothing waits for real time.
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LimiterState, RateLimiter } from '../../lib/stores/rate-limiter';
-import { PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
+import { limitsFor, type Limits } from '../../lib/contract/plans';
+import { banThreshold } from '../../lib/core/limiter-rules';
 import { MINUTE_SECONDS, unixSeconds, windowAt } from '../../lib/core/windows';
 import { toHttpError } from '../../lib/edge/http-errors';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -25,7 +29,17 @@ let nowMs: number;
 const clock = () => nowMs;
 const docs: DynamoDBDocumentClient[] = [];
 const newKey = () => `key-${randomUUID()}`;
-const free = PLAN_LIMITS.free;
+/**
+ * Small custom limits keep the bursts short: what the store does under late replies does not depend
+ * on their size. The free plan at full size runs the same scenarios over the in-memory store in
+ * test/unit/rate-limiter-admit.test.ts.
+ */
+const small = limitsFor('enterprise', { perMinute: 12, perDay: 1000 });
+/**
+ * Refusals one burst past the limit draws: within the ban threshold, but two bursts' worth are
+ * past it, so counting an old minute's refusals in the new minute would ban the key.
+ */
+const OVER = Math.floor((banThreshold(small) * 2) / 3) + 1;
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -35,8 +49,8 @@ afterAll(async () => {
   await tables.drop();
 });
 
-/** Bursts of hundreds of calls, each reply 1-3 s late, queue in the one embedded server process. */
-const BURST_TIMEOUT_MS = 180_000;
+/** Bursts of hundreds of calls queue in the one embedded server process on a shared machine. */
+const BURST_TIMEOUT_MS = 60_000;
 
 /** What the client was sent for one request, and when it sent it. */
 interface Answer {
@@ -68,16 +82,26 @@ const isWindowRefusal = (a: Answer) => a.sent === 'RATE_LIMITED' || a.sent === '
 const count = (answers: Answer[], test: (a: Answer) => boolean) => answers.filter(test).length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** 1 to 3 s, spread over the calls. */
-const oneToThreeSeconds = (n: number) => 1000 + ((n * 389) % 2001);
+/** 1 to 30 ms, spread over the calls, so replies come back out of order. */
+const fewMilliseconds = (n: number) => 1 + ((n * 389) % 30);
 
-/** Every UpdateItem reply 1-3 s late after the server answered it (`after`: counted from then). */
+/**
+ * Every UpdateItem reply a few ms late after the server answered it, and with `after`, held until
+ * that opens (then a few ms more).
+ */
 const updatesLate =
   (after?: Promise<unknown>) =>
   (n: number, _attempt: number, call: PickedCall): LateReply | undefined =>
-    call.operation === 'UpdateItem'
-      ? { kind: 'late', ms: oneToThreeSeconds(n), ...(after ? { after } : {}) }
-      : undefined;
+    call.operation === 'UpdateItem' ? { kind: 'late', ms: fewMilliseconds(n), ...(after ? { after } : {}) } : undefined;
+
+/** A gate the test opens. */
+function gate() {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
 
 /** Waits until the key's item satisfies `ready` (read past the faults, straight from the table). */
 async function until(under: RateLimiter, keyId: string, ready: (item: LimiterState | undefined) => boolean) {
@@ -106,12 +130,12 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour: ServerBehaviour) => {
   const limiterWith = (pick?: Parameters<typeof limiterOn>[4]) => {
     const under = limiterOn(behaviour, tables.endpoint, tables.names.rateLimits, clock, pick);
     docs.push(under.doc);
-    return under.limiter;
+    return under;
   };
   /** Reads the limiter items past the faults. */
   let checker: RateLimiter;
   beforeAll(() => {
-    checker = limiterWith();
+    checker = limiterWith().limiter;
   });
 
   const lastSecond = Date.parse('2026-11-22T10:00:59.800Z');
@@ -119,55 +143,57 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour: ServerBehaviour) => {
   const minuteStart = (ms: number) => windowAt('minute', unixSeconds(ms)).start;
 
   test(
-    '100 requests at :59.8 and 100 at :00.1 on a fresh free key, every UpdateItem reply 1-3 s late: no ban, and the next minute serves its own 60',
+    `${small.perMinute + OVER} requests at :59.8 and as many at :00.1 on a fresh key, every UpdateItem reply late: no ban, and the next minute serves its own limit`,
     async () => {
-      const limiter = limiterWith(updatesLate());
+      // The first burst's replies come only once the clock has moved on and the second is sent.
+      const moved = gate();
+      const { limiter, faults } = limiterWith(updatesLate(moved.opened));
       const key = newKey();
       nowMs = lastSecond;
-      const first = burst(limiter, key, free, 100);
-      // The next minute's requests arrive while the first ones' replies are still on their way.
-      await sleep(300);
+      const first = burst(limiter, key, small, small.perMinute + OVER);
+      // Every first write of the burst is applied, its reply held.
+      while (faults.answered < small.perMinute + OVER) await sleep(5);
       nowMs = nextMinute;
-      const second = burst(limiter, key, free, 100);
+      const second = burst(limiter, key, small, small.perMinute + OVER);
+      moved.open();
       const answers = [...(await first), ...(await second)];
       const item = await checker.read(key, nowMs);
-      expectNoBanAndExact(answers, free, item);
+      expectNoBanAndExact(answers, small, item);
       // The old minute's late requests took none of the new minute's slots.
       expect(item?.minute).toBe(minuteStart(nextMinute));
-      expect(count(answers, (a) => a.sent === 'served' && a.servedIn === minuteStart(nextMinute))).toBe(60);
-      expect(count(answers, (a) => a.sent === 'served' && a.minute === minuteStart(nextMinute))).toBe(60);
+      expect(count(answers, (a) => a.sent === 'served' && a.servedIn === minuteStart(nextMinute))).toBe(
+        small.perMinute,
+      );
+      expect(count(answers, (a) => a.sent === 'served' && a.minute === minuteStart(nextMinute))).toBe(small.perMinute);
     },
     BURST_TIMEOUT_MS,
   );
 
   test(
-    'the old minute served in full, its refusals decided only after the next minute started: 60 + 60 served, no ban',
+    'the old minute served in full, its refusals decided only after the next minute started: each minute serves its limit, no ban',
     async () => {
       // Two functions on one key: the first minute's burst goes through one whose replies are
-      // held until the key's next minute has started (then 1-3 s more), the rest through another.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const slow = limiterWith(updatesLate(held));
-      const other = limiterWith(updatesLate());
+      // held until the key's next minute has started (then a few ms more), the rest through another.
+      const held = gate();
+      const slow = limiterWith(updatesLate(held.opened)).limiter;
+      const other = limiterWith(updatesLate()).limiter;
       const key = newKey();
       nowMs = lastSecond;
-      const opener = await request(other, key, free);
-      const first = burst(slow, key, free, 99);
+      const opener = await request(other, key, small);
+      const first = burst(slow, key, small, small.perMinute + OVER - 1);
       // The burst's admissions are applied (their replies held): the old minute is full.
-      await until(checker, key, (item) => item?.inMinute === 60);
+      await until(checker, key, (item) => item?.inMinute === small.perMinute);
       nowMs = nextMinute;
-      const second = burst(other, key, free, 100);
+      const second = burst(other, key, small, small.perMinute + OVER);
       await until(checker, key, (item) => item?.minute === minuteStart(nextMinute));
-      release();
+      held.open();
       const answers = [opener, ...(await first), ...(await second)];
       const item = await checker.read(key, nowMs);
-      expectNoBanAndExact(answers, free, item);
+      expectNoBanAndExact(answers, small, item);
       for (const minute of [lastSecond, nextMinute]) {
-        expect(count(answers, (a) => a.sent === 'served' && a.servedIn === minuteStart(minute))).toBe(60);
+        expect(count(answers, (a) => a.sent === 'served' && a.servedIn === minuteStart(minute))).toBe(small.perMinute);
       }
-      expect(item).toMatchObject({ day: 120, inMinute: 60, refused: 40 });
+      expect(item).toMatchObject({ day: 2 * small.perMinute, inMinute: small.perMinute, refused: OVER });
     },
     BURST_TIMEOUT_MS,
   );
@@ -176,7 +202,7 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour: ServerBehaviour) => {
     'a drop run (replies lost or never sent): every recorded refusal was sent as a 429, and the ban comes only after more 429s than the limit',
     async () => {
       const limits: Limits = { perMinute: 5, perDay: 1000 };
-      const limiter = limiterWith((n) =>
+      const { limiter } = limiterWith((n) =>
         n % 3 === 0 ? { kind: 'timeout-after-write' } : n % 7 === 0 ? { kind: 'timeout-before-write' } : undefined,
       );
       const key = newKey();
@@ -203,7 +229,7 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour: ServerBehaviour) => {
   test('a refusal whose record got no reply is still answered 429, and counts as the 429 it was', async () => {
     const limits: Limits = { perMinute: 2, perDay: 1000 };
     const recordLost = { on: false };
-    const limiter = limiterWith((_n, _attempt, call) =>
+    const { limiter } = limiterWith((_n, _attempt, call) =>
       recordLost.on && limiterWrite(call) === 'refusal' ? { kind: 'timeout-after-write' } : undefined,
     );
     const key = newKey();
@@ -220,16 +246,16 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour: ServerBehaviour) => {
   });
 
   test(
-    'a genuine abuser under the same late replies is still banned: 200 at once on a free key, 60 served, the 61st recorded refusal bans',
+    `a genuine abuser under the same late replies is still banned: ${small.perMinute + banThreshold(small) + OVER} at once on a fresh key, the limit served, the refusal past the threshold bans`,
     async () => {
-      const limiter = limiterWith(updatesLate());
+      const { limiter } = limiterWith(updatesLate());
       const key = newKey();
       nowMs = Date.parse('2026-11-22T10:00:30.000Z');
-      const answers = await burst(limiter, key, free, 200);
+      const answers = await burst(limiter, key, small, small.perMinute + banThreshold(small) + OVER);
       const item = await checker.read(key, nowMs);
-      expect(count(answers, (a) => a.sent === 'served')).toBe(60);
-      expect(count(answers, (a) => a.sent === 'RATE_LIMITED')).toBe(60);
-      expect(count(answers, (a) => a.sent === 'KEY_TEMPORARILY_BANNED')).toBe(80);
+      expect(count(answers, (a) => a.sent === 'served')).toBe(small.perMinute);
+      expect(count(answers, (a) => a.sent === 'RATE_LIMITED')).toBe(banThreshold(small));
+      expect(count(answers, (a) => a.sent === 'KEY_TEMPORARILY_BANNED')).toBe(OVER);
       expect(item?.bannedUntil).toBeDefined();
     },
     BURST_TIMEOUT_MS,

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission, LimiterState } from '../../lib/stores/rate-limiter';
 import { PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
+import { banThreshold } from '../../lib/core/limiter-rules';
 import { refusalAt, windowAt } from '../../lib/core/windows';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterOn, SERVER_BEHAVIOURS } from '../support/limiter-clients';
@@ -121,20 +122,24 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour) => {
     BURST_TIMEOUT_MS,
   );
 
+  const free = PLAN_LIMITS.free;
+  /** Requests past the limit and the ban threshold together. */
+  const BEYOND = 80;
+
   test(
-    '200 parallel requests on a fresh free key serve exactly 60; those crossing the ban threshold report one ban end',
+    `${free.perMinute + banThreshold(free) + BEYOND} parallel requests on a fresh free key serve exactly its limit; those crossing the ban threshold report one ban end`,
     async () => {
       const key = newKey();
-      const admissions = await parallel(key, PLAN_LIMITS.free, 200);
+      const admissions = await parallel(key, free, free.perMinute + banThreshold(free) + BEYOND);
       const outcomes = admissions.map((a) => (a.admitted ? 'served' : a.reason));
-      expect(outcomes.filter((o) => o === 'served')).toHaveLength(60);
-      // The 61st refusal counted in the minute bans the key; those refused after it are told of the ban.
-      expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(60);
-      expect(outcomes.filter((o) => o === 'KEY_TEMPORARILY_BANNED')).toHaveLength(80);
+      expect(outcomes.filter((o) => o === 'served')).toHaveLength(free.perMinute);
+      // The refusal past the threshold bans the key; those refused after it are told of the ban.
+      expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(banThreshold(free));
+      expect(outcomes.filter((o) => o === 'KEY_TEMPORARILY_BANNED')).toHaveLength(BEYOND);
       const stored = await item(key);
-      expect(stored).toMatchObject({ day: 60, inMinute: 60 });
+      expect(stored).toMatchObject({ day: free.perMinute, inMinute: free.perMinute });
       expect(stored.bannedUntil).toBeDefined();
-      expectConsistentHeaders(admissions, PLAN_LIMITS.free, stored, nowMs + 999);
+      expectConsistentHeaders(admissions, free, stored, nowMs + 999);
     },
     BURST_TIMEOUT_MS,
   );

@@ -6,7 +6,7 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/cl
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/stores/conditional';
-import { LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
+import { DynamoLimiterStore, LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
 
 /**
  * The limiter's client, with a patient per-attempt timeout: hundreds of parallel calls queue in the
@@ -127,13 +127,14 @@ export interface AppliedCall {
  * Picks calls by number (`pick(n, attempt, call)`: n counts every attempt sent through the client,
  * from 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost.
  * Sits inside the SDK's retry loop, as a network fault does, so a client that retried would send
- * the picked call again. Returns the calls the server applied whose replies were lost.
+ * the picked call again. Returns the calls the server applied whose replies were lost, and how
+ * many late calls the server has answered so far (their replies on their way).
  */
 export function lateReplies(
   doc: DynamoDBDocumentClient,
   pick: (n: number, attempt: number, call: PickedCall) => LateReply | undefined,
-): { lost: AppliedCall[] } {
-  const state = { lost: [] as AppliedCall[], n: 0 };
+): { lost: AppliedCall[]; answered: number } {
+  const state = { lost: [] as AppliedCall[], n: 0, answered: 0 };
   doc.middlewareStack.add(
     (next, context) => async (args) => {
       const header = (args.request as { headers?: Record<string, string> }).headers?.['amz-sdk-request'] ?? '';
@@ -150,10 +151,10 @@ export function lateReplies(
         // The server refused the call (e.g. a failed condition): nothing was applied, and the caller
         // hears the answer late or never.
         if (fault?.kind === 'timeout-after-write') throw timeoutError();
-        if (fault?.kind === 'late') await lateBy(fault);
+        if (fault?.kind === 'late') await lateBy(fault, state);
         throw error;
       }
-      if (fault?.kind === 'late') await lateBy(fault);
+      if (fault?.kind === 'late') await lateBy(fault, state);
       if (fault?.kind === 'timeout-after-write') {
         const output = result.output as { Attributes?: Record<string, unknown> };
         state.lost.push({ input: args.input as Record<string, unknown>, attributes: output.Attributes });
@@ -167,7 +168,8 @@ export function lateReplies(
   return state;
 }
 
-async function lateBy(fault: { ms: number; after?: Promise<unknown> }): Promise<void> {
+async function lateBy(fault: { ms: number; after?: Promise<unknown> }, state: { answered: number }): Promise<void> {
+  state.answered++;
   await fault.after;
   await new Promise((resolve) => setTimeout(resolve, fault.ms));
 }
@@ -205,16 +207,30 @@ export function limiterOn(
   limiter: RateLimiter;
   doc: DynamoDBDocumentClient;
   calls: ReturnType<typeof logCalls>;
-  faults: { lost: AppliedCall[] };
+  faults: { lost: AppliedCall[]; answered: number };
 } {
   const doc = limiterDocumentClient(endpoint);
   const calls = logCalls(doc);
-  const faults = pick ? lateReplies(doc, pick) : { lost: [] };
+  const faults = pick ? lateReplies(doc, pick) : { lost: [], answered: 0 };
   if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
   return {
     limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
     doc,
     calls,
     faults,
+  };
+}
+
+/** The DynamoDB limiter store alone, on its own client, for either server behaviour. */
+export function limiterStoreOn(
+  behaviour: ServerBehaviour,
+  endpoint: string,
+  table: string,
+): { store: DynamoLimiterStore; doc: DynamoDBDocumentClient } {
+  const doc = limiterDocumentClient(endpoint);
+  if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
+  return {
+    store: new DynamoLimiterStore(doc, table, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
+    doc,
   };
 }

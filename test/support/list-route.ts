@@ -1,5 +1,5 @@
-import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
+import { composeService } from '../../lib/root/service';
 import { ROUTES } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from './local-stack';
 
@@ -11,7 +11,7 @@ function listRoute() {
 
 /**
  * A second local stack with one more list route at `path`, reading orders from `orders` (a
- * failing or slow stand-in), its limiter on the tables of `base`.
+ * failing or slow stand-in), wired by the root on the tables of `base`.
  */
 export function stackListingFrom(
   base: LocalStack,
@@ -22,10 +22,13 @@ export function stackListingFrom(
     extraRoutes: [
       {
         route: { ...listRoute(), operationId: `list${path.replace(/\W/g, '')}`, path },
-        handler: makeListOrdersHandler({
-          orders,
-          limiter: new RateLimiter(base.tables.doc, base.tables.names.rateLimits, base.clock.now),
-        }),
+        // As the root wires it on base's tables, the handler reading `orders` instead of the table.
+        handler: composeService({
+          endpoint: base.tables.endpoint,
+          tables: base.tables.names,
+          now: base.clock.now,
+          standIns: { orders },
+        }).listOrders,
       },
     ],
   });

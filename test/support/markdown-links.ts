@@ -1,5 +1,13 @@
+// The documentation's link check. Markdown is read by markdown-it (CommonMark: code blocks and spans,
+// wrapped link text, reference links) and heading anchors are made by github-slugger (GitHub's own
+// algorithm); what is checked is the repository's rule: a relative link names a file inside it, an
+// anchor a heading of the file, and only http(s) links leave it. remark-validate-links would check
+// the same, but it and its dependencies are ES modules only, which this jest setup does not load,
+// and it needs remark's file-set engine to see the headings of other files.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import GithubSlugger from 'github-slugger';
+import MarkdownIt from 'markdown-it';
 
 /** A link as written in a Markdown file, with the line it starts on (1-based). */
 export interface MarkdownLink {
@@ -15,86 +23,47 @@ export interface FileAccess {
 
 const DISK: FileAccess = { read: (file) => readFileSync(file, 'utf8'), exists: existsSync };
 
-const FENCE = /^ {0,3}(```|~~~)/;
+const markdown = new MarkdownIt();
+// markdown-it drops file:, javascript: and similar links as unsafe; the check wants to see them.
+markdown.validateLink = () => true;
 
-/**
- * Blanks fenced code blocks and code spans, keeping every newline, so that neither links nor
- * headings are found inside code and line numbers stay right.
- */
-function withoutCode(text: string): string {
-  let inFence: string | undefined;
-  const lines = text.split('\n').map((line) => {
-    const fence = FENCE.exec(line)?.[1];
-    if (inFence) {
-      if (fence === inFence) inFence = undefined;
-      return '';
-    }
-    if (fence) {
-      inFence = fence;
-      return '';
-    }
-    return line;
-  });
-  return lines.join('\n').replace(/(`+)[\s\S]*?\1/g, (span) => span.replace(/[^\n]/g, ' '));
-}
+type Token = ReturnType<typeof markdown.parse>[number];
 
-// Inline links and images, whose text may hold one level of brackets and wrap across lines; the
-// destination may be in angle brackets and be followed by a title.
-const INLINE_LINK =
-  /!?\[((?:[^[\]]|\[[^\]]*\])*)\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
-const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)/gm;
-
-/** Every inline link, image and reference definition outside code. */
+/** Every link and image that renders (inline or by reference), in order, outside code. */
 export function markdownLinks(text: string): MarkdownLink[] {
-  const plain = withoutCode(text);
-  const lineAt = (index: number) => plain.slice(0, index).split('\n').length;
   const links: MarkdownLink[] = [];
-  for (const pattern of [INLINE_LINK, REFERENCE_DEFINITION]) {
-    for (const match of plain.matchAll(pattern)) {
-      const raw = match[pattern === INLINE_LINK ? 2 : 1] ?? '';
-      links.push({ target: raw.replace(/^<|>$/g, ''), line: lineAt(match.index ?? 0) });
+  // A table cell's inline token has no line map of its own: its row's (the last block seen) holds.
+  let blockLine = 1;
+  for (const block of markdown.parse(text, {})) {
+    if (block.map) blockLine = block.map[0] + 1;
+    if (block.type !== 'inline') continue;
+    let line = blockLine;
+    for (const token of block.children ?? []) {
+      if (token.type === 'softbreak' || token.type === 'hardbreak') line++;
+      const target =
+        token.type === 'link_open' ? token.attrGet('href') : token.type === 'image' ? token.attrGet('src') : null;
+      if (target !== null) links.push({ target: String(target), line });
     }
   }
-  return links.sort((a, b) => a.line - b.line);
+  return links;
 }
 
-/**
- * The anchors GitHub gives a file's headings: the heading's text without inline markup, lower
- * case, punctuation dropped (letters, digits, spaces, `-` and `_` kept), spaces turned into `-`;
- * a repeated slug gets `-1`, `-2`...
- */
+/** A heading's text as GitHub slugs it: its text and code, without markup. */
+function plainText(tokens: readonly Token[]): string {
+  return tokens.map((token) => (token.type === 'text' || token.type === 'code_inline' ? token.content : '')).join('');
+}
+
+/** The anchors GitHub gives a file's headings (a repeated one gets `-1`, `-2`...). */
 export function headingSlugs(text: string): Set<string> {
+  const slugger = new GithubSlugger();
+  const tokens = markdown.parse(text, {});
   const slugs = new Set<string>();
-  const seen = new Map<string, number>();
-  const lines = withoutCodeBlocks(text);
-  for (const line of lines) {
-    const heading = /^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/.exec(line)?.[1];
-    if (heading === undefined) continue;
-    const base = heading
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/<[^>]+>/g, '')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
-      .replace(/ /g, '-');
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    slugs.add(count === 0 ? base : `${base}-${count}`);
-  }
-  return slugs;
-}
-
-/** Lines outside fenced code blocks; code spans are kept, since a heading's code is part of its slug. */
-function withoutCodeBlocks(text: string): string[] {
-  let inFence: string | undefined;
-  return text.split('\n').filter((line) => {
-    const fence = FENCE.exec(line)?.[1];
-    if (inFence) {
-      if (fence === inFence) inFence = undefined;
-      return false;
-    }
-    if (fence) inFence = fence;
-    return !fence;
+  tokens.forEach((token, i) => {
+    const inline = tokens[i + 1];
+    if (token.type === 'heading_open' && inline?.type === 'inline')
+      slugs.add(slugger.slug(plainText(inline.children ?? [])));
   });
+  return slugs;
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;

@@ -1,10 +1,10 @@
 import { stringify } from 'lossless-json';
-import { ElementSplitter, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../tools/admin/import-stream';
+import { ElementReader, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../tools/admin/import-stream';
 
 /** The elements of `text` fed in the given pieces. */
 function split(pieces: readonly string[]): Element[] {
-  const splitter = new ElementSplitter();
-  return [...pieces.flatMap((piece) => splitter.feed(piece)), ...splitter.end()];
+  const reader = new ElementReader();
+  return [...pieces.flatMap((piece) => reader.feed(piece)), ...reader.end()];
 }
 
 const plain = (elements: Element[]) =>
@@ -56,4 +56,16 @@ test('an element longer than any order, or nested deeper, is a problem of its ow
     { index: 1, problem: 'must be an object' },
     { index: 2, value: expect.objectContaining({}) },
   ]);
+});
+
+test('ids beyond 2^53 keep every digit; text split inside a character or the byte-order mark reads the same', () => {
+  const text = '\uFEFF[{"id": 9223372036854775807, "note": "caf\u00e9 \u{1F436}"}, -9007199254740993]';
+  const bytes = Buffer.from(text);
+  const whole = plain(split([text]));
+  expect(whole).toEqual(['{"id":9223372036854775807,"note":"caf\u00e9 \u{1F436}"}', '-9007199254740993']);
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const reader = new ElementReader();
+    const elements = [...reader.feed(bytes.subarray(0, cut)), ...reader.feed(bytes.subarray(cut)), ...reader.end()];
+    expect(plain(elements)).toEqual(whole);
+  }
 });

@@ -1,13 +1,14 @@
 import { gzipSync } from 'node:zlib';
-import { arrayElementBatches, bodyText, JsonStreamError } from '../../client/stream';
+import { isLosslessNumber, parse } from 'lossless-json';
+import { arrayElements, bodyText, JsonStreamError } from '../../client/stream';
 
 async function* from<T>(items: readonly T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
 }
 
-async function elementsOf(chunks: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const batch of arrayElementBatches(from(chunks))) out.push(...batch);
+async function elementsOf(chunks: readonly string[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const batch of arrayElements(from(chunks))) out.push(...batch);
   return out;
 }
 
@@ -21,21 +22,28 @@ async function failureOf(chunks: readonly string[]): Promise<JsonStreamError> {
   throw new Error('no failure');
 }
 
-// Strings holding every character that matters to the splitter, nesting, spaces between tokens.
-const TRICKY = ` [ {"id":9223372036854775807,"s":"a,b]c}d{e[\\"","n":{"x":[1,2,{"y":"]"}]}} ,{"id":-1,"e":"\\\\"},\n{"id":0,"u":"é€𝄞"} ] \n`;
-const ELEMENTS = (JSON.parse(TRICKY.replace(/(-?\d{16,})/g, '"$1"')) as unknown[]).length;
+// Strings holding every character that matters to a JSON tokenizer, nesting, spaces between tokens.
+const TRICKY = ` [ {"id":9223372036854775807,"s":"a,b]c}d{e[\\"","n":{"x":[1,2,{"y":"]"}]}} ,{"id":-9223372036854775808,"e":"\\\\"},\n{"id":0,"u":"é€𝄞","f":1.5e3,"t":true,"z":null} ] \n`;
+/** What lossless-json (the client's whole-body parser) makes of the same text: the oracle. */
+const EXPECTED = parse(TRICKY) as unknown[];
 
-test('every way of splitting the text in two gives the same elements', async () => {
+test('every way of splitting the text in two gives the elements lossless-json parses, numbers exact', async () => {
   const whole = await elementsOf([TRICKY]);
-  expect(whole).toHaveLength(ELEMENTS);
-  expect(whole.map((e) => JSON.parse(e.replace(/(-?\d{16,})/g, '"$1"')) as unknown)).toEqual(
-    JSON.parse(TRICKY.replace(/(-?\d{16,})/g, '"$1"')),
-  );
-  expect(whole[0]?.trim().startsWith('{"id":9223372036854775807,')).toBe(true);
+  expect(whole).toEqual(EXPECTED);
+  expect(EXPECTED).toHaveLength(3);
+  const ids = whole.map((element) => (element as { id: unknown }).id);
+  expect(ids.every(isLosslessNumber)).toBe(true);
+  expect(ids.map(String)).toEqual(['9223372036854775807', '-9223372036854775808', '0']);
   for (let cut = 0; cut <= TRICKY.length; cut++) {
     expect(await elementsOf([TRICKY.slice(0, cut), TRICKY.slice(cut)])).toEqual(whole);
   }
   expect(await elementsOf([...TRICKY])).toEqual(whole);
+});
+
+test('elements come in one batch per chunk that completes them, not all at the end', async () => {
+  const batches: number[] = [];
+  for await (const batch of arrayElements(from(['[{"a":1},{"b":', '2},{"c":3}', ']']))) batches.push(batch.length);
+  expect(batches).toEqual([1, 2]);
 });
 
 test('an empty array has no elements', async () => {
@@ -51,12 +59,21 @@ test('every text cut before the closing bracket is truncated, never a short list
   }
 });
 
-test.each([['{"id":1}'], ['[1,]'], ['[,1]'], ['[1,,2]'], ['[1] x'], ['[1]]'], ['[1}]'], ['x[1]']])(
-  '%p is not a JSON array',
-  async (text) => {
-    expect((await failureOf([text])).kind).toBe('malformed');
-  },
-);
+test.each([
+  ['{"id":1}'],
+  ['1'],
+  ['"x"'],
+  ['[1,]'],
+  ['[,1]'],
+  ['[1,,2]'],
+  ['[1] x'],
+  ['[1]]'],
+  ['[1][]'],
+  ['[1}]'],
+  ['x[1]'],
+])('%p is not a JSON array', async (text) => {
+  expect((await failureOf([text])).kind).toBe('malformed');
+});
 
 describe('bodyText', () => {
   const text = '[{"id":9223372036854775807,"shipDate":"é€𝄞"}]';

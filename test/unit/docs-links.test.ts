@@ -50,6 +50,10 @@ describe('the link checker', () => {
       '[in a code block](nowhere.md)',
       '```',
       'and `[in a code span](nowhere.md)`',
+      '',
+      'A [link by reference][gone].',
+      '',
+      '[gone]: docs/gone.md',
     ].join('\n'),
     '/repo/docs/a.md': '# A heading, with `code` and punctuation!\n\n## Again\n\n## Again\n',
   };
@@ -70,6 +74,7 @@ describe('the link checker', () => {
       'README.md:4: /docs/a.md: write links relative to the file, not from /',
       'README.md:4: file:///etc/passwd: only http(s) links may leave the repository',
       'README.md:4: #nowhere: no heading with the anchor #nowhere',
+      'README.md:11: docs/gone.md: no such file',
     ]);
   });
 

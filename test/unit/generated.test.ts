@@ -1,6 +1,6 @@
 // Every generated file and docs block is what `npm run generate` writes from the declarations today.
-import { blockIn, withBlocks } from '../../tools/generate-blocks';
-import { GENERATE_COMMAND, GENERATED, generatedText } from '../../tools/generate-artifacts';
+import { blockIn, withBlocks } from '../../scripts/generate-blocks';
+import { GENERATE_COMMAND, GENERATED, generatedText } from '../../scripts/generate-artifacts';
 
 test.each(GENERATED)(`$file is up to date (run \`${GENERATE_COMMAND}\` after changing a declaration)`, (artifact) => {
   const { current, wanted } = generatedText(artifact);

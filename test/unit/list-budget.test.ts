@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTIONS } from '../../infra/functions';
+import { FUNCTIONS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from '../../lib/contract/deployment';
 import {
   budgetTable,
   ceiling,
@@ -11,7 +11,6 @@ import {
   MEASURED,
   MIN_CLIENT_BYTES_PER_SECOND,
   slowestWholeClient,
-  STREAMING_INTEGRATION_HEADROOM_SECONDS,
   wireSeconds,
 } from '../../infra/list-budget';
 import { STREAMING_LIMITS } from '../../lib/contract/streaming-limits';

@@ -3,13 +3,13 @@
 // nor a Reset already in the past.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Admission } from '../../lib/stores/rate-limiter';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { rateLimit } from '../../lib/edge/rate-limit';
 import { RateLimitRejectedError } from '../../lib/edge/http-errors';
 import type { Caller } from '../../lib/core/caller';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
 
-const caller: Caller = { keyId: 'k', plan: 'free', limits: PLAN_LIMITS.free };
-const perMinute = caller.limits.perMinute;
+const free = PLAN_LIMITS.free;
+const caller: Caller = { keyId: 'k', plan: 'free', limits: free };
 const minuteEnd = Date.parse('2026-11-22T10:01:00Z') / 1000;
 
 /** Runs the middleware for one request whose admission is answered at `answeredAtMs`. */
@@ -32,7 +32,7 @@ async function answer(admission: Admission, answeredAtMs: number) {
 const refused: Admission = {
   admitted: false,
   reason: 'RATE_LIMITED',
-  headers: { limit: perMinute, remaining: 0, resetAt: minuteEnd },
+  headers: { limit: free.perMinute, remaining: 0, resetAt: minuteEnd },
 };
 
 test('Retry-After is counted from the moment of the answer', async () => {
@@ -42,7 +42,7 @@ test('Retry-After is counted from the moment of the answer', async () => {
   expect(headers).toMatchObject({
     'X-RateLimit-Reset': String(minuteEnd),
     'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Limit': String(perMinute),
+    'X-RateLimit-Limit': String(free.perMinute),
   });
 });
 
@@ -55,13 +55,13 @@ test('a refusal answered after its window ended reports a Reset one second ahead
 test('an admitted request keeps the headers the limiter gave it', async () => {
   const admitted: Admission = {
     admitted: true,
-    headers: { limit: perMinute, remaining: perMinute - 1, resetAt: minuteEnd },
+    headers: { limit: free.perMinute, remaining: free.perMinute - 1, resetAt: minuteEnd },
   };
   const { error, headers } = await answer(admitted, Date.parse('2026-11-22T10:00:20Z'));
   expect(error).toBeUndefined();
   expect(headers).toEqual({
-    'X-RateLimit-Limit': String(perMinute),
-    'X-RateLimit-Remaining': String(perMinute - 1),
+    'X-RateLimit-Limit': String(free.perMinute),
+    'X-RateLimit-Remaining': String(free.perMinute - 1),
     'X-RateLimit-Reset': String(minuteEnd),
   });
 });

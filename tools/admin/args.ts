@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isStageName, STAGE_NAMES, type StageName } from '../../infra/outputs';
+import { isStageName, STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import type { AdminCommand, CommandContext, OptionSpecs } from './command';
 import { COMMANDS } from './commands';
 import { parseArgsMessage, shownArgument, UsageError } from '../shared/errors';

@@ -1,15 +1,18 @@
-// Reads an `orders import` file as a stream: the top-level JSON array is split into its elements
-// as the text arrives, and each element alone is parsed (losslessly, so an id beyond 2^53 keeps
-// every digit). Memory holds one chunk and one element at a time, never the file: an element
-// longer than any order can be, or nested deeper, is reported without being kept or parsed.
+// Reads an `orders import` file as a stream: @streamparser/json emits each element of the top-level
+// array as it completes, with every number as lossless-json's LosslessNumber (the tokenizer's own
+// hook for number parsing), so an id beyond 2^53 keeps every digit. Memory holds one chunk and one
+// element, never the file. What the parser does not refuse itself is checked here, on its tokens:
+// a key given twice (JSON.parse would keep the last silently), and an element longer or deeper
+// than any order can be, which is reported as a problem of that element.
 
 import { createReadStream } from 'node:fs';
-import { parse } from 'lossless-json';
-import { errorMessage } from '../shared/errors';
+import { Tokenizer, TokenParser, TokenType, type ParsedTokenInfo } from '@streamparser/json';
+import { LosslessNumber } from 'lossless-json';
+import { errorMessage, shownInput } from '../shared/errors';
 
-/** Longer than any order, even pretty-printed: an element beyond it is refused, never buffered. */
+/** Longer than any order, even pretty-printed: an element beyond it is refused. */
 export const MAX_ELEMENT_CHARS = 64 * 1024;
-/** An order is one object of plain values; anything nested deeper is refused unparsed. */
+/** An order is one object of plain values; anything nested deeper is refused. */
 const MAX_ELEMENT_DEPTH = 8;
 const READ_CHUNK_BYTES = 64 * 1024;
 
@@ -20,174 +23,130 @@ export class ImportSyntaxError extends Error {
   override readonly name = 'ImportSyntaxError';
 }
 
-type State = 'start' | 'first' | 'next' | 'element' | 'after' | 'end';
+class LosslessTokenizer extends Tokenizer {
+  // The parser only stores the value; its declared type is the library's default, a number.
+  protected override parseNumber(text: string): number {
+    return new LosslessNumber(text) as unknown as number;
+  }
+}
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const OPEN = new Set([0x7b, 0x5b]); // { [
-const CLOSE = new Set([0x7d, 0x5d]); // } ]
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-/** What a JSON value other than an array may start with: such a file is JSON, just not an array. */
-const VALUE_START = /^[{"tfn0-9-]$/;
+const OPENING = new Set([TokenType.LEFT_BRACE, TokenType.LEFT_BRACKET]);
+const CLOSING = new Set([TokenType.RIGHT_BRACE, TokenType.RIGHT_BRACKET]);
 
-/** Splits the text of a JSON array into its elements, chunk by chunk. */
-export class ElementSplitter {
-  private state: State = 'start';
-  private parts: string[] = [];
-  private length = 0;
-  private depth = 0;
-  private deepest = 0;
-  private inString = false;
-  private escaped = false;
-  private scalar = false;
+/** The elements of a JSON array fed to it chunk by chunk. */
+export class ElementReader {
+  private readonly tokenizer = new LosslessTokenizer();
+  private readonly parser = new TokenParser({ paths: ['$.*'], keepStack: false });
+  private readonly done: Element[] = [];
+  /** Per open container, outermost first: an object's keys so far, undefined for an array. */
+  private readonly open: (Set<string> | undefined)[] = [];
+  private expectKey = false;
+  private previous: TokenType | undefined;
+  private closed = false;
   private index = 0;
-  /** Characters before the current chunk, for positions in messages. */
-  private offset = 0;
+  /** The current element: where it starts (bytes), ends when known, its depth, its parsed value. */
+  private element: { start: number; end?: number; deepest: number; value?: unknown } | undefined;
+
+  constructor() {
+    this.tokenizer.onToken = (token) => this.token(token);
+    this.tokenizer.onError = (error) => {
+      throw this.syntaxError(error);
+    };
+    this.parser.onError = this.tokenizer.onError;
+    this.parser.onValue = ({ value }) => {
+      if (this.element) this.element.value = value;
+    };
+  }
 
   /** The elements that end in this chunk; throws ImportSyntaxError when the text is not an array. */
-  feed(chunk: string): Element[] {
-    const done: Element[] = [];
-    let start = this.state === 'element' ? 0 : -1;
-    let i = 0;
-    while (i < chunk.length) {
-      const c = chunk.charCodeAt(i);
-      switch (this.state) {
-        case 'start':
-          if (i === 0 && this.offset === 0 && c === 0xfeff)
-            i++; // a byte-order mark, as Windows editors write
-          else if (isSpace(c)) i++;
-          else if (c === OPEN_ARRAY) {
-            this.state = 'first';
-            i++;
-          } else if (VALUE_START.test(chunk[i] ?? '')) throw new ImportSyntaxError('must be a JSON array of orders');
-          else throw this.unexpected(chunk, i);
-          break;
-        case 'first':
-        case 'next':
-          if (isSpace(c)) i++;
-          else if (c === CLOSE_ARRAY) {
-            if (this.state === 'next') throw this.unexpected(chunk, i, 'a comma before ] (no element follows it)');
-            this.state = 'end';
-            i++;
-          } else {
-            this.begin(c);
-            start = i;
-            // A string or container's first character opens it; a scalar's is part of it.
-            i++;
-          }
-          break;
-        case 'element': {
-          const ended = this.step(c);
-          if (ended === 'before') {
-            done.push(this.finish(chunk.slice(start, i)));
-          } else {
-            i++;
-            if (ended === 'after') done.push(this.finish(chunk.slice(start, i)));
-          }
-          break;
-        }
-        case 'after':
-          if (isSpace(c)) i++;
-          else if (c === COMMA) {
-            this.state = 'next';
-            i++;
-          } else if (c === CLOSE_ARRAY) {
-            this.state = 'end';
-            i++;
-          } else throw this.unexpected(chunk, i, `, or ] after orders[${this.index - 1}]`);
-          break;
-        case 'end':
-          if (isSpace(c)) i++;
-          else throw this.unexpected(chunk, i, 'nothing after the closing ]');
-          break;
-      }
-    }
-    if (this.state === 'element') this.append(chunk.slice(start));
-    this.offset += chunk.length;
-    return done;
+  feed(chunk: Uint8Array | string): Element[] {
+    // Bytes in this realm's Uint8Array (a Buffer may be another's, as under jest): only then does the
+    // tokenizer skip a byte-order mark, as Windows editors write.
+    this.tokenizer.write(Uint8Array.from(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    return this.done.splice(0);
   }
 
   /** At the end of the file: an error unless the array was closed. */
   end(): Element[] {
-    if (this.state === 'start') throw new ImportSyntaxError('not valid JSON: the file is empty');
-    if (this.state !== 'end') throw new ImportSyntaxError('not valid JSON: the file ends before the closing ]');
-    return [];
+    this.tokenizer.end();
+    if (this.previous === undefined) throw new ImportSyntaxError('not valid JSON: the file is empty');
+    if (!this.closed) throw new ImportSyntaxError('not valid JSON: the file ends before the closing ]');
+    return this.done.splice(0);
   }
 
-  private begin(c: number): void {
-    this.state = 'element';
-    this.parts = [];
-    this.length = 0;
-    this.inString = c === QUOTE;
-    this.escaped = false;
-    this.scalar = !OPEN.has(c) && c !== QUOTE;
-    this.depth = OPEN.has(c) ? 1 : 0;
-    this.deepest = this.depth;
-  }
-
-  /** One character of an element: whether the element ends before it, with it, or goes on. */
-  private step(c: number): 'before' | 'after' | undefined {
-    if (this.scalar) return isSpace(c) || c === COMMA || c === CLOSE_ARRAY ? 'before' : undefined;
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (c === BACKSLASH) this.escaped = true;
-      else if (c === QUOTE) {
-        this.inString = false;
-        if (this.depth === 0) return 'after';
-      }
-      return undefined;
+  private token(token: ParsedTokenInfo): void {
+    const { token: type, offset } = token;
+    const depth = this.open.length;
+    if (this.previous === undefined && type !== TokenType.LEFT_BRACKET) {
+      throw new ImportSyntaxError('must be a JSON array of orders');
     }
-    if (c === QUOTE) this.inString = true;
-    else if (OPEN.has(c)) this.deepest = Math.max(this.deepest, ++this.depth);
-    else if (CLOSE.has(c) && --this.depth === 0) return 'after';
-    return undefined;
+    if (depth === 1 && (type === TokenType.COMMA || type === TokenType.RIGHT_BRACKET)) {
+      if (this.element) this.finish(offset);
+      else if (this.previous === TokenType.COMMA) throw this.syntaxError('a comma before ] (no element follows it)');
+    } else if (depth === 1) {
+      if (this.element) throw this.syntaxError(`expected , or ] after orders[${this.index}]`);
+      this.element = { start: offset, deepest: 0 };
+    }
+    this.track(type, token.value, offset);
+    this.previous = type;
+    this.parser.write(token);
   }
 
-  private append(text: string): void {
-    this.length += text.length;
-    // Past the limit only the length is kept: the element is refused, and memory stays bounded.
-    if (this.length <= MAX_ELEMENT_CHARS) this.parts.push(text);
-    else this.parts = [];
+  /** Nesting, and the keys of each open object, from the tokens as they pass. */
+  private track(type: TokenType, value: unknown, offset: number): void {
+    if (OPENING.has(type)) {
+      this.open.push(type === TokenType.LEFT_BRACE ? new Set() : undefined);
+      this.expectKey = type === TokenType.LEFT_BRACE;
+      if (this.element) this.element.deepest = Math.max(this.element.deepest, this.open.length - 1);
+    } else if (CLOSING.has(type)) {
+      this.open.pop();
+      this.expectKey = false;
+      if (this.open.length === 1 && this.element) this.element.end = offset + 1;
+      if (this.open.length === 0) this.closed = true;
+    } else if (type === TokenType.COMMA) {
+      this.expectKey = this.open.at(-1) !== undefined;
+    } else if (this.expectKey && type === TokenType.STRING) {
+      const keys = this.open.at(-1);
+      if (keys?.has(String(value))) throw this.syntaxError(`the key "${shownInput(String(value))}" is given twice`);
+      keys?.add(String(value));
+      this.expectKey = false;
+    }
   }
 
-  private finish(tail: string): Element {
-    this.append(tail);
-    this.state = 'after';
+  private finish(delimiter: number): void {
+    const { start, end = delimiter, deepest, value } = this.element ?? { start: delimiter, deepest: 0 };
+    this.element = undefined;
     const index = this.index++;
-    if (this.length > MAX_ELEMENT_CHARS) {
-      return { index, problem: `is ${this.length} characters long, more than an order can be (${MAX_ELEMENT_CHARS})` };
-    }
-    if (this.deepest > MAX_ELEMENT_DEPTH) return { index, problem: 'must be an object' };
-    const text = this.parts.join('');
-    this.parts = [];
-    try {
-      return { index, value: parse(text) };
-    } catch (error) {
-      throw new ImportSyntaxError(`not valid JSON in orders[${index}]: ${errorMessage(error)}`);
-    }
+    const length = end - start;
+    if (length > MAX_ELEMENT_CHARS) {
+      this.done.push({
+        index,
+        problem: `is ${length} characters long, more than an order can be (${MAX_ELEMENT_CHARS})`,
+      });
+    } else if (deepest > MAX_ELEMENT_DEPTH) this.done.push({ index, problem: 'must be an object' });
+    else this.done.push({ index, value });
   }
 
-  private unexpected(chunk: string, i: number, wanted?: string): ImportSyntaxError {
-    const found = JSON.stringify(chunk[i] ?? '');
-    return new ImportSyntaxError(
-      `not valid JSON: unexpected ${found} at character ${this.offset + i + 1}${wanted ? `, expected ${wanted}` : ''}`,
-    );
+  /** A parser's complaint, or one of ours, said where it happened: in an element, or around them. */
+  private syntaxError(problem: unknown): ImportSyntaxError {
+    if (problem instanceof ImportSyntaxError) return problem;
+    const message = typeof problem === 'string' ? problem : errorMessage(problem);
+    if (this.closed) return new ImportSyntaxError('not valid JSON: nothing after the closing ]');
+    if (this.element) return new ImportSyntaxError(`not valid JSON in orders[${this.index}]: ${message}`);
+    return new ImportSyntaxError(`not valid JSON: ${message}`);
   }
 }
 
 /** The elements of the JSON array in `file`, read a chunk at a time; read errors are thrown as they come. */
 export async function* fileElements(file: string, signal?: AbortSignal): AsyncGenerator<Element> {
-  const splitter = new ElementSplitter();
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
+  const reader = new ElementReader();
+  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (signal?.aborted) return;
-      yield* splitter.feed(chunk);
+      yield* reader.feed(chunk);
     }
-    yield* splitter.end();
+    yield* reader.end();
   } finally {
     stream.destroy();
   }

@@ -1,4 +1,4 @@
-import type { StageName } from '../../infra/outputs';
+import type { StageName } from '../../lib/contract/deployment';
 import { OPTION_NAMES, parseCommandLine } from './args';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import {

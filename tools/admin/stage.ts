@@ -11,7 +11,7 @@ import type { TableNames } from '../../lib/contract/tables';
 import type { ApiKeyRecord } from '../../lib/stores/api-keys';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
-import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../infra/outputs';
+import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../lib/contract/deployment';
 import { AdminFailure } from '../shared/errors';
 import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';
 

@@ -1,6 +1,6 @@
 import { synopsis } from './args';
 import { COMMANDS } from './commands';
-import { STAGE_NAMES } from '../../infra/outputs';
+import { STAGE_NAMES } from '../../lib/contract/deployment';
 import { TABLE_ENV_VARS } from '../../lib/contract/tables';
 
 const stages = STAGE_NAMES.join('|');

@@ -1,6 +1,6 @@
 // What `npm run deploy -- <stage>` and `npm run diff -- <stage>` hand to the CDK command line: the
 // stage picks its stack (infra/outputs.ts names it), anything after the stage goes to cdk as is.
-import { ACCOUNT_STACK_NAME, isStageName, stackNameFor, STAGE_NAMES } from '../../infra/outputs';
+import { ACCOUNT_STACK_NAME, isStageName, stackNameFor, STAGE_NAMES } from '../../lib/contract/deployment';
 import { UsageError } from '../shared/errors';
 
 export const CDK_COMMANDS = ['deploy', 'diff'] as const;

@@ -25,11 +25,7 @@ export interface LocalAppOptions {
 }
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
-export function createLocalApp(options: LocalAppOptions): {
-  server: Server;
-  orders: Stores['orders'];
-  keys: Stores['keys'];
-} {
+export function createLocalApp(options: LocalAppOptions): Stores & { server: Server } {
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
   const service = composeService({
@@ -60,5 +56,5 @@ export function createLocalApp(options: LocalAppOptions): {
       ? { authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds }
       : {}),
   });
-  return { server, orders: service.stores.orders, keys: service.stores.keys };
+  return { server, ...service.stores };
 }

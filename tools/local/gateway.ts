@@ -19,7 +19,7 @@ import {
   type PlainResponse,
 } from '../../lib/contract/gateway-responses';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
-import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
 import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 // The local gateway runs many invocations at once in one process, as Lambda Managed Instances do.
@@ -6,23 +7,13 @@ import type { Context } from 'aws-lambda';
 // Powertools keeps its per-invocation state (Lambda context, appended keys, metrics) in it
 // whenever AWS_LAMBDA_MAX_CONCURRENCY is set. Doing the same here gives every local invocation
 // its own logger context, while deployed functions (one invocation at a time, no such variable)
-// run exactly as before.
+// run exactly as before. The package's own multi-invocation store cannot be used: its factory
+// returns whichever store exists already, and the AWS SDK makes a single-invocation one first.
 
 type StoreContext = Record<string | symbol, unknown>;
 
-/** The protected keys the runtime sets; Symbol.for makes them the same symbols as the runtime's. */
-const REQUEST_ID = Symbol.for('_AWS_LAMBDA_REQUEST_ID');
-const PROTECTED = new Set<string | symbol>([
-  REQUEST_ID,
-  Symbol.for('_AWS_LAMBDA_X_RAY_TRACE_ID'),
-  Symbol.for('_AWS_LAMBDA_TENANT_ID'),
-  Symbol.for('_AWS_LAMBDA_TRACEPARENT'),
-  Symbol.for('_AWS_LAMBDA_TRACESTATE'),
-  Symbol.for('_AWS_LAMBDA_BAGGAGE'),
-]);
-
-/** The members of the runtime's multi-concurrency InvokeStore that libraries call. */
-class LocalInvokeStore {
+/** The runtime's multi-concurrency store: the package's base (protected keys, getters) on AsyncLocalStorage. */
+class LocalInvokeStore extends InvokeStoreBase {
   private readonly storage = new AsyncLocalStorage<StoreContext>();
 
   getContext(): StoreContext | undefined {
@@ -38,7 +29,7 @@ class LocalInvokeStore {
   }
 
   set(key: string | symbol, value: unknown): void {
-    if (PROTECTED.has(key)) throw new Error(`Cannot modify protected Lambda context field: ${String(key)}`);
+    if (this.isProtectedKey(key)) throw new Error(`Cannot modify protected Lambda context field: ${String(key)}`);
     const store = this.storage.getStore();
     if (!store) throw new Error('No context available');
     store[key] = value;
@@ -46,27 +37,6 @@ class LocalInvokeStore {
 
   run<T>(context: StoreContext, fn: () => T): T {
     return this.storage.run(context, fn);
-  }
-
-  getRequestId(): string {
-    return this.get<string>(REQUEST_ID) ?? '-';
-  }
-
-  // Local invocations carry no trace, tenant or baggage.
-  getXRayTraceId(): undefined {
-    return undefined;
-  }
-  getTenantId(): undefined {
-    return undefined;
-  }
-  getTraceparent(): undefined {
-    return undefined;
-  }
-  getTracestate(): undefined {
-    return undefined;
-  }
-  getBaggage(): undefined {
-    return undefined;
   }
 }
 
@@ -86,5 +56,5 @@ export function installInvokeStore(): LocalInvokeStore {
 
 /** Runs one invocation, and everything it starts (a streamed body included), in its own context. */
 export function inInvocation<T>(context: Pick<Context, 'awsRequestId'>, fn: () => T): T {
-  return installInvokeStore().run({ [REQUEST_ID]: context.awsRequestId }, fn);
+  return installInvokeStore().run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, fn);
 }

@@ -3,7 +3,7 @@
 // build theirs with it too, so a field API Gateway sets differently is fixed in one place.
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../infra/functions';
+import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
 
 export const LOCAL_ACCOUNT = '000000000000';
@@ -42,16 +42,10 @@ export interface ProxyRequest {
   protocol?: string;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `$context.requestTime`: CLF format in UTC, e.g. `09/Apr/2015:12:34:56 +0000`. */
+/** `$context.requestTime`: CLF format in UTC, e.g. `09/Apr/2015:12:34:56 +0000`, rearranged from toUTCString's. */
 export function requestTime(epochMs: number): string {
-  const d = new Date(epochMs);
-  return (
-    `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`
-  );
+  const [, day, month, year, time] = new Date(epochMs).toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
 }
 
 /**

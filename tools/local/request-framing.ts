@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorJson } from '../../lib/contract/errors';
-import type { FunctionId, FunctionSettings } from '../../infra/functions';
+import type { FunctionId, FunctionSettings } from '../../lib/contract/deployment';
 
 /** API Gateway REST's largest request payload; a larger one is refused before any integration. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -90,6 +90,14 @@ function framingMessage(error: NodeJS.ErrnoException, hasRequest: boolean, limit
 function declaredLength(req: IncomingMessage): number | undefined {
   const value = req.headers['content-length'];
   return value !== undefined && /^[0-9]+$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Whether the request node could not parse is a HEAD, from the bytes it failed on: the answer to a
+ * HEAD has no body (RFC 9110 §9.3.2), or a client reads the body as the next response.
+ */
+function isHead(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
+  return Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
 }
 
 /**
@@ -183,7 +191,7 @@ export class RequestFraming {
       const payload = errorJson('BAD_REQUEST', framingMessage(error, false, this.limits));
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n` +
-          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${payload}`,
+          `X-Amzn-RequestId: ${randomUUID()}\r\nConnection: close\r\n\r\n${isHead(error) ? '' : payload}`,
       );
       // A client that never reads the answer (or never closes) must not keep the socket.
       socket.once('finish', () => socket.destroy());

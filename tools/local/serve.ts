@@ -3,7 +3,8 @@
 // (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
 
 import { stat } from 'node:fs/promises';
-import { createDynamoClient } from '../../lib/stores/dynamo';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { releaseAllSlots } from '../../lib/stores/listings-in-flight';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { errorMessage, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';
@@ -120,6 +121,9 @@ export async function startLocalStack(
       publicRoutes: docsRoutes({ server: () => server }),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
+    // No listing outlives the process that served it: slots a killed stack left taken are free.
+    if (options.dynamodbEndpoint === undefined)
+      await releaseAllSlots(createDocumentClient(client), LOCAL_TABLES.rateLimits);
     if (seeded) await seedDemoData(orders, keys);
     const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
 

@@ -8,7 +8,7 @@ import {
   dynamoEndpoint,
   portSetting,
 } from '../shared/local-config';
-import { errorMessage, shownArgument } from '../shared/errors';
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE, parseArgsMessage, shownArgument } from '../shared/errors';
 import { optionTakenByNpm } from '../shared/npm-options';
 
 /** A mistake the user can fix on the command line. */
@@ -68,9 +68,7 @@ function parseTokens(
     return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
-    throw new StartUsageError(
-      `${errorMessage(error).replace(/\. To specify a positional.*$/s, '')} (npm start -- --help lists the options)`,
-    );
+    throw new StartUsageError(`${parseArgsMessage(error)} (npm start -- --help lists the options)`);
   }
 }
 
@@ -121,4 +119,13 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     }
   }
   return options;
+}
+
+/** The one line and exit status `npm start` ends with: a StartUsageError is the user's to fix (2). */
+export function startFailure(error: unknown): { line: string; code: number } {
+  // One line whatever the error: the SDK's own messages can run to several.
+  const message = errorMessage(error).split('\n')[0]?.trim() ?? '';
+  return error instanceof StartUsageError
+    ? { line: `npm start: ${message}`, code: EXIT_USAGE }
+    : { line: `Could not start the local stack: ${message}`, code: EXIT_FAILURE };
 }

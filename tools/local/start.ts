@@ -3,18 +3,12 @@
 // an unexpected failure is one line and exit 1; never a stack trace.
 
 import { createRequire } from 'node:module';
-import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
-import { parseStartArgs, START_USAGE, StartUsageError } from './start-args';
+import { parseStartArgs, START_USAGE, startFailure } from './start-args';
 
 function fail(error: unknown): never {
-  // One line whatever the error: the SDK's own messages can run to several.
-  const message = errorMessage(error).split('\n')[0]?.trim() ?? '';
-  if (error instanceof StartUsageError) {
-    console.error(`npm start: ${message}`);
-    process.exit(EXIT_USAGE);
-  }
-  console.error(`Could not start the local stack: ${message}`);
-  process.exit(EXIT_FAILURE);
+  const { line, code } = startFailure(error);
+  console.error(line);
+  process.exit(code);
 }
 
 /** scripts/check-node.cjs, which `npm test` runs: the pinned Node.js is declared and checked there only. */

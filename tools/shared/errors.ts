@@ -54,8 +54,10 @@ export function field(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 }
 
+/** An error's message; also one from another realm (node's own, as jest sees them), which is no `instanceof Error`. */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = field(error, 'message');
+  return typeof message === 'string' ? message : String(error);
 }
 
 export function isUnreachable(error: unknown): boolean {

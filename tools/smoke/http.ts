@@ -1,18 +1,15 @@
 // The smoke suite's view of HTTP: one request, its answer read whole, and the checks every Error
 // answer must pass. Plain fetch, as a client would call the API.
+import { fail, ok as must } from 'node:assert';
 import { ERROR_CODES, type ErrorCode } from '../../lib/contract/errors';
+
+// A check that does not hold is node's AssertionError, its message printed after the check's name.
+export { AssertionError as CheckFailed, fail, ok as must } from 'node:assert';
 
 export interface Answer {
   status: number;
   headers: Headers;
   text: string;
-}
-
-/** A check that did not hold; its message is printed after the check's name. */
-export class CheckFailed extends Error {}
-
-export function must(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new CheckFailed(message);
 }
 
 export async function call(
@@ -42,7 +39,7 @@ export function mustBeError(answer: Answer, status: number, code: ErrorCode): vo
   try {
     body = JSON.parse(answer.text);
   } catch {
-    throw new CheckFailed(`${status} body is not JSON: ${brief}`);
+    fail(`${status} body is not JSON: ${brief}`);
   }
   const record = body as Record<string, unknown>;
   must(

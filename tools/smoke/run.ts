@@ -3,7 +3,7 @@
 // a fake AWS control plane. Every mistake is one line with its fix: a usage mistake, a URL where
 // nothing answers or that lacks the base path, a key the API refuses, a missing AWS region.
 import { parseArgs } from 'node:util';
-import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../../infra/outputs';
+import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../../lib/contract/deployment';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';

@@ -13,7 +13,7 @@ import { canonicalInt64 } from '../../lib/contract/order';
 import { ordersImport } from '../admin/commands/orders';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
-import { bearer, call, CheckFailed, header, must, mustBeError, type Answer } from './http';
+import { bearer, call, CheckFailed, fail, header, must, mustBeError, type Answer } from './http';
 import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
 import { errorMessage } from '../shared/errors';
 
@@ -114,7 +114,7 @@ const CHECKS: Check[] = [
       try {
         list = parse(answer.text);
       } catch (error) {
-        throw new CheckFailed(`the body is not one valid JSON value (${errorMessage(error)})`);
+        fail(`the body is not one valid JSON value (${errorMessage(error)})`);
       }
       must(Array.isArray(list), 'the body is not a JSON array');
       const orders = list as unknown[];

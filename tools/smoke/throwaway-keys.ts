@@ -7,7 +7,7 @@ import { keysCreate, keysRevoke } from '../admin/commands/keys';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
 import { errorMessage } from '../shared/errors';
-import { CheckFailed, type Answer } from './http';
+import { fail, type Answer } from './http';
 
 const quiet: Output = { out: () => undefined, err: () => undefined };
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -108,5 +108,5 @@ export async function firstAccepted(
     if (answer.status !== 401) return answer;
     await sleep(2_000);
   }
-  throw new CheckFailed('a new key was still refused with 401 after a minute');
+  fail('a new key was still refused with 401 after a minute');
 }

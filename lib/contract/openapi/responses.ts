@@ -6,8 +6,8 @@ import { deprecationHeaders, type Route } from '../routes';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
-function integerHeader(description: string, required: boolean, minimum: number): JsonObject {
-  return { description, required, schema: { type: 'integer', minimum } };
+function integerHeader(description: string, required: boolean, minimum: number, format = 'int64'): JsonObject {
+  return { description, required, schema: { type: 'integer', format, minimum } };
 }
 
 /**
@@ -55,7 +55,7 @@ function routeHeaders(route: Route, required: boolean): JsonObject {
 }
 
 const retryAfter = (description: string): JsonObject => ({
-  'Retry-After': integerHeader(description, true, 1),
+  'Retry-After': integerHeader(description, true, 1, 'int32'),
 });
 
 /** Extra words for a status, beyond the messages of its codes. */

@@ -1,4 +1,4 @@
-// `npm run generate`: rewrites every generated file and docs block (tools/generate-artifacts.ts)
+// `npm run generate`: rewrites every generated file and docs block (scripts/generate-artifacts.ts)
 // from the declarations, and says which changed.
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';

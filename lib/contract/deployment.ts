@@ -1,0 +1,129 @@
+// The deployment contract, declared once and free of the CDK: each function's settings, the stages
+// with their stack names, and the stack outputs. The CDK app (infra/) deploys them; the tools read
+// them (the local gateway gives each handler the same Lambda context and deadline, the admin,
+// deploy and smoke commands find a stage's stack and outputs), and so does the bench.
+import type { PlanName } from './plans';
+import type { FunctionName } from './routes';
+import { STREAMING_LIMITS } from './streaming-limits';
+import type { TableId } from './tables';
+
+/** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
+export type FunctionId = FunctionName | 'authorizer';
+
+/** The only DynamoDB actions the service's functions use; anything else is not grantable. */
+export type TableAction =
+  'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:PutItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
+export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
+
+export interface FunctionSettings {
+  description: string;
+  /** Lambda memory in MB; CPU scales with it. */
+  memoryMb: number;
+  /** Below the integration timeout, so the handler (not API Gateway) decides what a slow call returns. */
+  timeoutSeconds: number;
+  /** The tables the function reads or writes, with exactly the actions its code sends. */
+  access: TableAccess;
+  /**
+   * The most its minified bundle may weigh, in KiB (checked by the bundle test): module loading is
+   * most of a cold start, so growing past it is a decision made here, not an accident.
+   */
+  bundleBudgetKib: number;
+  /**
+   * V8 flags node starts with, through the wrapper in infra/runtime (NODE_OPTIONS cannot carry
+   * them): right after node, the runtime's own setting of the same flag left out, so they win.
+   * None unless a measurement asks for them.
+   */
+  nodeFlags?: readonly string[];
+}
+
+const RATE_LIMIT_COUNTERS = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
+
+export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
+  authorizer: {
+    description: 'Bearer API key authorizer: one key lookup, answer cached by API Gateway',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { apiKeys: ['dynamodb:GetItem'] },
+    bundleBudgetKib: 450,
+  },
+  'list-orders': {
+    description: 'GET /store/orders: streams every order',
+    // One vCPU, and time for the largest compressed response Lambda allows: infra/list-budget.ts
+    // derives both from the measured throughput (bench/results.json) and Lambda's streaming
+    // limits, and test/unit/list-budget.test.ts fails when these stop being what it derives.
+    memoryMb: STREAMING_LIMITS.memoryMbPerVcpu,
+    timeoutSeconds: 420,
+    // DescribeTable: the item count sizes the parallel Scan and refuses an uncompressed listing too
+    // large for one response, read at most once an hour. PutItem: the in-flight slots (taken, then given back with a release mark).
+    access: {
+      orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'],
+      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem'],
+    },
+    bundleBudgetKib: 480,
+    // A listing allocates at a steady rate for minutes; with the runtime's 88 MB semi-space V8
+    // grows its young generation the longer a listing runs, so the peak grew with the table (+150 %
+    // from 20k to 1M orders). This V8 flag keeps the semi-space at 1 MB and the heap's growth
+    // modest, so memory stays flat with table size, at a CPU cost the budget (list-budget.ts) counts.
+    nodeFlags: ['--optimize-for-size'],
+  },
+  'cancel-order': {
+    description: 'DELETE /store/orders/{orderId}: cancels a pending order',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { orders: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
+    bundleBudgetKib: 480,
+  },
+};
+
+/** Seconds between a streamed function's timeout and its integration timeout, so the function always stops first. */
+export const STREAMING_INTEGRATION_HEADROOM_SECONDS = 5;
+
+/** API Gateway's default (and, for buffered responses, maximum) integration timeout. */
+const BUFFERED_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/** How long API Gateway waits for a route's function: buffered answers are capped at 29 s. */
+export function integrationTimeoutSeconds(id: FunctionName, streaming: boolean): number {
+  return streaming
+    ? FUNCTIONS[id].timeoutSeconds + STREAMING_INTEGRATION_HEADROOM_SECONDS
+    : BUFFERED_INTEGRATION_TIMEOUT_SECONDS;
+}
+
+export const STAGE_NAMES = ['staging', 'prod'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+export function isStageName(value: unknown): value is StageName {
+  return typeof value === 'string' && (STAGE_NAMES as readonly string[]).includes(value);
+}
+
+export function stackNameFor(stage: StageName): string {
+  return `StoreOrders-${stage}`;
+}
+
+/** The stack that owns API Gateway's account-wide settings, shared by the stages of an account. */
+export const ACCOUNT_STACK_NAME = 'StoreOrders-account';
+
+// Stack outputs, read from a deployed stage by CloudFormation DescribeStacks (the admin command's
+// `--stage`, the smoke run).
+
+/** The base URL clients use: the custom domain when one is configured, else the execute-api URL. */
+export const API_URL_OUTPUT = 'ApiUrl';
+export const EXECUTE_API_URL_OUTPUT = 'ExecuteApiUrl';
+export const REST_API_ID_OUTPUT = 'RestApiId';
+/** The stage's CloudWatch dashboard in the console. */
+export const DASHBOARD_URL_OUTPUT = 'DashboardUrl';
+/** The account stack's output naming the role API Gateway's execution logging uses. */
+export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
+
+/** Output keys must be alphanumeric, so they are spelled out rather than derived from table ids. */
+export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {
+  orders: 'OrdersTableName',
+  apiKeys: 'ApiKeysTableName',
+  rateLimits: 'RateLimitsTableName',
+};
+
+export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {
+  free: 'UsagePlanIdFree',
+  pro: 'UsagePlanIdPro',
+  business: 'UsagePlanIdBusiness',
+  enterprise: 'UsagePlanIdEnterprise',
+};

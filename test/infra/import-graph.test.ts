@@ -1,0 +1,83 @@
+// The house the imports draw: no circle in infra/ or bench/, and nothing tools/ loads reaches
+// infra/ or bench/ (the ESLint rule sees direct imports only). Type imports count: a circle of
+// types is still two files that cannot be read one after the other.
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+
+const ROOT = path.join(__dirname, '..', '..');
+const OPTIONS: ts.CompilerOptions = { moduleResolution: ts.ModuleResolutionKind.Bundler, resolveJsonModule: true };
+
+const sourcesUnder = (dir: string): string[] =>
+  readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.tsx?$/.test(file))
+    .map((file) => path.join(ROOT, dir, file));
+
+const importsCache = new Map<string, string[]>();
+/** The repository files `file` imports (type imports included), as resolved by TypeScript. */
+function importsOf(file: string): string[] {
+  let found = importsCache.get(file);
+  if (!found) {
+    found = ts
+      .preProcessFile(readFileSync(file, 'utf8'), true, true)
+      .importedFiles.map((imported) => ts.resolveModuleName(imported.fileName, file, OPTIONS, ts.sys).resolvedModule)
+      .flatMap((resolved) => (resolved && !resolved.isExternalLibraryImport ? [resolved.resolvedFileName] : []));
+    importsCache.set(file, found);
+  }
+  return found;
+}
+
+const relative = (file: string) => path.relative(ROOT, file).split(path.sep).join('/');
+
+/** Every circle among `files`, following only imports between them: each as its files in import order. */
+function circles(files: readonly string[], edges: (file: string) => string[] = importsOf): string[][] {
+  const inside = new Set(files);
+  const done = new Set<string>();
+  const found: string[][] = [];
+  const walk = (file: string, trail: string[]): void => {
+    const at = trail.indexOf(file);
+    if (at >= 0) return void found.push([...trail.slice(at), file].map(relative));
+    if (done.has(file)) return;
+    for (const next of edges(file)) if (inside.has(next)) walk(next, [...trail, file]);
+    done.add(file);
+  };
+  for (const file of files) walk(file, []);
+  return found;
+}
+
+/** Every repository file `files` load, directly or not. */
+function reached(files: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const todo = [...files];
+  for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    todo.push(...importsOf(file));
+  }
+  return [...seen].map(relative);
+}
+
+test.each(['infra', 'bench'])('no import circle in %s/', (dir) => {
+  const files = sourcesUnder(dir);
+  expect(files.length).toBeGreaterThan(5);
+  expect(circles(files)).toEqual([]);
+});
+
+test('a circle is found when there is one, and only then (the check can fail)', () => {
+  const [a, b, c] = ['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(ROOT, name)) as [string, string, string];
+  const graph: Record<string, string[]> = { [a]: [b], [b]: [c], [c]: [a] };
+  expect(circles([a, b, c], (file) => graph[file] ?? [])).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+  expect(circles([a, b, c], (file) => (file === c ? [] : (graph[file] ?? [])))).toEqual([]);
+  // The files as they were before the layers were untangled: nag.ts and the two stacks.
+  expect(
+    circles(sourcesUnder('infra'), (file) =>
+      relative(file) === 'infra/nag.ts' ? [path.join(ROOT, 'infra/stack.ts')] : importsOf(file),
+    ),
+  ).toEqual([['infra/nag.ts', 'infra/stack.ts', 'infra/nag.ts']]);
+});
+
+test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment contract', () => {
+  const loaded = reached(sourcesUnder('tools'));
+  expect(loaded).toContain('lib/contract/deployment.ts');
+  expect(loaded.filter((file) => /^(infra|bench)\//.test(file))).toEqual([]);
+});

@@ -1,0 +1,97 @@
+// A lease write that DynamoDB applies only after the SDK gave up on it (the attempt's timeout ran
+// out, the SDK's retry took the slot, the listing ran and freed it): that first attempt must not
+// land in the freed slot and hold it for the lease's whole life (issue: "a late lease write locks a
+// key out"). Against the embedded server; the late attempt is replayed by hand after the listing.
+import { PutItemCommand, type PutItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { ListingsInFlight, TooManyListingsError } from '../../lib/stores/listings-in-flight';
+import { isConditionFailure } from '../../lib/stores/conditional';
+import { createTestTables, type TestTables } from '../support/dynamo';
+import { testClock } from '../support/local-stack';
+
+let tables: TestTables;
+const clock = testClock();
+const cap = LISTINGS_IN_FLIGHT.free;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+});
+afterAll(() => tables.drop());
+
+/**
+ * Leases on a client whose first `late` PutItem attempts time out before reaching the table; each is
+ * kept, to be applied later by `land()`, as DynamoDB applies a request it received late.
+ */
+function lateLeases(late: number) {
+  const client = createDynamoClient({ endpoint: tables.endpoint });
+  // Marshalled already: the document client converts its input before this step.
+  const held: PutItemCommandInput[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'PutItemCommand' && held.length < late) {
+        held.push(structuredClone(args.input) as PutItemCommandInput);
+        throw Object.assign(new Error('attempt timed out'), { name: 'TimeoutError' });
+      }
+      return next(args);
+    },
+    // Inside the retry loop: each attempt passes here.
+    { step: 'finalizeRequest', name: 'lateLeaseWrites', priority: 'low' },
+  );
+  const doc = createDocumentClient(client);
+  return {
+    listings: new ListingsInFlight(doc, tables.names.rateLimits, clock.now),
+    held,
+    /** Applies the held attempts now, as DynamoDB would, whatever their outcome. */
+    land: async () => {
+      for (const input of held) {
+        await client.send(new PutItemCommand(input)).catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+      }
+    },
+    close: () => client.destroy(),
+  };
+}
+
+test('a first attempt applied after its retry served the listing does not take the freed slot', async () => {
+  const late = lateLeases(1);
+  try {
+    const lease = await late.listings.acquire('key_late_lease', cap);
+    expect(late.held).toHaveLength(1);
+    await lease.release();
+    await late.land();
+    const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
+    expect(await listings.held('key_late_lease', cap)).toBe(0);
+    // The key lists again right after its first listing ended.
+    const next = await listings.acquire('key_late_lease', cap);
+    await next.release();
+  } finally {
+    late.close();
+  }
+});
+
+test('a listing whose every attempt was late is refused, and its attempts landing later take no slot', async () => {
+  const late = lateLeases(3);
+  try {
+    await expect(late.listings.acquire('key_all_late', cap)).rejects.toThrow('attempt timed out');
+    await late.land();
+    const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
+    expect(await listings.held('key_all_late', cap)).toBe(0);
+    const next = await listings.acquire('key_all_late', cap);
+    await next.release();
+  } finally {
+    late.close();
+  }
+});
+
+test('a freed slot is free for other listings, and a held one still refuses them', async () => {
+  const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
+  const first = await listings.acquire('key_reuse', cap);
+  await expect(listings.acquire('key_reuse', cap)).rejects.toBeInstanceOf(TooManyListingsError);
+  await first.release();
+  const second = await listings.acquire('key_reuse', cap);
+  expect(await listings.held('key_reuse', cap)).toBe(cap);
+  await second.release();
+  expect(await listings.held('key_reuse', cap)).toBe(0);
+});

@@ -1,0 +1,124 @@
+// `npm start`'s command line, in process: every mistake is one line (the one start.ts prints) and
+// exit 2. test/http/start.test.ts runs the real entry only where the process itself is the point.
+import { EXIT_FAILURE, EXIT_USAGE } from '../../tools/shared/errors';
+import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST } from '../../tools/shared/local-config';
+import { parseStartArgs, START_USAGE, startFailure, StartUsageError } from '../../tools/local/start-args';
+
+/** The line and exit status npm start ends with for this command line, or the options it reads. */
+function outcome(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    return { options: parseStartArgs(argv, env) };
+  } catch (error) {
+    return startFailure(error);
+  }
+}
+
+const usage = (line: string) => ({ line: `npm start: ${line}`, code: EXIT_USAGE });
+
+test.each<[string[], NodeJS.ProcessEnv, string]>([
+  [['--bogus'], {}, "Unknown option '--bogus' (npm start -- --help lists the options)"],
+  [['--port'], {}, "Option '--port <value>' argument missing (npm start -- --help lists the options)"],
+  [['stray'], {}, 'Unexpected argument "stray": npm start takes only options (npm start -- --help)'],
+  // An unknown option is echoed shortened too, as the admin and smoke commands echo theirs.
+  [
+    [`--${'y'.repeat(5000)}`],
+    {},
+    `Unknown option '--${'y'.repeat(37)}... (5004 characters) (npm start -- --help lists the options)`,
+  ],
+  // A pasted blob is echoed by its first characters and its length, never whole.
+  [
+    ['x'.repeat(5000)],
+    {},
+    `Unexpected argument "${'x'.repeat(40)}... (5000 characters)": npm start takes only options (npm start -- --help)`,
+  ],
+  [['--port', 'abc'], {}, '--port must be a port number from 0 to 65535, got "abc"'],
+  // An empty option is the option's mistake, not the environment's, and never the default.
+  [['--port', ''], { PORT: '3001' }, '--port must be a port number from 0 to 65535, got ""'],
+  [['--dynamodb-port', ''], {}, '--dynamodb-port must be a port number from 0 to 65535, got ""'],
+  [['--data-dir', ''], {}, '--data-dir needs a folder'],
+  [
+    ['--dynamodb-endpoint', '127.0.0.1:8000'],
+    {},
+    '--dynamodb-endpoint must be an http:// or https:// URL such as http://127.0.0.1:8000, got "127.0.0.1:8000"',
+  ],
+  [
+    ['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--data-dir', 'kept'],
+    {},
+    '--data-dir is for the embedded server; it cannot go with --dynamodb-endpoint',
+  ],
+  [
+    ['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--dynamodb-port', '8001'],
+    {},
+    '--dynamodb-port is for the embedded server; it cannot go with --dynamodb-endpoint',
+  ],
+  // What `npm start --data-dir X` (without `--`) hands the script: npm keeps the option, X arrives alone.
+  [
+    ['kept'],
+    { npm_config_data_dir: 'true' },
+    "npm took --data-dir as its own option: put the stack's options after --, e.g. npm start -- --data-dir ...",
+  ],
+  [
+    [],
+    { npm_config_demo: '' },
+    "npm took --no-demo as its own option: put the stack's options after --, e.g. npm start -- --no-demo ...",
+  ],
+  [[], { DYNAMODB_PORT: 'eight' }, 'DYNAMODB_PORT must be a port number from 0 to 65535, got "eight"'],
+])('%j with %j: one line, exit 2', (argv, env, line) => {
+  expect(outcome(argv, env)).toEqual(usage(line));
+});
+
+test('no option: the defaults, the environment’s ports first, demo data on', () => {
+  expect(outcome([])).toEqual({
+    options: {
+      host: DEFAULT_HOST,
+      port: DEFAULT_API_PORT,
+      dynamodbPort: DEFAULT_DYNAMODB_PORT,
+      demo: true,
+      quiet: false,
+    },
+  });
+  expect(outcome([], { PORT: '3001', DYNAMODB_PORT: '8001' })).toMatchObject({
+    options: {
+      port: 3001,
+      dynamodbPort: 8001,
+    },
+  });
+});
+
+test('every option is read', () => {
+  expect(
+    parseStartArgs(
+      ['--port', '0', '--host', '0.0.0.0', '--dynamodb-port', '0', '--data-dir', 'kept', '--no-demo', '--quiet'],
+      {},
+    ),
+  ).toEqual({ host: '0.0.0.0', port: 0, dynamodbPort: 0, dataDir: 'kept', demo: false, quiet: true });
+  expect(parseStartArgs(['--dynamodb-endpoint', 'http://127.0.0.1:8000/'], {})).toMatchObject({
+    dynamodbEndpoint: 'http://127.0.0.1:8000',
+  });
+});
+
+test('--help and -h ask for the usage, which names every option', () => {
+  expect(parseStartArgs(['--help'], {})).toBe('help');
+  expect(parseStartArgs(['-h'], {})).toBe('help');
+  expect(START_USAGE).toMatch(/^Usage: npm start -- \[options\]/);
+  for (const option of [
+    '--port',
+    '--host',
+    '--dynamodb-port',
+    '--data-dir',
+    '--dynamodb-endpoint',
+    '--no-demo',
+    '--quiet',
+  ])
+    expect(START_USAGE).toContain(option);
+});
+
+test('a failure that is not a usage mistake is one line (its first), exit 1', () => {
+  expect(startFailure(new Error('Table x did not become ACTIVE\n  more detail'))).toEqual({
+    line: 'Could not start the local stack: Table x did not become ACTIVE',
+    code: EXIT_FAILURE,
+  });
+  expect(startFailure(new StartUsageError('API port 3000 is in use: choose another with --port or PORT'))).toEqual(
+    usage('API port 3000 is in use: choose another with --port or PORT'),
+  );
+});
