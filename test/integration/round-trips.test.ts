@@ -183,11 +183,6 @@ describe('the routes', () => {
     ]);
     // The item count is cached per container: the next listing reads none.
     await invokeStreamedToResponse(handler, event(key), lambdaContext('list-orders'));
-    expect(sequence(log.take())).toEqual([
-      LIMITER_WRITE,
-      'PutItem(rateLimits)',
-      'Scan(orders)',
-      'PutItem(rateLimits)',
-    ]);
+    expect(sequence(log.take())).toEqual([LIMITER_WRITE, 'PutItem(rateLimits)', 'Scan(orders)', 'PutItem(rateLimits)']);
   });
 });
