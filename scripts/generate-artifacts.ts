@@ -9,7 +9,7 @@ import { dailyCostTable } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
-import { errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
+import { banRule, errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
@@ -39,7 +39,11 @@ function benchBlocks(file: string): GeneratedFile {
 
 export const GENERATED: readonly GeneratedFile[] = [
   { file: 'openapi.json', render: () => openApiJson() },
-  { file: 'docs/rate-limits.md', render: (text) => withBlocks(text, { 'generated:plans': block(planLimitsTable()) }) },
+  {
+    file: 'docs/rate-limits.md',
+    render: (text) =>
+      withBlocks(text, { 'generated:plans': block(planLimitsTable()), 'generated:ban': block(banRule()) }),
+  },
   {
     file: 'docs/api.md',
     render: (text) =>

@@ -2,7 +2,7 @@
 // `npm run generate`, so a changed plan, cap or error shows in the docs without a hand edit.
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, ERRORS, errorJson, type ErrorCode } from '../lib/contract/errors';
-import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
+import { BAN, LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
 
 export const count = (n: number) => n.toLocaleString('en-US');
 
@@ -41,4 +41,18 @@ export function errorExample(code: ErrorCode, withStatusLine: boolean): string {
   const { status } = ERRORS[code];
   const lines = withStatusLine ? [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()] : [];
   return ['```' + (withStatusLine ? '' : 'json'), ...lines, errorJson(code), '```'].join('\n');
+}
+
+/** docs/rate-limits.md: the ban rule, with its threshold and length from BAN. */
+export function banRule(): string {
+  const times = BAN.rejectedPerMinuteFactor === 1 ? 'its' : `${BAN.rejectedPerMinuteFactor} times its`;
+  const minutes = BAN.durationSeconds / 60;
+  const length = Number.isInteger(minutes) ? `${count(minutes)} minutes` : `${count(BAN.durationSeconds)} seconds`;
+  return [
+    `A key that, within one minute, keeps sending more refused requests than ${times} per-minute limit is`,
+    `banned for ${length}: \`${ERRORS.KEY_TEMPORARILY_BANNED.status} KEY_TEMPORARILY_BANNED\`, with \`Retry-After\` the seconds left of the`,
+    'ban; requests that cross the threshold together all report the one ban end stored. Requests',
+    'refused for the ban are not counted, so a ban ends on time. Thresholds and ban length are declared',
+    'with the plans, in `lib/contract/plans.ts`.',
+  ].join('\n');
 }

@@ -87,11 +87,14 @@ test('a listing whose every attempt was late is refused, and its attempts landin
 
 test('a freed slot is free for other listings, and a held one still refuses them', async () => {
   const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
-  const first = await listings.acquire('key_reuse', cap);
+  // Every slot of the key held, one after the other.
+  const held = [];
+  for (let n = 0; n < cap; n++) held.push(await listings.acquire('key_reuse', cap));
   await expect(listings.acquire('key_reuse', cap)).rejects.toBeInstanceOf(TooManyListingsError);
-  await first.release();
+  const [first, ...others] = held;
+  await first?.release();
   const second = await listings.acquire('key_reuse', cap);
   expect(await listings.held('key_reuse', cap)).toBe(cap);
-  await second.release();
+  for (const lease of [second, ...others]) await lease.release();
   expect(await listings.held('key_reuse', cap)).toBe(0);
 });
