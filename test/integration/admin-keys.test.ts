@@ -72,7 +72,7 @@ describe('keys create', () => {
     expect(run.stdout.split(key)).toHaveLength(2);
     expect(run.stdout).toContain(keyIdFromHash(hashApiKey(key)));
     expect(run.stdout).toContain('pro');
-    expect(run.stdout).toContain('300/min, 10000/day');
+    expect(run.stdout).toContain(`${PLAN_LIMITS.pro.perMinute}/min, ${PLAN_LIMITS.pro.perDay}/day`);
     expect(run.stderr).toBe('');
   });
 
