@@ -244,7 +244,11 @@ test("keys usage --stage reads the stage's rate-limit table", async () => {
   const run = await stageAdmin(() => new Date(now))('--stage', 'staging', 'keys', 'usage', created.id, '--json');
   expect(run.code).toBe(0);
   expect(openedStages).toEqual(['staging', 'staging']);
-  expect(JSON.parse(run.stdout)).toMatchObject({ id: created.id, plan: 'free', day: { used: 1, remaining: PLAN_LIMITS.free.perDay - 1 } });
+  expect(JSON.parse(run.stdout)).toMatchObject({
+    id: created.id,
+    plan: 'free',
+    day: { used: 1, remaining: PLAN_LIMITS.free.perDay - 1 },
+  });
 });
 
 test('orders ship --stage works on the stage orders table', async () => {
