@@ -22,7 +22,7 @@ export interface StageClients {
   dynamo: DynamoDBClient;
 }
 
-/** Everything the admin command needs from a stage's stack outputs (names in infra/outputs.ts). */
+/** Everything the admin command needs from a stage's stack outputs (names in lib/contract/deployment.ts). */
 export interface StageOutputs {
   tables: TableNames;
   usagePlanIds: Record<PlanName, string>;

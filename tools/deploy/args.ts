@@ -1,5 +1,5 @@
 // What `npm run deploy -- <stage>` and `npm run diff -- <stage>` hand to the CDK command line: the
-// stage picks its stack (infra/outputs.ts names it), anything after the stage goes to cdk as is.
+// stage picks its stack (lib/contract/deployment.ts names it), anything after the stage goes to cdk as is.
 import { ACCOUNT_STACK_NAME, isStageName, stackNameFor, STAGE_NAMES } from '../../lib/contract/deployment';
 import { UsageError } from '../shared/errors';
 

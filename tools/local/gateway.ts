@@ -61,7 +61,7 @@ export interface LocalGatewayOptions {
   handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
   authorizer: TokenAuthorizer;
   publicRoutes?: readonly PublicRoute[];
-  /** Each function's memory and timeout: infra/functions.ts's unless a test needs a short deadline. */
+  /** Each function's memory and timeout: lib/contract/deployment.ts's unless a test needs a short deadline. */
   functions?: Record<FunctionId, FunctionSettings>;
   now?: () => number;
   onAccessLog?: (entry: AccessLogEntry) => void;

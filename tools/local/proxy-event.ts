@@ -156,7 +156,7 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
 }
 
 /**
- * One invocation's Lambda context, with the function's deployed memory and deadline (infra/functions.ts);
+ * One invocation's Lambda context, with the function's deployed memory and deadline (lib/contract/deployment.ts);
  * `settings` replaces them only in tests that need a short deadline.
  */
 export function lambdaContext(
