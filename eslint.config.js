@@ -3,6 +3,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// What Lambda runs is built from functions/ and lib/: a CDK declaration, a tool or the bench's
+// figures imported there would ship in a bundle and load at every cold start.
+const LAMBDA_CODE_ONLY = {
+  group: ['**/infra/**', '**/tools/**', '**/bench/**', '**/test/**', '**/client/**'],
+  message: 'Lambda code is built from functions/ and lib/ only.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'client/dist/'] },
   js.configs.recommended,
@@ -17,19 +24,12 @@ export default tseslint.config(
     },
   },
   {
-    // What Lambda runs is built from functions/ and lib/: a CDK declaration, a tool or the bench's
-    // figures imported there would ship in a bundle and load at every cold start.
     files: ['functions/**/*.ts', 'lib/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['**/infra/**', '**/tools/**', '**/bench/**', '**/test/**', '**/client/**'],
-              message: 'Lambda code is built from functions/ and lib/ only.',
-            },
-          ],
+          patterns: [LAMBDA_CODE_ONLY],
         },
       ],
     },
@@ -50,10 +50,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              group: ['**/infra/**', '**/tools/**', '**/bench/**', '**/test/**', '**/client/**'],
-              message: 'Lambda code is built from functions/ and lib/ only.',
-            },
+            LAMBDA_CODE_ONLY,
             {
               group: above.map((layer) => `**/${layer}/**`).concat(above.map((layer) => `../${layer}`)),
               message: `lib/ imports run one way: contract <- core <- stores <- edge <- root.`,
