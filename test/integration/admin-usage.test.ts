@@ -50,6 +50,7 @@ test('a key that has sent nothing has used nothing', async () => {
       refused: 0,
     },
     day: { used: 0, remaining: PLAN_LIMITS.pro.perDay, resetAt: Date.parse('2026-11-23T00:00:00Z') / 1000 },
+    bannedUntil: null,
   });
 });
 

@@ -220,7 +220,10 @@ async function keyUsage(args: { id: string; json: boolean }, { target, out, now 
   if (!limits) throw new AdminFailure(`${args.id} is an enterprise key without readable custom limits`);
   const usage = usageAt(await target.limiter.read(record.id, now.getTime()), limits, now.getTime());
   if (args.json) {
-    out.out(JSON.stringify({ id: record.id, plan: record.plan, limits, ...usage }));
+    // bannedUntil is always there, null without a ban, so a script can read it without a guard.
+    out.out(
+      JSON.stringify({ id: record.id, plan: record.plan, limits, ...usage, bannedUntil: usage.bannedUntil ?? null }),
+    );
     return;
   }
   const { minute, day } = usage;
@@ -308,7 +311,7 @@ export const keysUsage = defineCommand({
     "A key's plan and limits, and its use now: this minute's and today's counts and what remains,",
     "the requests refused this minute, and any ban with its end. Read from the service's own",
     'rate-limit item (one per key and UTC day); nothing is changed.',
-    '--json prints one JSON object: id, plan, limits, minute, day, bannedUntil (Unix seconds).',
+    '--json prints one JSON object: id, plan, limits, minute, day, bannedUntil (Unix seconds, or null).',
   ],
   parse: ({ values, args: [id = ''] }) => ({ id: keyIdArgument(id), json: values.json ?? false }),
   run: keyUsage,
