@@ -8,10 +8,11 @@ import { rawFetch } from './transport.ts';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
- * strings (never JS numbers). The document requires only `status`, so a consumer cannot rely on
- * the others; a field an order does not have is left out.
+ * strings (never JS numbers). Every order has its `id` (the table's key) and `status`, so
+ * `api.cancelOrder(order.id)` type-checks; a listed order without an id is UNEXPECTED_RESPONSE.
+ * The other fields may be absent, and a field an order does not have is left out.
  */
-export type ListedOrder = Pick<Order, 'status'> & Partial<Omit<Order, 'status'>>;
+export type ListedOrder = Pick<Order, 'id' | 'status'> & Partial<Omit<Order, 'id' | 'status'>>;
 export type { OrderStatus };
 
 /** The rate-limit state of the last response that carried it. */
@@ -482,8 +483,8 @@ function toOrder(value: unknown): ListedOrder {
   if (typeof value !== 'object' || value === null)
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order is not a JSON object');
   const item = value as Record<string, unknown>;
-  const order: ListedOrder = { status: item.status as OrderStatus };
-  if (item.id !== undefined) order.id = int64Text(item.id);
+  if (item.id === undefined) throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'An order has no id');
+  const order: ListedOrder = { id: int64Text(item.id), status: item.status as OrderStatus };
   if (item.petId !== undefined) order.petId = int64Text(item.petId);
   if (item.quantity !== undefined) order.quantity = Number(String(item.quantity));
   if (typeof item.shipDate === 'string') order.shipDate = item.shipDate;

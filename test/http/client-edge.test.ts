@@ -73,6 +73,7 @@ describe('a 200 that is not the order list', () => {
     ['a second document', `${LIST}[]`],
     ['a cut document', LIST.slice(0, 100)],
     ['an HTML page', '<html>gateway</html>'],
+    ['an order without its id', '[{"status":"pending"}]'],
   ])('listOrders() on %s is UNEXPECTED_RESPONSE, not a SyntaxError', async (_name, body) => {
     const server = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(body));
     const error = await failureOf(client(server).listOrders());
