@@ -172,8 +172,13 @@ export class StoreOrdersClient {
       return failed instanceof StoreOrdersApiError ? failed : toApiError(answer, failed, this.now());
     });
     try {
-      for await (const batch of arrayElements(bodyText(bodyChunks(response.body, guard.watch))))
-        yield* batch.map(toOrder);
+      for await (const batch of arrayElements(bodyText(bodyChunks(response.body, guard.watch)))) {
+        for (const element of batch) {
+          // A network chunk holds many orders: an abort stops the loop at the next one, not the chunk's end.
+          if (options.signal?.aborted) throw abortedError(options.signal, response.status);
+          yield toOrder(element);
+        }
+      }
     } catch (error) {
       throw streamFailure(error, response.status);
     }

@@ -311,6 +311,24 @@ describe('an AbortSignal', () => {
     expect(error).toMatchObject({ code: 'ABORTED' });
   }, 10_000);
 
+  test('aborted after the first of many orders in one chunk: no further order is yielded', async () => {
+    const many = Array.from({ length: 500 }, (_, i) => `{"id":${i + 1},"status":"pending"}`).join(',');
+    const server = await serve((_req, res) => {
+      res.writeHead(200);
+      res.write(`[${many},`);
+    });
+    const controller = new AbortController();
+    const orders: ListedOrder[] = [];
+    const error = await (async () => {
+      for await (const order of client(server).listOrdersStream({ signal: controller.signal })) {
+        orders.push(order);
+        controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect(orders).toEqual([{ id: '1', status: 'pending' }]);
+    expect(error).toMatchObject({ code: 'ABORTED' });
+  }, 10_000);
+
   test('aborted during the wait before a retry: ABORTED at once, no further request', async () => {
     const server = await serve((_req, res) =>
       res.writeHead(503, { 'Retry-After': '30' }).end('{"code":"SERVICE_UNAVAILABLE","message":"x","status":503}'),
