@@ -4,7 +4,7 @@
 // key out"). Against the embedded server; the late attempt is replayed by hand after the listing.
 import { PutItemCommand, type PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { createDocumentClient, createDynamoClient, MAX_ATTEMPTS } from '../../lib/stores/dynamo';
 import { ListingsInFlight, TooManyListingsError } from '../../lib/stores/listings-in-flight';
 import { isConditionFailure } from '../../lib/stores/conditional';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -54,6 +54,13 @@ function lateLeases(late: number) {
   };
 }
 
+/** No slot of the key is held, and a listing takes one at once. */
+async function expectListsAgain(keyId: string): Promise<void> {
+  const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
+  expect(await listings.held(keyId, cap)).toBe(0);
+  await (await listings.acquire(keyId, cap)).release();
+}
+
 test('a first attempt applied after its retry served the listing does not take the freed slot', async () => {
   const late = lateLeases(1);
   try {
@@ -61,25 +68,19 @@ test('a first attempt applied after its retry served the listing does not take t
     expect(late.held).toHaveLength(1);
     await lease.release();
     await late.land();
-    const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
-    expect(await listings.held('key_late_lease', cap)).toBe(0);
     // The key lists again right after its first listing ended.
-    const next = await listings.acquire('key_late_lease', cap);
-    await next.release();
+    await expectListsAgain('key_late_lease');
   } finally {
     late.close();
   }
 });
 
 test('a listing whose every attempt was late is refused, and its attempts landing later take no slot', async () => {
-  const late = lateLeases(3);
+  const late = lateLeases(MAX_ATTEMPTS);
   try {
     await expect(late.listings.acquire('key_all_late', cap)).rejects.toThrow('attempt timed out');
     await late.land();
-    const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
-    expect(await listings.held('key_all_late', cap)).toBe(0);
-    const next = await listings.acquire('key_all_late', cap);
-    await next.release();
+    await expectListsAgain('key_all_late');
   } finally {
     late.close();
   }
