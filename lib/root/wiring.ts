@@ -6,6 +6,7 @@ import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
+import { LIMITER_CLIENT } from '../stores/rate-limiter';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
 
@@ -63,9 +64,9 @@ export const documentClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocume
   createDocumentClient(createDynamoClient(clientOptions(wiring))),
 );
 
-/** The limiter's client: one attempt per call (see LIMITER_CLIENT in stores/rate-limiter.ts). */
+/** The limiter's client: one attempt per call (LIMITER_CLIENT, see stores/rate-limiter.ts). */
 export const counterClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
-  createDocumentClient(createDynamoClient({ ...clientOptions(wiring), maxAttempts: 1 })),
+  createDocumentClient(createDynamoClient({ ...clientOptions(wiring), ...LIMITER_CLIENT })),
 );
 
 export function tableName(wiring: Wiring, id: TableId): string {
