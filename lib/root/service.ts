@@ -1,14 +1,13 @@
 // The whole service from one wiring: what the local stack, the bench and the tests run.
 import { authorizerHandler, cancelOrderHandler, listOrdersHandler } from './handlers';
 import { keysStore, limiterStore, listingsStore, ordersStore, type Stores } from './stores';
-import { documentClient, type Wiring } from './wiring';
+import type { Wiring } from './wiring';
 
 export type { Wiring } from './wiring';
 export type { Stores } from './stores';
 
 export interface Service {
   stores: Stores;
-  doc: ReturnType<typeof documentClient>;
   authorizer: ReturnType<typeof authorizerHandler>;
   listOrders: ReturnType<typeof listOrdersHandler>;
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
@@ -26,7 +25,6 @@ export function composeService(wiring: Wiring): Service {
       limiter: limiterStore(wiring),
       listings: listingsStore(wiring),
     },
-    doc: documentClient(wiring),
     authorizer: authorizerHandler(wiring),
     listOrders: listOrdersHandler(wiring),
     cancelOrder: cancelOrderHandler(wiring),
