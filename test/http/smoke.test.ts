@@ -14,12 +14,16 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
+import { stackTarget } from '../../tools/smoke/stack-target';
+import type { StackDynamo } from '../../tools/shared/stack-dynamo';
+import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { createTestTables } from '../support/dynamo';
 import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { generateApiKey } from '../../lib/core/key-format';
-import type { TableId } from '../../lib/contract/tables';
+import { TABLES, type TableId } from '../../lib/contract/tables';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
@@ -260,6 +264,11 @@ describe('the command line', () => {
 
 describe('the command line against the local stack', () => {
   const port = () => new URL(stack.baseUrl).port;
+  /** What each run was told by the stack, in order. */
+  let published: StackDynamo[] = [];
+  beforeEach(() => {
+    published = [];
+  });
 
   async function local(env: NodeJS.ProcessEnv, ...argv: string[]) {
     const out: string[] = [];
@@ -269,13 +278,11 @@ describe('the command line against the local stack', () => {
       stageClients: () => {
         throw new Error('no stage here');
       },
-      local: () =>
-        tablesTarget({
-          doc: stack.tables.doc,
-          names: stack.tables.names,
-          label: 'the test tables',
-          unreachableHint: '',
-        }),
+      // As the CLI does: the DynamoDB and tables that the stack at the URL publishes.
+      local: (found) => {
+        published.push(found);
+        return stackTarget(found);
+      },
       sleep: async () => undefined,
       env,
     });
@@ -295,11 +302,56 @@ describe('the command line against the local stack', () => {
     const { code, out, err } = await local({ PORT: port() });
     expect(err).toEqual([]);
     expect(code).toBe(0);
-    expect(out[0]).toBe(`Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through the test tables)`);
+    expect(published).toEqual([{ endpoint: stack.tables.endpoint, tables: stack.tables.names }]);
+    expect(out[0]).toBe(
+      `Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through the local stack (DynamoDB at ${stack.tables.endpoint}))`,
+    );
     // Skipped: the deprecation check (no route is deprecated) and the writes (no --allow-writes).
     expect(out.at(-1)).toBe(`${CHECK_NAMES.length - 2} passed, 0 failed, 2 skipped`);
     const keys = await admin.keys.list();
     expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
+  });
+
+  test('the stack on PORT is found whatever DYNAMODB_PORT or DYNAMODB_ENDPOINT say: its keys go to its own tables', async () => {
+    // Another DynamoDB: tables of their own, named by the admin command's variables.
+    const other = await createTestTables();
+    try {
+      const env = {
+        PORT: port(),
+        DYNAMODB_PORT: String(NOTHING_LISTENS),
+        DYNAMODB_ENDPOINT: other.endpoint,
+        ...Object.fromEntries(Object.entries(TABLES).map(([id, table]) => [table.envVar, other.names[id as TableId]])),
+      };
+      const throwawayBefore = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)').length;
+      const { code, err } = await local(env);
+      expect({ code, err }).toEqual({ code: 0, err: [] });
+      expect(published).toEqual([{ endpoint: stack.tables.endpoint, tables: stack.tables.names }]);
+      const made = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
+      expect(made.length).toBeGreaterThan(throwawayBefore);
+      expect(made.every((k) => k.revokedAt !== undefined)).toBe(true);
+      expect(await new ApiKeysRepository(other.doc, other.names.apiKeys).list()).toEqual([]);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  test('--url of an API that does not publish its DynamoDB: one line saying to give --stage, exit 2, no key made', async () => {
+    // Answers like the API to the base URL check (401 UNAUTHORIZED), and like a deployed API elsewhere.
+    const server: Server = createServer((_req, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'Unauthorized', status: 401 }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
+      const { code, out, err } = await local({}, '--url', url, '--key', key);
+      expect({ code, out, published }).toEqual({ code: 2, out: [], published: [] });
+      expect(err).toEqual([
+        `Error: ${url} does not say where its DynamoDB is (only a local stack of \`npm start\` does, to this machine), so the smoke command cannot make its keys there: for a deployed API give --stage STAGE as well`,
+      ]);
+    } finally {
+      server.close();
+    }
   });
 
   test('plain `npm run smoke` with no local stack running: one line saying to run npm start, exit 2', async () => {

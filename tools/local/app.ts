@@ -5,6 +5,7 @@ import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions, type ProxyHandler, type PublicRoute } from './gateway';
 import { installLocalLambdaRuntime } from './lambda-streaming';
+import { stackDynamoRoute } from './stack-dynamo-route';
 
 export interface LocalAppOptions {
   endpoint: string;
@@ -43,7 +44,8 @@ export function createLocalApp(options: LocalAppOptions): Stores & { server: Ser
     routes,
     handlers,
     authorizer: service.authorizer,
-    publicRoutes,
+    // Where this stack's data lives, for the smoke command on the same machine.
+    publicRoutes: [...publicRoutes, stackDynamoRoute(endpoint, tables)],
     now,
   });
   return { server, ...service.stores };

@@ -43,7 +43,8 @@ export type TokenAuthorizer = (
 export interface PublicRoute {
   method: 'GET';
   path: string;
-  respond(): PlainResponse | Promise<PlainResponse>;
+  /** `remoteAddress`: the caller's, for a route that answers this machine only. */
+  respond(request: { remoteAddress: string | undefined }): PlainResponse | Promise<PlainResponse>;
 }
 
 export interface AccessLogEntry {
@@ -268,7 +269,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const method = req.method ?? 'GET';
 
     const publicRoute = publicRoutes.get(`${method} ${resourcePath}`);
-    if (publicRoute) return publicRoute.respond();
+    if (publicRoute) return publicRoute.respond({ remoteAddress: req.socket.remoteAddress });
 
     const resource = compiled.find((c) => c.pattern.test(resourcePath));
     if (!resource) throw answer('MISSING_AUTHENTICATION_TOKEN');

@@ -1,8 +1,8 @@
 // `npm run smoke`: see run.ts.
 import { defaultStageClients } from '../admin/stage';
 import { processOutput } from '../shared/output';
-import { localTarget } from '../admin/target';
 import { runSmokeCommand } from './run';
+import { stackTarget } from './stack-target';
 import { errorMessage, EXIT_INTERRUPTED } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -14,7 +14,7 @@ process.once('SIGINT', () => interrupt.abort());
 runSmokeCommand(process.argv.slice(2), {
   out: processOutput,
   stageClients: defaultStageClients,
-  local: () => localTarget(),
+  local: stackTarget,
   env: process.env,
   signal: interrupt.signal,
 }).then(

@@ -23,8 +23,9 @@ import {
 import { DEFAULT_HOST, portSetting } from '../shared/local-config';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
+import type { StackDynamo } from '../shared/stack-dynamo';
 import { bearer, call } from './http';
-import { checkBaseUrl, checkKey, PreflightFailed, type UrlSource } from './preflight';
+import { checkBaseUrl, checkKey, findStackDynamo, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
 import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
 
@@ -39,9 +40,10 @@ With no option it checks the local stack with a demo key (or a throwaway key of 
 --stage reads the stack outputs (ApiUrl) with your AWS credentials and region (AWS_REGION, or
 --region), and creates (then revokes) its keys with the admin command's functions; their API
 Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C).
---url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}; throwaway keys
-then go to the local stack's tables (or those DYNAMODB_ENDPOINT and the table variables name, as
-for the admin command). --url and --stage together check that URL with the stage's keys.
+--url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}. Without --stage it
+must be a local stack's: keys and orders then go to the DynamoDB that stack says it uses (it
+tells this machine only), never to another. --url and --stage together check that URL with the
+stage's keys.
 --allow-writes lets it import two orders of its own (ids from 9100000000000000000 up) and
 cancel them; without it, no order is changed. Prod should not need it.`;
 
@@ -49,8 +51,8 @@ export interface SmokeDeps {
   out: Output;
   /** Clients for a deployed stage (AWS credentials from the environment; the region given or the environment's). */
   stageClients(region?: string): StageClients;
-  /** The local stack's tables, or those the environment names. */
-  local(): AdminTarget;
+  /** The admin functions on the DynamoDB and tables that the local stack at the URL published. */
+  local(found: StackDynamo): AdminTarget;
   sleep?: (ms: number) => Promise<void>;
   /** PORT for the local stack's URL, and npm_config_* for options npm took; the process's own in the CLI. */
   env?: NodeJS.ProcessEnv;
@@ -131,13 +133,13 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
       source = 'stage';
     }
     if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
-  } else {
-    run.admin = deps.local();
   }
-  const admin = run.admin;
-  run.throwaway = new ThrowawayKeys(admin, deps.signal);
   const baseUrl = (url ?? localUrl(env)).replace(/\/+$/, '');
   await checkBaseUrl(baseUrl, source);
+  // Without a stage, keys go only to the DynamoDB the API at the URL says is its own.
+  run.admin ??= deps.local(await findStackDynamo(baseUrl, source));
+  const admin = run.admin;
+  run.throwaway = new ThrowawayKeys(admin, deps.signal);
   let key = values.key;
   if (key !== undefined) await checkKey(baseUrl, key, source);
   else if (source === 'local') key = await localDemoKey(admin, baseUrl);
