@@ -4,7 +4,7 @@ import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/or
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
-import { rawFetch } from './transport.ts';
+import { proxyRefusal, rawFetch } from './transport.ts';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
@@ -91,7 +91,7 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   /**
    * Replaces the client's transport (the global fetch, passing gzip bodies on undecoded). A fetch
    * that inflates gzip itself, as the global one does by default, hides a gzip body cut before its
-   * trailer.
+   * trailer. Proxies are then that fetch's business: the client refuses none.
    */
   fetch?: typeof fetch;
   /** Uniform in [0, 1); for the jitter. */
@@ -125,6 +125,10 @@ export class StoreOrdersClient {
 
   private readonly options: StoreOrdersClientOptions;
 
+  /**
+   * Throws (one line) when HTTPS_PROXY or HTTP_PROXY is set but Node's fetch would ignore it: start
+   * Node with NODE_USE_ENV_PROXY=1 to go through the proxy, or unset the variable.
+   */
   constructor(options: StoreOrdersClientOptions) {
     this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -134,6 +138,11 @@ export class StoreOrdersClient {
       maxDelayMs: options.maxDelayMs ?? DEFAULT_POLICY.maxDelayMs,
       maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_POLICY.maxRetryAfterMs,
     };
+    if (options.fetch === undefined) {
+      // The default transport sends as Node's fetch does: through a proxy only when Node was told to.
+      const refusal = proxyRefusal(process.env);
+      if (refusal !== undefined) throw new Error(refusal);
+    }
     this.fetchFn = options.fetch ?? rawFetch;
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));

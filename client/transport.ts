@@ -52,12 +52,40 @@ function withoutGzipEncoding(handler: DispatchHandler): DispatchHandler {
  */
 const gzipPassThrough = {
   dispatch(options: Parameters<Dispatcher['dispatch']>[0], handler: DispatchHandler): boolean {
-    const dispatcher =
-      globalDispatcher(globalThis) ?? globalDispatcher(runInThisContext('globalThis') as typeof globalThis);
+    const dispatcher = fetchDispatcher();
     if (dispatcher === undefined) throw new Error('fetch has no global dispatcher');
     return dispatcher.dispatch(options, withoutGzipEncoding(handler));
   },
 } as unknown as Dispatcher;
+
+/** The dispatcher fetch sends through: the one on this realm, or on the main realm (see above). */
+const fetchDispatcher = (): Dispatcher | undefined =>
+  globalDispatcher(globalThis) ?? globalDispatcher(runInThisContext('globalThis') as typeof globalThis);
+
+/** The variables that name a proxy, as Node's fetch reads them once told to (lower case first). */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] as const;
+
+/**
+ * Why the client will not send as the environment asks, or undefined. Node's fetch ignores the proxy
+ * variables unless Node is started with NODE_USE_ENV_PROXY=1 or --use-env-proxy (Node 22.21 or
+ * later): then its dispatcher is an EnvHttpProxyAgent, which honours them and NO_PROXY. Going
+ * straight to the server past a proxy the user set would be silent, so the client refuses instead,
+ * unless the dispatcher is someone's choice rather than Node's plain default (undici's `Agent`; Node
+ * does not export undici's classes, hence the name). `dispatcher` is for tests.
+ */
+export function proxyRefusal(
+  env: Readonly<Record<string, string | undefined>>,
+  dispatcher: object | undefined = fetchDispatcher(),
+): string | undefined {
+  const set = PROXY_VARIABLES.filter((name) => (env[name] ?? '') !== '');
+  if (set.length === 0 || (dispatcher !== undefined && dispatcher.constructor.name !== 'Agent')) return undefined;
+  const named = set.join(' and ');
+  return (
+    `${named} ${set.length > 1 ? 'are' : 'is'} set, but Node's fetch ignores proxy variables unless Node is started ` +
+    `with NODE_USE_ENV_PROXY=1 (Node 22.21 or later): set NODE_USE_ENV_PROXY=1 to go through the proxy ` +
+    `(NO_PROXY then applies too), or unset ${named} to connect directly`
+  );
+}
 
 /** The global fetch, passing gzip bodies through undecoded and not following redirects. */
 export const rawFetch: typeof fetch = (input, init) =>

@@ -71,8 +71,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Every failure of the client is a StoreOrdersApiError: its code says what happened.
+  // Anything else (a proxy variable Node would ignore, say) is its one-line message.
   if (error instanceof StoreOrdersApiError)
     console.error(`orders: ${error.code} (HTTP ${error.status}): ${error.message}`);
-  else console.error(error);
+  else console.error(`orders: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });

@@ -5,6 +5,8 @@
 // the local stack.
 
 import { execFile, execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -12,6 +14,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { ordersById } from '../support/orders-table';
 
 const ROOT = process.cwd();
 const CLIENT = join(ROOT, 'client');
@@ -220,3 +223,83 @@ test('without a key the example prints one line with the fix and exits 2', async
   expect(failure?.code).toBe(2);
   expect(failure?.stderr).toMatch(/^orders: an API key is needed: --key KEY or STORE_ORDERS_API_KEY/);
 });
+
+/** An HTTP proxy on 127.0.0.1 that tunnels CONNECT requests and records each tunnel's target. */
+async function tunnellingProxy(): Promise<{ url: string; tunnels: string[]; server: Server }> {
+  const tunnels: string[] = [];
+  const server = createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req, client, head) => {
+    tunnels.push(req.url ?? '');
+    const [host = '', port = ''] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels, server };
+}
+
+test('proxy variables: honoured under NODE_USE_ENV_PROXY=1 (NO_PROXY too), else one line and exit 1', async () => {
+  stack ??= await startLocalStack();
+  const { key } = await stack.newKey('free');
+  const proxy = await tunnellingProxy();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    STORE_ORDERS_URL: `${stack.baseUrl}${BASE_PATH}`,
+    STORE_ORDERS_API_KEY: key,
+  };
+  for (const name of [
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'NO_PROXY',
+    'no_proxy',
+    'NODE_USE_ENV_PROXY',
+  ])
+    delete env[name];
+  const example = (extra: NodeJS.ProcessEnv) =>
+    promisify(execFile)(process.execPath, [join(consumer, 'out/orders.js')], {
+      cwd: consumer,
+      env: { ...env, ...extra },
+      timeout: 60_000,
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: unknown) => ({ code: -1, stdout: '', stderr: '', ...(error as object) }),
+    );
+  const orders = [...(await ordersById(stack.app.orders)).values()];
+  const pending = orders.filter((order) => order.status === 'pending').length;
+  const listed = [
+    `listOrders: ${orders.length} orders, ${pending} pending`,
+    `listOrdersStream: ${orders.length} orders`,
+  ];
+  try {
+    const through = await example({ NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxy.url });
+    expect(through.stdout.trim().split('\n')).toEqual(listed);
+    // Every connection to the API went through the proxy.
+    expect(proxy.tunnels.length).toBeGreaterThan(0);
+    expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(stack.baseUrl).host]));
+
+    proxy.tunnels.length = 0;
+    const bypassed = await example({ NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    expect(bypassed.stdout.trim().split('\n')).toEqual(listed);
+    expect(proxy.tunnels).toEqual([]);
+
+    const ignored = await example({ HTTP_PROXY: proxy.url });
+    expect({ code: ignored.code, stdout: ignored.stdout, tunnels: proxy.tunnels }).toEqual({
+      code: 1,
+      stdout: '',
+      tunnels: [],
+    });
+    expect(ignored.stderr).toMatch(
+      /^orders: HTTP_PROXY is set, but Node's fetch ignores proxy variables .*NODE_USE_ENV_PROXY=1.*\n$/,
+    );
+    expect(ignored.stderr.trim().split('\n')).toHaveLength(1);
+  } finally {
+    proxy.server.close();
+  }
+}, 60_000);
