@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
