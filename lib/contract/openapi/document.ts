@@ -11,6 +11,7 @@ import {
 import { errorResponse, operationResponses } from './responses';
 import { errorSchema, orderSchema, type JsonObject } from './schemas';
 import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';
+import { scopesRefusing } from '../scopes';
 
 export type { JsonObject } from './schemas';
 
@@ -57,6 +58,11 @@ function lifecycleNote(route: Route): string | undefined {
   return `**Deprecated** since ${route.deprecated.since}; it stops working at ${route.deprecated.sunset} (see the \`Deprecation\` and \`Sunset\` headers).`;
 }
 
+/** A method some key scope leaves out can be refused 403 INSUFFICIENT_SCOPE, by the gateway. */
+function scopeCodes(route: Route): ErrorCode[] {
+  return scopesRefusing(route.method).length > 0 ? ['INSUFFICIENT_SCOPE'] : [];
+}
+
 function operation(route: Route, contract: OperationContract): JsonObject {
   const description = [contract.description, lifecycleNote(route)].filter(Boolean).join('\n\n');
   const params = parameters(route);
@@ -66,7 +72,12 @@ function operation(route: Route, contract: OperationContract): JsonObject {
     ...(description ? { description } : {}),
     tags: [route.tag],
     ...(params.length ? { parameters: params } : {}),
-    responses: operationResponses(route, contract, COMMON_ERROR_CODES, GATEWAY_ANY_REQUEST_CODES),
+    responses: operationResponses(
+      route,
+      { ...contract, errors: [...contract.errors, ...scopeCodes(route)] },
+      COMMON_ERROR_CODES,
+      GATEWAY_ANY_REQUEST_CODES,
+    ),
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(route.stability !== 'stable' ? { 'x-stability': route.stability } : {}),
   };
