@@ -8,6 +8,10 @@ export const ERRORS = {
     status: 400,
     message: 'orderId must be a decimal integer in the int64 range.',
   },
+  INVALID_PET_ID: {
+    status: 400,
+    message: 'petId must be a decimal integer in the int64 range.',
+  },
   /** Gateway-level refusal of a request it cannot pass on (for example, too large). */
   BAD_REQUEST: { status: 400, message: 'The request was malformed or too large.' },
   INSUFFICIENT_SCOPE: {
@@ -15,6 +19,7 @@ export const ERRORS = {
     message: 'This API key is read-only: it may call GET operations only. Nothing was changed.',
   },
   ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
+  PET_NOT_FOUND: { status: 404, message: 'The pet cannot be found.' },
   NOT_FOUND: { status: 404, message: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
   LISTING_TOO_LARGE_UNCOMPRESSED: {

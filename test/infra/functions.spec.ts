@@ -41,6 +41,12 @@ const EXPECTED: Record<
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
   },
+  // The deprecated pets route reads its own table and nothing else of the store.
+  'get-pet': {
+    memory: 256,
+    maxTimeout: 28,
+    tables: { pets: ['dynamodb:GetItem'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  },
 };
 const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
 

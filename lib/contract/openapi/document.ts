@@ -9,7 +9,7 @@ import {
   type OperationContract,
 } from '../operations';
 import { errorResponse, operationResponses } from './responses';
-import { errorSchema, orderSchema, type JsonObject } from './schemas';
+import { errorSchema, orderSchema, petSchema, type JsonObject } from './schemas';
 import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';
 import { scopesRefusing } from '../scopes';
 
@@ -17,6 +17,7 @@ export type { JsonObject } from './schemas';
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   orders: 'Store orders: list them all, cancel a pending one.',
+  pets: "The Petstore's pets: deprecated, and removed at the sunset date the responses carry.",
 };
 
 /**
@@ -143,7 +144,7 @@ export function buildOpenApiDocument(
           description: 'The API key as the bearer token: `Authorization: Bearer <API key>`.',
         },
       },
-      schemas: { Order: orderSchema(), Error: errorSchema() },
+      schemas: { Order: orderSchema(), Pet: petSchema(), Error: errorSchema() },
     },
     'x-gateway-responses': gatewayResponses(),
   };
