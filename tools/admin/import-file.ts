@@ -36,7 +36,7 @@ function numberText(value: unknown): string | undefined {
   return isLosslessNumber(value) ? value.value : undefined;
 }
 
-function int64(value: unknown): string | undefined {
+export function int64(value: unknown): string | undefined {
   const text = numberText(value);
   return text === undefined ? undefined : canonicalInt64(text);
 }
@@ -84,7 +84,7 @@ function isField(key: string): key is keyof Order {
 }
 
 /** What is wrong with an int64 field's value: it says how to write a number that is not canonical. */
-function int64FieldProblem(value: unknown): string {
+export function int64FieldProblem(value: unknown): string {
   const text = numberText(value);
   return text === undefined ? INT64 : (int64Problem(text) ?? INT64);
 }
