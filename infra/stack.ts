@@ -61,6 +61,7 @@ export class StoreOrdersStack extends Stack {
       authorizer: make('authorizer'),
       'list-orders': make('list-orders'),
       'cancel-order': make('cancel-order'),
+      'get-pet': make('get-pet'),
     };
 
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
@@ -73,6 +74,7 @@ export class StoreOrdersStack extends Stack {
       routeFunctions: {
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
+        'get-pet': this.functions['get-pet'].alias,
       },
       logRemovalPolicy: removalPolicy,
     });
@@ -94,6 +96,7 @@ export class StoreOrdersStack extends Stack {
         authorizer: this.functions.authorizer.alias,
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
+        'get-pet': this.functions['get-pet'].alias,
       },
       config,
     });
@@ -110,6 +113,7 @@ export class StoreOrdersStack extends Stack {
           alias: this.functions['cancel-order'].alias,
           rollbackAlarms: this.alarms.rollback['cancel-order'],
         },
+        'get-pet': { alias: this.functions['get-pet'].alias, rollbackAlarms: this.alarms.rollback['get-pet'] },
       },
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {

@@ -11,7 +11,12 @@ export interface ServiceTablesProps {
   disposable: boolean;
 }
 
-const CONSTRUCT_IDS: Record<TableId, string> = { orders: 'Orders', apiKeys: 'ApiKeys', rateLimits: 'RateLimits' };
+const CONSTRUCT_IDS: Record<TableId, string> = {
+  orders: 'Orders',
+  pets: 'Pets',
+  apiKeys: 'ApiKeys',
+  rateLimits: 'RateLimits',
+};
 
 /** The tables declared in lib/contract/tables.ts. Names are left to CloudFormation so stages never collide. */
 export class ServiceTables extends Construct {
@@ -34,7 +39,12 @@ export class ServiceTables extends Construct {
         removalPolicy: props.disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       });
     };
-    this.tables = { orders: make('orders'), apiKeys: make('apiKeys'), rateLimits: make('rateLimits') };
+    this.tables = {
+      orders: make('orders'),
+      pets: make('pets'),
+      apiKeys: make('apiKeys'),
+      rateLimits: make('rateLimits'),
+    };
   }
 
   /**

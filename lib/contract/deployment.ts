@@ -73,6 +73,14 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     access: { orders: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
     bundleBudgetKib: 480,
   },
+  'get-pet': {
+    description: 'GET /pets/{petId} (deprecated): one pet, read from the pets table',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Read-only on its own table: the deprecated route can change nothing.
+    access: { pets: ['dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
+    bundleBudgetKib: 480,
+  },
 };
 
 /** Seconds between a streamed function's timeout and its integration timeout, so the function always stops first. */
@@ -117,6 +125,7 @@ export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
 /** Output keys must be alphanumeric, so they are spelled out rather than derived from table ids. */
 export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {
   orders: 'OrdersTableName',
+  pets: 'PetsTableName',
   apiKeys: 'ApiKeysTableName',
   rateLimits: 'RateLimitsTableName',
 };

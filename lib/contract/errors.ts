@@ -8,9 +8,18 @@ export const ERRORS = {
     status: 400,
     message: 'orderId must be a decimal integer in the int64 range.',
   },
+  INVALID_PET_ID: {
+    status: 400,
+    message: 'petId must be a decimal integer in the int64 range.',
+  },
   /** Gateway-level refusal of a request it cannot pass on (for example, too large). */
   BAD_REQUEST: { status: 400, message: 'The request was malformed or too large.' },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    message: 'This API key is read-only: it may call GET operations only. Nothing was changed.',
+  },
   ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
+  PET_NOT_FOUND: { status: 404, message: 'The pet cannot be found.' },
   NOT_FOUND: { status: 404, message: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
   LISTING_TOO_LARGE_UNCOMPRESSED: {
@@ -62,6 +71,9 @@ export function errorJson(code: ErrorCode, message?: string): string {
 /** RFC 6750: every 401 names the scheme it wants. */
 export const WWW_AUTHENTICATE = 'Bearer';
 
+/** RFC 6750 3.1: a valid key whose scope does not cover the request. */
+export const INSUFFICIENT_SCOPE_WWW_AUTHENTICATE = 'Bearer error="insufficient_scope"';
+
 /** Seconds a client should wait after a 503 before it retries. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
@@ -75,6 +87,12 @@ export interface ErrorAnswer {
 export const UNAUTHORIZED_ANSWER: ErrorAnswer = {
   code: 'UNAUTHORIZED',
   headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+};
+
+/** The 403 of a key whose scope leaves the method out: the gateway gives it, on the authorizer's policy. */
+export const INSUFFICIENT_SCOPE_ANSWER: ErrorAnswer = {
+  code: 'INSUFFICIENT_SCOPE',
+  headers: { 'WWW-Authenticate': INSUFFICIENT_SCOPE_WWW_AUTHENTICATE },
 };
 
 /** The 503, whoever gives it: a failed dependency, the function deadline or the gateway. */

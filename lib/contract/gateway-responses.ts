@@ -4,6 +4,7 @@
 
 import {
   errorResponse,
+  INSUFFICIENT_SCOPE_ANSWER,
   SERVICE_UNAVAILABLE_ANSWER,
   UNAUTHORIZED_ANSWER,
   type ErrorAnswer,
@@ -18,8 +19,11 @@ const unavailable = SERVICE_UNAVAILABLE_ANSWER;
 export const GATEWAY_RESPONSES = {
   /** Missing header, a header that fails the validation pattern, or the authorizer's refusal. */
   UNAUTHORIZED: unauthorized,
-  /** The authorizer never denies (it refuses with 401), so a denial is answered the same way. */
-  ACCESS_DENIED: unauthorized,
+  /**
+   * The authorizer refuses a bad key with 401; its policy denies only what the key's scope leaves
+   * out (a read-only key's DELETE), so a denial is that 403.
+   */
+  ACCESS_DENIED: INSUFFICIENT_SCOPE_ANSWER,
   /** The usage identifier matched no API Gateway key: a key not (or no longer) bound to a plan. */
   INVALID_API_KEY: unauthorized,
   /** API Gateway's answer for an unknown path. */

@@ -1,5 +1,5 @@
 import type { ErrorCode } from './errors';
-import { ORDER_SCHEMA_REF, type JsonObject } from './openapi/schemas';
+import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/schemas';
 import { ACCEPT_ENCODING, CONTENT_CODINGS, CONTENT_ENCODING, VARY } from './headers';
 
 /**
@@ -63,6 +63,25 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
     success: { status: 204, description: 'The order is cancelled (or already was). No body.' },
     errors: ['INVALID_ORDER_ID', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_SHIPPED'],
   },
+  getPetById: {
+    description:
+      "Returns one pet of the store's pets, as the public Petstore's `Pet`. Kept for clients of the " +
+      'Petstore interface; it answers until its sunset date, then it is removed.',
+    success: {
+      status: 200,
+      description: 'The pet.',
+      schema: { $ref: PET_SCHEMA_REF },
+      example: {
+        id: 101,
+        category: { id: 1, name: 'Dogs' },
+        name: 'Rex',
+        photoUrls: ['https://example.com/pets/101.jpg'],
+        tags: [{ id: 1, name: 'friendly' }],
+        status: 'available',
+      },
+    },
+    errors: ['INVALID_PET_ID', 'PET_NOT_FOUND'],
+  },
 };
 
 /** Path parameters by name; a name used in a route but not declared here is refused. */
@@ -80,6 +99,14 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
     schema: { type: 'integer', format: 'int64' },
     // Contract testers (Dredd) build the request path from it: the demo data's first pending order.
     example: 1,
+  },
+  petId: {
+    description:
+      'The pet to return: a decimal integer in the int64 range, written as for `orderId`. Anything ' +
+      'else is 400 `INVALID_PET_ID`. Ids above 2^53 need the same care as order ids.',
+    schema: { type: 'integer', format: 'int64' },
+    // The demo data's pet of the first demo order.
+    example: 101,
   },
 };
 

@@ -5,7 +5,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** The Lambda functions behind the routes; each has an entry file `functions/<name>.ts`. */
-export type FunctionName = 'list-orders' | 'cancel-order';
+export type FunctionName = 'list-orders' | 'cancel-order' | 'get-pet';
 
 export interface Deprecation {
   /** RFC 9745 `Deprecation`: when the route was deprecated (ISO 8601 date-time). */
@@ -51,6 +51,18 @@ export const ROUTES: readonly Route[] = [
     summary: 'Cancel a pending order',
     streaming: false,
     stability: 'stable',
+  },
+  {
+    operationId: 'getPetById',
+    method: 'GET',
+    path: '/pets/{petId}',
+    function: 'get-pet',
+    tag: 'pets',
+    summary: 'Find a pet by id (deprecated)',
+    streaming: false,
+    stability: 'stable',
+    // Announced in CHANGELOG.md (1.1.0): the route answers until the sunset, then it is removed.
+    deprecated: { since: '2026-11-25T00:00:00Z', sunset: '2027-06-30T00:00:00Z' },
   },
 ];
 

@@ -12,6 +12,8 @@ export interface TableSpec {
 
 export const TABLES = {
   orders: { envVar: 'ORDERS_TABLE', partitionKey: { name: 'id', type: 'N' } },
+  /** The deprecated GET /pets/{petId}'s own table, keyed like orders by an int64 id. */
+  pets: { envVar: 'PETS_TABLE', partitionKey: { name: 'id', type: 'N' } },
   apiKeys: { envVar: 'API_KEYS_TABLE', partitionKey: { name: 'id', type: 'S' } },
   rateLimits: {
     envVar: 'RATE_LIMIT_TABLE',
@@ -28,5 +30,10 @@ export type TableNames = Record<TableId, string>;
 
 /** Table names for one local or test environment, from a prefix. */
 export function tableNamesWithPrefix(prefix: string): TableNames {
-  return { orders: `${prefix}-orders`, apiKeys: `${prefix}-api-keys`, rateLimits: `${prefix}-rate-limits` };
+  return {
+    orders: `${prefix}-orders`,
+    pets: `${prefix}-pets`,
+    apiKeys: `${prefix}-api-keys`,
+    rateLimits: `${prefix}-rate-limits`,
+  };
 }

@@ -3,6 +3,7 @@ import { bearerToken } from '../core/key-format';
 import { authenticateKey, type Authentication, type KeyRefusalCause } from '../stores/key-service';
 import type { ApiKeysRepository } from '../stores/api-keys';
 import { callerContext } from '../core/caller';
+import { scopeResources, wholeStageResource } from '../core/scope-policy';
 
 /** API Gateway turns exactly this error message into its 401 UNAUTHORIZED gateway response. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized';
@@ -22,12 +23,12 @@ export class KeyRefusedError extends Error {
 export const AUTHORIZER_FAILED_MESSAGE = 'authorizer failed';
 
 /**
- * The Allow policy covers every method and path of the stage, because API Gateway caches the
- * answer per token: a policy naming only the first route would deny the others from the cache.
+ * The Allow policy of a full-access key covers every method and path of the stage, because API
+ * Gateway caches the answer per token: a policy naming only the first route would deny the others
+ * from the cache.
  */
 export function wholeApiResource(methodArn: string): string {
-  const [apiArn, stage] = methodArn.split('/');
-  return `${apiArn}/${stage}/*`;
+  return wholeStageResource(methodArn);
 }
 
 export async function authorizeToken(
@@ -43,9 +44,12 @@ export async function authorizeToken(
     principalId: caller.keyId,
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiResource(event.methodArn) }],
+      Statement: [
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: scopeResources(event.methodArn, caller.scope) },
+      ],
     },
     usageIdentifierKey: caller.usageIdentifier,
-    context: callerContext(caller),
+    // The scope rides along for the logs and the handlers; the policy is what enforces it.
+    context: { ...callerContext(caller), scope: caller.scope },
   };
 }

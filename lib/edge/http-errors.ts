@@ -14,6 +14,7 @@ import {
   OrderAlreadyShippedError,
   OrderNotFoundError,
 } from '../core/order-errors';
+import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
 import { TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
 import { MinutePassedError } from '../core/limit-errors';
@@ -45,6 +46,8 @@ function httpError({ code, headers }: ErrorAnswer, cause?: unknown): HttpError {
 function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof InvalidOrderIdError) return { code: 'INVALID_ORDER_ID', headers: {} };
   if (error instanceof OrderNotFoundError) return { code: 'ORDER_NOT_FOUND', headers: {} };
+  if (error instanceof InvalidPetIdError) return { code: 'INVALID_PET_ID', headers: {} };
+  if (error instanceof PetNotFoundError) return { code: 'PET_NOT_FOUND', headers: {} };
   if (error instanceof OrderAlreadyShippedError) return { code: 'ORDER_ALREADY_SHIPPED', headers: {} };
   if (error instanceof ListingTooLargeUncompressedError) return { code: 'LISTING_TOO_LARGE_UNCOMPRESSED', headers: {} };
   if (error instanceof TooManyListingsError)

@@ -1,8 +1,9 @@
 // The handlers, each made once per wiring from the stores. functions/ imports one of these each;
-// the local stack, the bench and the tests take all three through composeService (./service.ts).
+// the local stack, the bench and the tests take them all through composeService (./service.ts).
 import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore } from './stores';
+import { makeGetPetHandler } from '../edge/pets-handler';
+import { keysStore, limiterStore, listingsStore, ordersStore, petsStore } from './stores';
 import { perWiring } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
@@ -24,4 +25,8 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
     orders: w.standIns?.orders ?? ordersStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
   }),
+);
+
+export const getPetHandler = /* @__PURE__ */ perWiring((w) =>
+  makeGetPetHandler({ pets: petsStore(w), limiter: w.standIns?.limiter ?? limiterStore(w) }),
 );

@@ -1,6 +1,6 @@
 // The whole service from one wiring: what the local stack, the bench and the tests run.
-import { authorizerHandler, cancelOrderHandler, listOrdersHandler } from './handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore, type Stores } from './stores';
+import { authorizerHandler, cancelOrderHandler, getPetHandler, listOrdersHandler } from './handlers';
+import { keysStore, limiterStore, listingsStore, ordersStore, petsStore, type Stores } from './stores';
 import type { Wiring } from './wiring';
 
 export type { Wiring } from './wiring';
@@ -11,6 +11,7 @@ export interface Service {
   authorizer: ReturnType<typeof authorizerHandler>;
   listOrders: ReturnType<typeof listOrdersHandler>;
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
+  getPet: ReturnType<typeof getPetHandler>;
 }
 
 /**
@@ -21,6 +22,7 @@ export function composeService(wiring: Wiring): Service {
   return {
     stores: {
       orders: ordersStore(wiring),
+      pets: petsStore(wiring),
       keys: keysStore(wiring),
       limiter: limiterStore(wiring),
       listings: listingsStore(wiring),
@@ -28,5 +30,6 @@ export function composeService(wiring: Wiring): Service {
     authorizer: authorizerHandler(wiring),
     listOrders: listOrdersHandler(wiring),
     cancelOrder: cancelOrderHandler(wiring),
+    getPet: getPetHandler(wiring),
   };
 }

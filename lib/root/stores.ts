@@ -4,11 +4,13 @@
 import { ApiKeysRepository } from '../stores/api-keys';
 import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
+import { PetsRepository } from '../stores/pets';
 import { RateLimiter } from '../stores/rate-limiter';
 import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
 
 export interface Stores {
   orders: OrdersRepository;
+  pets: PetsRepository;
   keys: ApiKeysRepository;
   limiter: RateLimiter;
   listings: ListingsInFlight;
@@ -17,6 +19,8 @@ export interface Stores {
 export const ordersStore = /* @__PURE__ */ perWiring(
   (w) => new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
 );
+
+export const petsStore = /* @__PURE__ */ perWiring((w) => new PetsRepository(documentClient(w), tableName(w, 'pets')));
 
 export const keysStore = /* @__PURE__ */ perWiring(
   (w) => new ApiKeysRepository(documentClient(w), tableName(w, 'apiKeys')),

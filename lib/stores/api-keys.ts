@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, type Limits, type PlanName } from '../contract/plans';
+import { DEFAULT_KEY_SCOPE, isKeyScope, type KeyScope } from '../contract/scopes';
 import { conditionalWrite, type Item } from './conditional';
 import { numberOf } from './numbers';
 
@@ -11,6 +12,8 @@ export interface ApiKeyRecord {
   name?: string;
   /** Custom limits, enterprise keys only. */
   limits?: Limits;
+  /** What the key may call; a record written before scopes existed reads as full. */
+  scope: KeyScope;
   createdAt: string;
   revokedAt?: string;
   /** The API Gateway API key bound to the key's usage plan, in a deployed stage. */
@@ -113,11 +116,18 @@ export class ApiKeysRepository {
 }
 
 function recordFromItem(item: Item): ApiKeyRecord {
-  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId } = item;
-  if (typeof id !== 'string' || typeof hash !== 'string' || !isPlanName(plan) || typeof createdAt !== 'string') {
+  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId, scope = DEFAULT_KEY_SCOPE } = item;
+  // An unknown scope is malformed, not full: a key must never gain access by a typo.
+  if (
+    typeof id !== 'string' ||
+    typeof hash !== 'string' ||
+    !isPlanName(plan) ||
+    typeof createdAt !== 'string' ||
+    !isKeyScope(scope)
+  ) {
     throw new Error('Malformed item in the API keys table');
   }
-  const record: ApiKeyRecord = { id, hash, plan, createdAt };
+  const record: ApiKeyRecord = { id, hash, plan, scope, createdAt };
   if (typeof name === 'string') record.name = name;
   if (typeof revokedAt === 'string') record.revokedAt = revokedAt;
   if (typeof gatewayKeyId === 'string') record.gatewayKeyId = gatewayKeyId;

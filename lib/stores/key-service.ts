@@ -3,12 +3,15 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '.
 import type { Caller } from '../core/caller';
 import type { ApiKeyRecord, ApiKeysRepository } from './api-keys';
 import { limitsFor, type Limits, type PlanName } from '../contract/plans';
+import { DEFAULT_KEY_SCOPE, type KeyScope } from '../contract/scopes';
 
 export interface NewKeyRequest {
   plan: PlanName;
   name?: string;
   /** Required for enterprise keys, refused for the others. */
   limits?: Limits;
+  /** Full access unless given. */
+  scope?: KeyScope;
 }
 
 export interface CreatedKey {
@@ -34,6 +37,7 @@ export async function createApiKey(
     id: keyIdFromHash(hash),
     hash,
     plan: request.plan,
+    scope: request.scope ?? DEFAULT_KEY_SCOPE,
     createdAt: (options.now ?? new Date()).toISOString(),
   };
   if (request.name) record.name = request.name;
@@ -42,8 +46,11 @@ export async function createApiKey(
   return { key, record };
 }
 
-/** A valid key's caller, with the key's hash: the API Gateway usage identifier (API keys are created with this value). */
-export type AuthenticatedKey = Caller & { usageIdentifier: string };
+/**
+ * A valid key's caller, with the key's hash (the API Gateway usage identifier: API keys are created
+ * with this value) and its scope, which the authorizer's policy enforces.
+ */
+export type AuthenticatedKey = Caller & { usageIdentifier: string; scope: KeyScope };
 
 /** Why a key is refused: no bearer token, a malformed key, a key nobody holds, a revoked key. */
 export const KEY_REFUSAL_CAUSES = ['missing', 'malformed', 'unknown', 'revoked'] as const;
@@ -65,6 +72,7 @@ export async function authenticateKey(repo: ApiKeysRepository, key: string): Pro
       plan: record.plan,
       limits: limitsFor(record.plan, record.limits),
       usageIdentifier: hash,
+      scope: record.scope,
     },
   };
 }

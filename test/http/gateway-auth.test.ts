@@ -1,5 +1,9 @@
 import { generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
+import { INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
+import { createApiKey } from '../../lib/stores/key-service';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -62,4 +66,29 @@ test('a cached Allow covers every route, not just the first one used', async () 
   const { key: fresh } = await stack.newKey('business');
   expect((await stack.call('GET', '/v1/store/orders', bearer(fresh))).status).toBe(200);
   expect((await stack.call('DELETE', '/v1/store/orders/1', bearer(fresh))).status).toBe(204);
+});
+
+test("a read-only key's GET works; its cancel is 403 INSUFFICIENT_SCOPE, changes nothing and uses none of its limits", async () => {
+  const { key: reader } = await createApiKey(stack.app.keys, { plan: 'free', scope: 'read' });
+  await stack.app.orders.putMany([{ id: '2', status: 'pending' }]);
+  const remaining = async (): Promise<number> => {
+    const response = await stack.call('GET', '/v1/store/orders', bearer(reader));
+    expect(response.status).toBe(200);
+    return Number(response.headers.get(RATE_LIMIT_HEADERS.remaining));
+  };
+  expect(await remaining()).toBe(PLAN_LIMITS.free.perMinute - 1);
+
+  // The second call comes from the authorizer cache: the cached policy refuses it too.
+  for (let i = 0; i < 2; i++) {
+    const refused = await stack.call('DELETE', '/v1/store/orders/2', bearer(reader));
+    expect(refused.headers.get('www-authenticate')).toBe(INSUFFICIENT_SCOPE_WWW_AUTHENTICATE);
+    expect(refused.headers.get(RATE_LIMIT_HEADERS.limit)).toBeNull();
+    await expectError(refused, 403, 'INSUFFICIENT_SCOPE');
+  }
+  expect((await stack.app.orders.get('2'))?.status).toBe('pending');
+  // Refused at the gateway, before the limiter: the next GET has used one more request, not three.
+  expect(await remaining()).toBe(PLAN_LIMITS.free.perMinute - 2);
+  // A full key can still cancel the same order.
+  expect((await stack.call('DELETE', '/v1/store/orders/2', bearer(key))).status).toBe(204);
+  expect((await stack.app.orders.get('2'))?.status).toBe('cancelled');
 });

@@ -51,6 +51,7 @@ beforeAll(async () => {
     { id: '1', status: 'pending' },
     { id: '2', status: 'shipped' },
   ]);
+  await stack.app.pets.putMany([{ id: '1', name: 'Rex', photoUrls: [] }]);
 });
 beforeEach(() => stack.clock.set(T0));
 afterAll(() => stack.close());
@@ -68,6 +69,8 @@ const ROUTE_CALLS: Record<string, { path: string; status: number }> = {
   listOrders: { path: '/v1/store/orders', status: 200 },
   // Order 1 is pending: the first cancel cancels it, every later one answers 204 again.
   cancelOrder: { path: '/v1/store/orders/1', status: 204 },
+  // The deprecated pets route has the same keys and limits as the others.
+  getPetById: { path: '/v1/pets/1', status: 200 },
 };
 
 test('every route is described here', () => {

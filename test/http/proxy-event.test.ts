@@ -17,6 +17,7 @@
 
 import { request } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
 import { FUNCTIONS } from '../../lib/contract/deployment';
 import { requestTime } from '../../tools/local/proxy-event';
 import { createApiKey } from '../../lib/stores/key-service';
@@ -191,6 +192,7 @@ test('the local proxy event has the fields and values API Gateway delivered for 
     plan: 'pro',
     perMinute: String(PLAN_LIMITS.pro.perMinute),
     perDay: String(PLAN_LIMITS.pro.perDay),
+    scope: DEFAULT_KEY_SCOPE,
   });
   expect(context.identity.apiKey).toBe(record.hash);
   expect(context.identity.apiKeyId).toMatch(/^[0-9a-z]{10}$/);

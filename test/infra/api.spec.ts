@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
-import { ERRORS, errorJson } from '../../lib/contract/errors';
+import { ERRORS, errorJson, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
@@ -202,7 +202,8 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
   describe('gateway responses', () => {
     const expectations = [
       ['UNAUTHORIZED', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
-      ['ACCESS_DENIED', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
+      // The authorizer's policy denies only what a key's scope leaves out (a read-only key's DELETE).
+      ['ACCESS_DENIED', 403, 'INSUFFICIENT_SCOPE', { 'WWW-Authenticate': INSUFFICIENT_SCOPE_WWW_AUTHENTICATE }],
       ['INVALID_API_KEY', 401, 'UNAUTHORIZED', { 'WWW-Authenticate': 'Bearer' }],
       ['MISSING_AUTHENTICATION_TOKEN', 404, 'NOT_FOUND', {}],
       ['THROTTLED', 429, 'RATE_LIMITED', { 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) }],

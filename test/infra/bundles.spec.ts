@@ -87,7 +87,7 @@ function deployed(
 }
 
 describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
-  test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
+  test.each(['authorizer', 'list-orders', 'cancel-order', 'get-pet'] as const)(
     '%s is a minified ESM bundle within its size budget, with a source map, exporting the handler the template names',
     (entry) => {
       const { file, exportName } = deployed(stageName, entry);

@@ -12,6 +12,7 @@ import './nag.spec';
 import './dashboard.spec';
 import './local-context.spec';
 import './releases.spec';
+import './pets.spec';
 import './account-role-keep.spec';
 import './stage-config.spec';
 import './bundles.spec';

@@ -1,8 +1,9 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/key-format';
 import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { DEFAULT_KEY_SCOPE, SCOPE_METHODS } from '../../lib/contract/scopes';
 import { localTarget } from '../../tools/admin/target';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -42,6 +43,7 @@ describe('keys create', () => {
         key,
         id: keyIdFromHash(hashApiKey(key)),
         plan,
+        scope: DEFAULT_KEY_SCOPE,
         name: `ci ${plan}`,
         limits: PLAN_LIMITS[plan],
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -93,6 +95,8 @@ describe('keys create', () => {
     [['--plan', 'free', '--plan', 'pro'], /more than once/],
     [['--plan', 'free', '--name', ''], /--name/],
     [['--plan', 'free', 'extra'], /takes no arguments/],
+    [['--plan', 'free', '--scope', 'write'], /--scope must be one of full, read/],
+    [['--plan', 'free', '--scope'], /argument missing/],
   ])('refuses %j with exit 2 and writes nothing', async (options, message) => {
     const before = await storedCount();
     const run = await admin('keys', 'create', ...options);
@@ -152,6 +156,41 @@ describe('keys revoke', () => {
   });
 });
 
+describe('keys create --scope read', () => {
+  test('stores a read-only key, which authenticates with its scope, and says so in JSON and text', async () => {
+    const created = await createJson('--plan', 'pro', '--scope', 'read');
+    expect(created).toMatchObject({ plan: 'pro', scope: 'read' });
+    expect(await repo.get(created.id as string)).toMatchObject({ scope: 'read' });
+    expect(await authenticate(repo, created.key as string)).toMatchObject({ keyId: created.id, scope: 'read' });
+
+    const text = await admin('keys', 'create', '--plan', 'free', '--scope', 'read');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`  scope:   read (${(SCOPE_METHODS.read ?? []).join(', ')} only)`);
+  });
+
+  test("keys list shows each key's scope; a record written before scopes has full access", async () => {
+    const read = await createJson('--plan', 'free', '--scope', 'read', '--name', 'reporting');
+    // A key as stored before scopes existed: no scope attribute at all.
+    const legacy = await createJson('--plan', 'free', '--name', 'legacy');
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.names.apiKeys,
+        Key: { id: legacy.id },
+        UpdateExpression: 'REMOVE #s',
+        ExpressionAttributeNames: { '#s': 'scope' },
+      }),
+    );
+
+    const listed = JSON.parse((await admin('keys', 'list', '--json')).stdout) as Record<string, unknown>[];
+    expect(listed.find((k) => k.id === read.id)).toMatchObject({ scope: 'read' });
+    expect(listed.find((k) => k.id === legacy.id)).toMatchObject({ scope: DEFAULT_KEY_SCOPE });
+
+    const lines = (await admin('keys', 'list')).stdout.split('\n');
+    expect(lines.find((l) => l.includes(read.id as string))).toMatch(/\sread\s/);
+    expect(lines.find((l) => l.includes(legacy.id as string))).toMatch(new RegExp(`\\s${DEFAULT_KEY_SCOPE}\\s`));
+  });
+});
+
 describe('keys list', () => {
   test('shows every key without the key or its hash', async () => {
     const created = await createJson('--plan', 'business', '--name', 'listed');
@@ -166,6 +205,7 @@ describe('keys list', () => {
     expect(listed.find((k) => k.id === created.id)).toEqual({
       id: created.id,
       plan: 'business',
+      scope: DEFAULT_KEY_SCOPE,
       name: 'listed',
       limits: PLAN_LIMITS.business,
       createdAt: created.createdAt,
@@ -175,7 +215,7 @@ describe('keys list', () => {
 
     const text = await admin('keys', 'list');
     expect(text.code).toBe(0);
-    expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+PLAN\s+LIMITS\s+CREATED\s+REVOKED\s+NAME$/);
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+PLAN\s+SCOPE\s+LIMITS\s+CREATED\s+REVOKED\s+NAME$/);
     expect(text.stdout).toContain(created.id as string);
     for (const secret of secrets) {
       expect(json.stdout).not.toContain(secret);

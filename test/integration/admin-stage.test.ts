@@ -35,6 +35,7 @@ const planId = (plan: PlanName) => `plan-${plan}`;
 function stackOutputs(tableNames: TestTables['names']) {
   return [
     { OutputKey: TABLE_NAME_OUTPUTS.orders, OutputValue: tableNames.orders },
+    { OutputKey: TABLE_NAME_OUTPUTS.pets, OutputValue: tableNames.pets },
     { OutputKey: TABLE_NAME_OUTPUTS.apiKeys, OutputValue: tableNames.apiKeys },
     { OutputKey: TABLE_NAME_OUTPUTS.rateLimits, OutputValue: tableNames.rateLimits },
     ...PLAN_NAMES.map((plan) => ({ OutputKey: USAGE_PLAN_ID_OUTPUTS[plan], OutputValue: planId(plan) })),

@@ -2,6 +2,7 @@
 import { KEY_PREFIX } from '../../lib/core/key-format';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
+import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
 import { banThreshold } from '../../lib/core/limiter-rules';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -42,6 +43,7 @@ test('a key that has sent nothing has used nothing', async () => {
   expect(await usage(id)).toEqual({
     id,
     plan: 'pro',
+    scope: DEFAULT_KEY_SCOPE,
     limits: PLAN_LIMITS.pro,
     minute: {
       used: 0,
@@ -64,6 +66,7 @@ test("this minute's and today's counts, refusals and the ban, as the limiter sto
   expect(text.code).toBe(0);
   expect(text.stdout.split('\n').slice(1)).toEqual([
     '  limits:      3/min, 10/day',
+    `  scope:       ${DEFAULT_KEY_SCOPE}`,
     '  this minute: 3 used, 0 remaining, 2 refused; resets 2026-11-22T10:02:00.000Z',
     '  today (UTC): 5 used, 5 remaining; resets 2026-11-23T00:00:00.000Z',
     '  ban:         none',
@@ -89,6 +92,12 @@ test("this minute's and today's counts, refusals and the ban, as the limiter sto
     bannedUntil: expect.any(Number),
   });
   nowMs -= 120_000;
+});
+
+test("a read-only key's usage shows its scope, in JSON and in text", async () => {
+  const id = await newKey('--plan', 'free', '--scope', 'read');
+  expect(await usage(id)).toMatchObject({ id, plan: 'free', scope: 'read' });
+  expect((await admin('keys', 'usage', id)).stdout).toContain('  scope:       read (GET only)');
 });
 
 test('an unknown key id is a failure; a key instead of an id is refused without being echoed', async () => {

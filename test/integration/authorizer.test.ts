@@ -6,6 +6,8 @@ import { authorizeToken } from '../../lib/edge/authorizer';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { callerFromAuthorizerContext } from '../../lib/core/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
+import { policyAllows } from '../../tools/local/policy';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 let tables: TestTables;
@@ -26,7 +28,7 @@ test('a valid key gets an Allow on the whole stage, its hash as usage identifier
     { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1/*' },
   ]);
   expect(result.usageIdentifierKey).toBe(record.hash);
-  expect(result.context).toEqual({ keyId: record.id, plan: 'pro', ...PLAN_LIMITS.pro });
+  expect(result.context).toEqual({ keyId: record.id, plan: 'pro', ...PLAN_LIMITS.pro, scope: DEFAULT_KEY_SCOPE });
   // API Gateway may hand context values over as strings.
   const asStrings = Object.fromEntries(Object.entries(result.context).map(([k, v]) => [k, String(v)]));
   expect(callerFromAuthorizerContext(asStrings)).toEqual({
@@ -34,6 +36,23 @@ test('a valid key gets an Allow on the whole stage, its hash as usage identifier
     plan: 'pro',
     limits: PLAN_LIMITS.pro,
   });
+});
+
+test("a read-only key's policy allows every GET of the stage and nothing else, cached answer included", async () => {
+  const { key, record } = await createApiKey(keys, { plan: 'free', scope: 'read' });
+  const result = await authorizeToken(keys, { authorizationToken: `Bearer ${key}`, methodArn });
+  expect(result.principalId).toBe(record.id);
+  expect(result.context).toMatchObject({ keyId: record.id, scope: 'read' });
+  const stage = 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1';
+  // API Gateway reuses this answer for the token's next requests, whatever their route.
+  expect(policyAllows(result.policyDocument, `${stage}/GET/store/orders`)).toBe(true);
+  expect(policyAllows(result.policyDocument, `${stage}/GET/pets/7`)).toBe(true);
+  expect(policyAllows(result.policyDocument, `${stage}/DELETE/store/orders/5`)).toBe(false);
+  expect(policyAllows(result.policyDocument, `${stage}/POST/store/orders`)).toBe(false);
+  // A full key's answer, for the same request, allows the DELETE.
+  const full = await createApiKey(keys, { plan: 'free' });
+  const fullResult = await authorizeToken(keys, { authorizationToken: `Bearer ${full.key}`, methodArn });
+  expect(policyAllows(fullResult.policyDocument, `${stage}/DELETE/store/orders/5`)).toBe(true);
 });
 
 test('only the hash is stored, never the key', async () => {

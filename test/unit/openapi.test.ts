@@ -1,10 +1,11 @@
 // The document's content; that the committed openapi.json is this document is test/unit/generated.test.ts.
-import { ERROR_CODES } from '../../lib/contract/errors';
+import { ERROR_CODES, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { ORDER_STATUSES } from '../../lib/contract/order';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { API_VERSION, ROUTES } from '../../lib/contract/routes';
+import { scopeAllows } from '../../lib/contract/scopes';
 
 const doc = buildOpenApiDocument();
 const at = (value: unknown, ...keys: string[]): JsonObject =>
@@ -39,6 +40,7 @@ test('every status each operation can answer', () => {
     '204',
     '400',
     '401',
+    '403',
     '404',
     '409',
     '429',
@@ -46,6 +48,23 @@ test('every status each operation can answer', () => {
     '503',
   ]);
   expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405']);
+});
+
+test('a 403 INSUFFICIENT_SCOPE, with its WWW-Authenticate, on exactly the operations a read-only key cannot call', () => {
+  for (const route of ROUTES) {
+    const response = operation(route.path, route.method.toLowerCase()).responses as JsonObject;
+    if (scopeAllows('read', route.method)) {
+      expect(response['403']).toBeUndefined();
+      continue;
+    }
+    const forbidden = at(response, '403');
+    const codes = at(forbidden, 'content', 'application/json', 'schema', 'allOf', '1', 'properties', 'code')
+      .enum as string[];
+    expect(codes).toEqual(['INSUFFICIENT_SCOPE']);
+    expect(at(forbidden, 'headers', 'WWW-Authenticate', 'schema').const).toBe(INSUFFICIENT_SCOPE_WWW_AUTHENTICATE);
+    // Refused before the limiter: no rate-limit header.
+    expect(Object.keys(at(forbidden, 'headers'))).toEqual(['WWW-Authenticate']);
+  }
 });
 
 test("the gateway's 400 BAD_REQUEST is documented on every operation, with no rate-limit header required", () => {

@@ -14,7 +14,14 @@ import {
 } from '../../lib/contract/order';
 import { int64Problem } from './int64-text';
 import { shownWords } from '../shared/errors';
-import { fileElements, type Element } from './import-stream';
+import { fileElements, ORDER_NOUN, type Element, type ImportNoun } from './import-stream';
+
+/** One kind of record an import writes: what it is called, and how one element is checked. */
+export interface ImportKind<T extends { id: string }> {
+  noun: ImportNoun;
+  /** The element as a record, or what is wrong with it; its id whenever it has a valid one. */
+  check(element: Element): { record?: T; id?: string; problems: string[] };
+}
 
 /** Problems listed one per line; past these only their number is said. */
 export const MAX_SHOWN_PROBLEMS = 100;
@@ -29,7 +36,7 @@ function numberText(value: unknown): string | undefined {
   return isLosslessNumber(value) ? value.value : undefined;
 }
 
-function int64(value: unknown): string | undefined {
+export function int64(value: unknown): string | undefined {
   const text = numberText(value);
   return text === undefined ? undefined : canonicalInt64(text);
 }
@@ -77,7 +84,7 @@ function isField(key: string): key is keyof Order {
 }
 
 /** What is wrong with an int64 field's value: it says how to write a number that is not canonical. */
-function int64FieldProblem(value: unknown): string {
+export function int64FieldProblem(value: unknown): string {
   const text = numberText(value);
   return text === undefined ? INT64 : (int64Problem(text) ?? INT64);
 }
@@ -135,6 +142,15 @@ export function elementOrder(element: Element): { order?: Order; id?: string; pr
   return { ...(order ? { order } : {}), ...(id !== undefined ? { id } : {}), problems: problems.map(shownWords) };
 }
 
+/** `orders import`'s records. */
+export const ORDER_IMPORT: ImportKind<Order> = {
+  noun: ORDER_NOUN,
+  check: (element) => {
+    const { order, ...rest } = elementOrder(element);
+    return { ...(order ? { record: order } : {}), ...rest };
+  },
+};
+
 /** The ids of a file, 8 bytes each: a sorted copy shows any id given twice. */
 class IdList {
   private ids = new BigInt64Array(1024);
@@ -180,13 +196,17 @@ export interface FileCheck {
 }
 
 /** Reads the whole file once, checking every element; the orders themselves are not kept. */
-export async function checkImportFile(file: string, signal?: AbortSignal): Promise<FileCheck> {
+export async function checkImportFile<T extends { id: string }>(
+  file: string,
+  signal?: AbortSignal,
+  kind: ImportKind<T> | ImportKind<Order> = ORDER_IMPORT,
+): Promise<FileCheck> {
   const problems = new Problems();
   const ids = new IdList();
   let count = 0;
-  for await (const element of fileElements(file, signal)) {
+  for await (const element of fileElements(file, signal, kind.noun)) {
     count++;
-    const checked = elementOrder(element);
+    const checked = kind.check(element);
     problems.add(checked.problems);
     if (checked.id !== undefined) ids.add(checked.id);
   }
@@ -195,12 +215,12 @@ export async function checkImportFile(file: string, signal?: AbortSignal): Promi
   if (repeated.size > 0) {
     // Rare, and a mistake: a second read finds where each repeated id first occurs.
     const first = new Map<string, number>();
-    for await (const element of fileElements(file, signal)) {
-      const { id } = elementOrder(element);
+    for await (const element of fileElements(file, signal, kind.noun)) {
+      const { id } = kind.check(element);
       if (id === undefined || !repeated.has(id)) continue;
       const seen = first.get(id);
       if (seen === undefined) first.set(id, element.index);
-      else problems.add([`orders[${element.index}].id: ${id} is also the id of orders[${seen}]`]);
+      else problems.add([`${kind.noun.many}[${element.index}].id: ${id} is also the id of ${kind.noun.many}[${seen}]`]);
     }
   }
   return { count, problems, interrupted: signal?.aborted ?? false };

@@ -18,6 +18,13 @@ const READ_CHUNK_BYTES = 64 * 1024;
 
 export type Element = { index: number; value: unknown } | { index: number; problem: string };
 
+/** What the file's elements are, in the messages: `orders import` and `pets import` share this reader. */
+export interface ImportNoun {
+  one: string;
+  many: string;
+}
+export const ORDER_NOUN: ImportNoun = { one: 'order', many: 'orders' };
+
 /** The file is not a JSON array: nothing in it can be imported. */
 export class ImportSyntaxError extends Error {
   override readonly name = 'ImportSyntaxError';
@@ -47,7 +54,7 @@ export class ElementReader {
   /** The current element: where it starts (bytes), ends when known, its depth, its parsed value. */
   private element: { start: number; end?: number; deepest: number; value?: unknown } | undefined;
 
-  constructor() {
+  constructor(private readonly noun: ImportNoun = ORDER_NOUN) {
     this.tokenizer.onToken = (token) => this.token(token);
     this.tokenizer.onError = (error) => {
       throw this.syntaxError(error);
@@ -78,13 +85,13 @@ export class ElementReader {
     const { token: type, offset } = token;
     const depth = this.open.length;
     if (this.previous === undefined && type !== TokenType.LEFT_BRACKET) {
-      throw new ImportSyntaxError('must be a JSON array of orders');
+      throw new ImportSyntaxError(`must be a JSON array of ${this.noun.many}`);
     }
     if (depth === 1 && (type === TokenType.COMMA || type === TokenType.RIGHT_BRACKET)) {
       if (this.element) this.finish(offset);
       else if (this.previous === TokenType.COMMA) throw this.syntaxError('a comma before ] (no element follows it)');
     } else if (depth === 1) {
-      if (this.element) throw this.syntaxError(`expected , or ] after orders[${this.index}]`);
+      if (this.element) throw this.syntaxError(`expected , or ] after ${this.noun.many}[${this.index}]`);
       this.element = { start: offset, deepest: 0 };
     }
     this.track(type, token.value, offset);
@@ -121,7 +128,7 @@ export class ElementReader {
     if (length > MAX_ELEMENT_CHARS) {
       this.done.push({
         index,
-        problem: `is ${length} characters long, more than an order can be (${MAX_ELEMENT_CHARS})`,
+        problem: `is ${length} characters long, more than ${article(this.noun.one)} can be (${MAX_ELEMENT_CHARS})`,
       });
     } else if (deepest > MAX_ELEMENT_DEPTH) this.done.push({ index, problem: 'must be an object' });
     else this.done.push({ index, value });
@@ -132,14 +139,23 @@ export class ElementReader {
     if (problem instanceof ImportSyntaxError) return problem;
     const message = typeof problem === 'string' ? problem : errorMessage(problem);
     if (this.closed) return new ImportSyntaxError('not valid JSON: nothing after the closing ]');
-    if (this.element) return new ImportSyntaxError(`not valid JSON in orders[${this.index}]: ${message}`);
+    if (this.element) return new ImportSyntaxError(`not valid JSON in ${this.noun.many}[${this.index}]: ${message}`);
     return new ImportSyntaxError(`not valid JSON: ${message}`);
   }
 }
 
+/** "an order", "a pet". */
+function article(one: string): string {
+  return `${/^[aeiou]/.test(one) ? 'an' : 'a'} ${one}`;
+}
+
 /** The elements of the JSON array in `file`, read a chunk at a time; read errors are thrown as they come. */
-export async function* fileElements(file: string, signal?: AbortSignal): AsyncGenerator<Element> {
-  const reader = new ElementReader();
+export async function* fileElements(
+  file: string,
+  signal?: AbortSignal,
+  noun: ImportNoun = ORDER_NOUN,
+): AsyncGenerator<Element> {
+  const reader = new ElementReader(noun);
   const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {

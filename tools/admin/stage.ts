@@ -85,6 +85,7 @@ export async function readStageOutputs(
   };
   const tables = {
     orders: output(TABLE_NAME_OUTPUTS.orders),
+    pets: output(TABLE_NAME_OUTPUTS.pets),
     apiKeys: output(TABLE_NAME_OUTPUTS.apiKeys),
     rateLimits: output(TABLE_NAME_OUTPUTS.rateLimits),
   };

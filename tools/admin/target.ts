@@ -4,6 +4,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynam
 import { optionalEnv } from '../../lib/commons/env';
 import type { PlanName } from '../../lib/contract/plans';
 import { OrdersRepository } from '../../lib/stores/orders';
+import { PetsRepository } from '../../lib/stores/pets';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
@@ -25,6 +26,8 @@ export interface AdminTarget {
   unreachableHint: string;
   keys: ApiKeysRepository;
   orders: OrdersRepository;
+  /** The deprecated pets route's table: `pets import` writes it. */
+  pets: PetsRepository;
   /** Read only: `keys usage` reads a key's limiter item; the service alone writes it. */
   limiter: Pick<RateLimiter, 'read'>;
   gateway?: GatewayKeys;
@@ -47,6 +50,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     unreachableHint: options.unreachableHint,
     keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
     orders: new OrdersRepository(options.doc, options.names.orders),
+    pets: new PetsRepository(options.doc, options.names.pets),
     limiter: new RateLimiter(options.doc, options.names.rateLimits),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     close: options.close ?? (() => undefined),

@@ -33,6 +33,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & { server: Ser
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
     listOrders: service.listOrders,
     cancelOrder: service.cancelOrder,
+    getPetById: service.getPet,
   };
   const routes = [...ROUTES];
   for (const extra of extraRoutes) {

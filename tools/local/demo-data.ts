@@ -6,6 +6,8 @@ import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { Order } from '../../lib/contract/order';
 import type { OrdersRepository } from '../../lib/stores/orders';
+import type { Pet, PetStatus } from '../../lib/contract/pet';
+import type { PetsRepository } from '../../lib/stores/pets';
 import { limitsFor, PLAN_NAMES, type Limits, type PlanName } from '../../lib/contract/plans';
 
 /** Demo orders in every state, with the int64 edge cases of decisions.md. Only shipped ones are complete. */
@@ -25,6 +27,21 @@ export const DEMO_ORDERS: readonly Order[] = [
     status: 'pending',
   },
 ];
+
+const DEMO_PET_NAMES = ['Rex', 'Misty', 'Nibbles', 'Goldie', 'Biscuit', 'Pepper', 'Max'];
+const DEMO_PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
+
+/** One pet for every demo order's petId (the int64 edge cases included), for GET /pets/{petId}. */
+export const DEMO_PETS: readonly Pet[] = [...new Set(DEMO_ORDERS.flatMap((order) => order.petId ?? []))].map(
+  (id, i) => ({
+    id,
+    category: { id: String((i % 2) + 1), name: i % 2 === 0 ? 'Dogs' : 'Cats' },
+    name: DEMO_PET_NAMES[i % DEMO_PET_NAMES.length] ?? `Pet ${id}`,
+    photoUrls: [`https://example.com/pets/${id}.jpg`],
+    tags: [{ id: '1', name: 'demo' }],
+    status: DEMO_PET_STATUSES[i % DEMO_PET_STATUSES.length] ?? 'available',
+  }),
+);
 
 export const DEMO_ENTERPRISE_LIMITS: Limits = { perMinute: 5_000, perDay: 1_000_000 };
 
@@ -62,9 +79,14 @@ export async function storeIsEmpty(client: DynamoDBClient, tables: TableNames): 
   return true;
 }
 
-/** Writes the demo orders and keys into an empty store. */
-export async function seedDemoData(orders: OrdersRepository, keys: ApiKeysRepository): Promise<void> {
+/** Writes the demo orders, their pets and the keys into an empty store. */
+export async function seedDemoData(
+  orders: OrdersRepository,
+  keys: ApiKeysRepository,
+  pets: PetsRepository,
+): Promise<void> {
   for (const order of DEMO_ORDERS) await orders.create(order);
+  for (const pet of DEMO_PETS) await pets.create(pet);
   for (const plan of PLAN_NAMES)
     await createApiKey(keys, { plan, name: `demo ${plan}`, limits: demoLimits(plan) }, { key: demoKey(plan) });
 }

@@ -11,7 +11,7 @@ import { createLocalApp } from './app';
 import { createTables, TableNotReady } from './create-tables';
 import { checkAnswersLikeDynamo } from './dynamo-endpoint';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
-import { DEMO_ORDERS, seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
+import { DEMO_ORDERS, DEMO_PETS, seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
@@ -107,7 +107,7 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys } = createLocalApp({
+    const { server, orders, keys, pets } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       publicRoutes: docsRoutes({ server: () => server }),
@@ -116,7 +116,7 @@ export async function startLocalStack(
     // No listing outlives the process that served it: slots a killed stack left taken are free.
     if (options.dynamodbEndpoint === undefined)
       await releaseAllSlots(createDocumentClient(client), LOCAL_TABLES.rateLimits);
-    if (seeded) await seedDemoData(orders, keys);
+    if (seeded) await seedDemoData(orders, keys, pets);
     const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
 
     await new Promise<void>((resolve, reject) => {
@@ -139,7 +139,7 @@ export async function startLocalStack(
       `Store Orders API (local) at ${apiUrl}`,
       `${where}; tables: ${Object.values(LOCAL_TABLES).join(', ')}`,
       seeded
-        ? `Seeded ${DEMO_ORDERS.length} demo orders and one demo key per plan into the empty tables.`
+        ? `Seeded ${DEMO_ORDERS.length} demo orders, their ${DEMO_PETS.length} pets and one demo key per plan into the empty tables.`
         : options.demo
           ? 'The tables hold orders or keys already: nothing seeded (demo data goes only into an empty store).'
           : 'No demo data (--no-demo).',

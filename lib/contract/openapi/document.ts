@@ -9,13 +9,15 @@ import {
   type OperationContract,
 } from '../operations';
 import { errorResponse, operationResponses } from './responses';
-import { errorSchema, orderSchema, type JsonObject } from './schemas';
+import { errorSchema, orderSchema, petSchema, type JsonObject } from './schemas';
 import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';
+import { scopesRefusing } from '../scopes';
 
 export type { JsonObject } from './schemas';
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   orders: 'Store orders: list them all, cancel a pending one.',
+  pets: "The Petstore's pets: deprecated, and removed at the sunset date the responses carry.",
 };
 
 /**
@@ -57,6 +59,11 @@ function lifecycleNote(route: Route): string | undefined {
   return `**Deprecated** since ${route.deprecated.since}; it stops working at ${route.deprecated.sunset} (see the \`Deprecation\` and \`Sunset\` headers).`;
 }
 
+/** A method some key scope leaves out can be refused 403 INSUFFICIENT_SCOPE, by the gateway. */
+function scopeCodes(route: Route): ErrorCode[] {
+  return scopesRefusing(route.method).length > 0 ? ['INSUFFICIENT_SCOPE'] : [];
+}
+
 function operation(route: Route, contract: OperationContract): JsonObject {
   const description = [contract.description, lifecycleNote(route)].filter(Boolean).join('\n\n');
   const params = parameters(route);
@@ -66,7 +73,12 @@ function operation(route: Route, contract: OperationContract): JsonObject {
     ...(description ? { description } : {}),
     tags: [route.tag],
     ...(params.length ? { parameters: params } : {}),
-    responses: operationResponses(route, contract, COMMON_ERROR_CODES, GATEWAY_ANY_REQUEST_CODES),
+    responses: operationResponses(
+      route,
+      { ...contract, errors: [...contract.errors, ...scopeCodes(route)] },
+      COMMON_ERROR_CODES,
+      GATEWAY_ANY_REQUEST_CODES,
+    ),
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(route.stability !== 'stable' ? { 'x-stability': route.stability } : {}),
   };
@@ -132,7 +144,7 @@ export function buildOpenApiDocument(
           description: 'The API key as the bearer token: `Authorization: Bearer <API key>`.',
         },
       },
-      schemas: { Order: orderSchema(), Error: errorSchema() },
+      schemas: { Order: orderSchema(), Pet: petSchema(), Error: errorSchema() },
     },
     'x-gateway-responses': gatewayResponses(),
   };

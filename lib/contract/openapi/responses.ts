@@ -1,4 +1,10 @@
-import { ERRORS, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, WWW_AUTHENTICATE, type ErrorCode } from '../errors';
+import {
+  ERRORS,
+  INSUFFICIENT_SCOPE_WWW_AUTHENTICATE,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  WWW_AUTHENTICATE,
+  type ErrorCode,
+} from '../errors';
 import { RATE_LIMIT_HEADERS } from '../headers';
 import type { OperationContract } from '../operations';
 import { errorExamples, errorResponseSchema, type JsonObject } from './schemas';
@@ -61,6 +67,7 @@ const retryAfter = (description: string): JsonObject => ({
 /** Extra words for a status, beyond the messages of its codes. */
 const STATUS_NOTES: Record<number, string> = {
   401: 'The `Authorization: Bearer <API key>` header is missing, uses another scheme, or carries a malformed, unknown or revoked key. No rate-limit headers: an unknown caller has no plan.',
+  403: 'The API key is valid but read-only (created with `--scope read`), and this operation is not a GET. Refused before the rate limiter, so it uses up none of the limits and carries no rate-limit headers; nothing is changed.',
   429: "Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or `KEY_TEMPORARILY_BANNED` (the key kept sending after 429s); on the listing, also `TOO_MANY_LISTINGS` (the key already has its plan's number of listings in progress). Wait `Retry-After` seconds before retrying. Requests the windows or the ban refuse do not use them up; a `TOO_MANY_LISTINGS` refusal, answered after the windows admitted it, does.",
   500: 'An unexpected failure. Safe to retry with exponential backoff: both operations are idempotent.',
   503: `A dependency failed or throttled. Retry after \`Retry-After\` seconds (usually ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
@@ -84,6 +91,14 @@ function headersForStatus(
         description: 'RFC 6750: the scheme to use.',
         required: true,
         schema: { type: 'string', const: WWW_AUTHENTICATE },
+      },
+    };
+  if (status === 403)
+    return {
+      'WWW-Authenticate': {
+        description: 'RFC 6750 3.1: the key lacks the scope this operation needs.',
+        required: true,
+        schema: { type: 'string', const: INSUFFICIENT_SCOPE_WWW_AUTHENTICATE },
       },
     };
   const failure = status >= 500;

@@ -1,5 +1,6 @@
 import { ERROR_CODES, errorBody, type ErrorCode } from '../errors';
 import { ORDER_STATUSES, QUANTITY_MAX, type Order } from '../order';
+import { PET_STATUSES, type Pet, type PetLabel } from '../pet';
 
 /** A JSON value, so the document is plain data that serialises the same way every time. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
@@ -9,6 +10,7 @@ export interface JsonObject {
 
 export const ORDER_SCHEMA_REF = '#/components/schemas/Order';
 export const ERROR_SCHEMA_REF = '#/components/schemas/Error';
+export const PET_SCHEMA_REF = '#/components/schemas/Pet';
 
 const int64 = (description: string): JsonObject => ({ type: 'integer', format: 'int64', description });
 
@@ -53,6 +55,38 @@ export function orderSchema(): JsonObject {
       complete: false,
       status: 'pending',
     },
+  };
+}
+
+/** A category or a tag of a pet: the Petstore's `Category` and `Tag` have the same fields. */
+function petLabelSchema(what: string): JsonObject {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      id: int64(`Identifier of the ${what}.`),
+      name: { type: 'string', description: `Name of the ${what}.` },
+    } satisfies Record<keyof PetLabel, JsonObject>,
+  };
+}
+
+/** The public Petstore's Pet: `name` and `photoUrls` required, ids int64 written as exact integers. */
+export function petSchema(): JsonObject {
+  return {
+    type: 'object',
+    description:
+      'A pet, as the public Petstore describes it. Fields a pet does not have are left out (never `null`). ' +
+      '`id` and the ids of `category` and `tags` are int64, written as exact JSON integers.',
+    additionalProperties: false,
+    required: ['id', 'name', 'photoUrls'] satisfies (keyof Pet)[],
+    properties: {
+      id: int64('Unique pet identifier.'),
+      category: petLabelSchema('category'),
+      name: { type: 'string', description: 'Name of the pet.' },
+      photoUrls: { type: 'array', items: { type: 'string' }, description: 'Photos of the pet.' },
+      tags: { type: 'array', items: petLabelSchema('tag'), description: 'Tags of the pet.' },
+      status: { type: 'string', enum: [...PET_STATUSES], description: 'Pet status in the store.' },
+    } satisfies Record<keyof Pet, JsonObject>,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { AdminCommand } from '../command';
 import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
 import { ordersImport, ordersShip } from './orders';
+import { petsImport } from './pets';
 
 /** Every admin command, in the order the usage text lists them. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -11,4 +12,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysUsage,
   ordersImport,
   ordersShip,
+  petsImport,
 ];

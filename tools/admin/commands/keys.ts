@@ -12,6 +12,7 @@ import {
   type PlanName,
 } from '../../../lib/contract/plans';
 import { usageAt } from '../../../lib/stores/rate-limiter';
+import { isKeyScope, KEY_SCOPES, SCOPE_METHODS, type KeyScope } from '../../../lib/contract/scopes';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, errorMessage, UsageError } from '../../shared/errors';
 import { columns } from '../../shared/output';
@@ -21,6 +22,7 @@ interface CreateArgs {
   plan: PlanName;
   name?: string;
   limits?: Limits;
+  scope?: KeyScope;
   json: boolean;
 }
 
@@ -34,11 +36,22 @@ function limitOption(text: string | undefined, option: string, max: number): num
   return value;
 }
 
-function createArgs(values: { plan?: string; name?: string; rpm?: string; rpd?: string; json?: boolean }): CreateArgs {
-  const { plan, name, rpm, rpd } = values;
+function createArgs(values: {
+  plan?: string;
+  name?: string;
+  rpm?: string;
+  rpd?: string;
+  scope?: string;
+  json?: boolean;
+}): CreateArgs {
+  const { plan, name, rpm, rpd, scope } = values;
   if (plan === undefined) throw new UsageError(`keys create needs --plan (${PLAN_NAMES.join(', ')})`);
   if (!isPlanName(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
   const args: CreateArgs = { plan, json: values.json ?? false };
+  if (scope !== undefined) {
+    if (!isKeyScope(scope)) throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
+    args.scope = scope;
+  }
   if (name !== undefined) {
     // The name is shown in listings; control characters would garble a terminal.
     if (name.trim() === '' || name.length > NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
@@ -90,11 +103,18 @@ function limitsText(limits: Limits | undefined): string {
   return limits ? `${limits.perMinute}/min, ${limits.perDay}/day` : '(missing)';
 }
 
+/** A scope as the text output shows it: what it may call. */
+function scopeText(scope: KeyScope): string {
+  const methods = SCOPE_METHODS[scope];
+  return methods === undefined ? scope : `${scope} (${methods.join(', ')} only)`;
+}
+
 /** What may be shown of a key record: everything but its hash. */
 function publicView(record: ApiKeyRecord): Record<string, unknown> {
   return {
     id: record.id,
     plan: record.plan,
+    scope: record.scope,
     ...(record.name !== undefined ? { name: record.name } : {}),
     limits: limitsOf(record),
     createdAt: record.createdAt,
@@ -141,6 +161,7 @@ async function createKey(command: CreateArgs, { target, out, now }: CommandConte
     `Created ${record.plan} key ${record.id}${record.name !== undefined ? ` (${record.name})` : ''} in ${target.label}`,
   );
   out.out(`  limits:  ${limitsText(limitsOf(record))}`);
+  out.out(`  scope:   ${scopeText(record.scope)}`);
   out.out(`  created: ${record.createdAt}`);
   if (record.gatewayKeyId) out.out(`  API Gateway key: ${record.gatewayKeyId}, in the ${record.plan} usage plan`);
   out.out('');
@@ -159,10 +180,20 @@ async function listKeys(json: boolean, { target, out }: CommandContext): Promise
     return;
   }
   const withGateway = target.gateway !== undefined;
-  const header = ['ID', 'PLAN', 'LIMITS', 'CREATED', 'REVOKED', ...(withGateway ? ['GATEWAY KEY'] : []), 'NAME'];
+  const header = [
+    'ID',
+    'PLAN',
+    'SCOPE',
+    'LIMITS',
+    'CREATED',
+    'REVOKED',
+    ...(withGateway ? ['GATEWAY KEY'] : []),
+    'NAME',
+  ];
   const rows = records.map((r) => [
     r.id,
     r.plan,
+    r.scope,
     limitsText(limitsOf(r)),
     r.createdAt,
     r.revokedAt ?? '-',
@@ -222,7 +253,14 @@ async function keyUsage(args: { id: string; json: boolean }, { target, out, now 
   if (args.json) {
     // bannedUntil is always there, null without a ban, so a script can read it without a guard.
     out.out(
-      JSON.stringify({ id: record.id, plan: record.plan, limits, ...usage, bannedUntil: usage.bannedUntil ?? null }),
+      JSON.stringify({
+        id: record.id,
+        plan: record.plan,
+        scope: record.scope,
+        limits,
+        ...usage,
+        bannedUntil: usage.bannedUntil ?? null,
+      }),
     );
     return;
   }
@@ -231,6 +269,7 @@ async function keyUsage(args: { id: string; json: boolean }, { target, out, now 
     `${record.id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}) in ${target.label}, at ${now.toISOString()}`,
   );
   out.out(`  limits:      ${limitsText(limits)}`);
+  out.out(`  scope:       ${scopeText(record.scope)}`);
   out.out(
     `  this minute: ${minute.used} used, ${minute.remaining} remaining, ${minute.refused} refused; resets ${isoTime(minute.resetAt)}`,
   );
@@ -254,16 +293,19 @@ export const keysCreate = defineCommand({
     name: { type: 'string', value: 'NAME' },
     rpm: { type: 'string', value: 'N' },
     rpd: { type: 'string', value: 'N' },
+    scope: { type: 'string', value: KEY_SCOPES.join('|') },
     json: { type: 'boolean' },
   },
   arguments: [],
   help: [
     'Creates a key and prints it once; only its hash is stored, so it cannot be shown again.',
+    '--scope read makes a read-only key: it may call every GET and nothing else (a DELETE',
+    'answers 403 INSUFFICIENT_SCOPE). Without --scope a key has full access.',
     'The fixed plans:',
     ...fixedPlans,
     `enterprise needs its own --rpm (requests per minute, 1-${MAX_CUSTOM_LIMITS.perMinute}) and --rpd`,
     `(per day, 1-${MAX_CUSTOM_LIMITS.perDay}); the other plans refuse them.`,
-    '--json prints one JSON object: key, id, plan, name (when given), limits, createdAt.',
+    '--json prints one JSON object: key, id, plan, scope, name (when given), limits, createdAt.',
   ],
   parse: ({ values }) => createArgs(values),
   run: createKey,
@@ -273,7 +315,7 @@ export const keysList = defineCommand({
   name: 'keys list',
   options: { json: { type: 'boolean' } },
   arguments: [],
-  help: ['Every key: id, plan, name, limits, created, revoked. Never a key or its hash.'],
+  help: ['Every key: id, plan, scope, name, limits, created, revoked. Never a key or its hash.'],
   parse: ({ values }) => values.json ?? false,
   run: listKeys,
 });
@@ -308,10 +350,10 @@ export const keysUsage = defineCommand({
   options: { json: { type: 'boolean' } },
   arguments: ['<key-id>'],
   help: [
-    "A key's plan and limits, and its use now: this minute's and today's counts and what remains,",
+    "A key's plan, scope and limits, and its use now: this minute's and today's counts and what remains,",
     "the requests refused this minute, and any ban with its end. Read from the service's own",
     'rate-limit item (one per key and UTC day); nothing is changed.',
-    '--json prints one JSON object: id, plan, limits, minute, day, bannedUntil (Unix seconds, or null).',
+    '--json prints one JSON object: id, plan, scope, limits, minute, day, bannedUntil (Unix seconds, or null).',
   ],
   parse: ({ values, args: [id = ''] }) => ({ id: keyIdArgument(id), json: values.json ?? false }),
   run: keyUsage,

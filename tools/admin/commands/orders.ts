@@ -1,114 +1,15 @@
 import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/order-errors';
-import { canonicalInt64, type Order } from '../../../lib/contract/order';
+import { canonicalInt64 } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
-import { mapBounded, PartialFailure } from '../concurrency';
-import { AdminFailure, errorMessage, Interrupted, shownArgument, UsageError } from '../../shared/errors';
-import { checkImportFile, elementOrder } from '../import-file';
-import { fileElements, ImportSyntaxError } from '../import-stream';
-import { ImportTally } from '../import-tally';
+import { AdminFailure, shownArgument, UsageError } from '../../shared/errors';
+import { ORDER_IMPORT } from '../import-file';
+import { importFile } from '../import-run';
 import { int64Problem } from '../int64-text';
-import type { Output } from '../../shared/output';
 
-/** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
-export const IMPORT_CONCURRENCY = 16;
-/** Orders read ahead of the writes: memory holds this batch, not the file. */
-export const IMPORT_BATCH = 512;
+export { IMPORT_BATCH, IMPORT_CONCURRENCY } from '../import-run';
 
-function cannotRead(file: string, error: unknown): AdminFailure {
-  const code = (error as { code?: unknown }).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : errorMessage(error);
-  return new AdminFailure(`Cannot read ${file}: ${why}`);
-}
-
-/** The file's elements as orders, in batches; the file was checked, so a problem now means it changed. */
-async function* orderBatches(file: string, signal: AbortSignal | undefined): AsyncGenerator<Order[]> {
-  let batch: Order[] = [];
-  for await (const element of fileElements(file, signal)) {
-    const { order, problems } = elementOrder(element);
-    if (!order) throw new AdminFailure(`${file} changed during the import (${problems[0] ?? 'orders[?]'})`);
-    batch.push(order);
-    if (batch.length === IMPORT_BATCH) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
-async function importOrders(file: string, { target, out, signal }: CommandContext): Promise<void> {
-  const check = await checkImportFile(file, signal).catch((error: unknown) => {
-    if (error instanceof ImportSyntaxError) throw new AdminFailure(`${file}: ${error.message}; no order was written.`);
-    throw cannotRead(file, error);
-  });
-  if (check.interrupted) throw new Interrupted(`Import interrupted while checking ${file}; no order was written.`);
-  const { problems } = check;
-  if (problems.count > 0) {
-    for (const problem of problems.shown) out.err(`${file}: ${problem}`);
-    const hidden = problems.count - problems.shown.length;
-    if (hidden > 0) out.err(`${file}: ... and ${hidden} more problem${hidden === 1 ? '' : 's'}`);
-    const count = problems.count;
-    throw new AdminFailure(`${file} has ${count} problem${count === 1 ? '' : 's'}; no order was written.`);
-  }
-  const total = check.count;
-  const started = performance.now();
-  const progress = importProgress(total, out);
-  const tally = new ImportTally();
-  // Listening is what tells the command line this command stops cleanly on Ctrl-C.
-  signal?.addEventListener('abort', () => out.progressDone?.(), { once: true });
-  let batchStart = 0;
-  try {
-    for await (const batch of orderBatches(file, signal)) {
-      const start = batchStart;
-      batchStart += batch.length;
-      await mapBounded(
-        batch,
-        IMPORT_CONCURRENCY,
-        async (order, index) => {
-          const isNew = await target.orders.create(order);
-          tally.add(order.id, start + index, isNew);
-          progress.oneDone();
-          return isNew;
-        },
-        signal,
-      );
-      if (signal?.aborted) break;
-    }
-  } catch (error) {
-    if (error instanceof AdminFailure) throw error;
-    if (!(error instanceof PartialFailure)) throw cannotRead(file, error);
-    throw new AdminFailure(
-      `Import stopped: ${error.message}. ${tally.written} of ${total} orders were handled before it ` +
-        'stopped; running the import again is safe, since existing orders are skipped.',
-      { cause: error.cause },
-    );
-  } finally {
-    out.progressDone?.();
-  }
-  if (signal?.aborted) {
-    throw new Interrupted(
-      `Import interrupted: ${tally.written} of ${total} orders written (${tally.created} created, ${tally.skippedText()}). ` +
-        `To resume, run the same import again: orders already there are skipped.`,
-    );
-  }
-  const seconds = (performance.now() - started) / 1000;
-  out.out(`Imported ${file} into ${target.label}: ${tally.created} created, ${tally.skippedText()}.`);
-  // On stderr: a timing is not part of the result, and differs from run to run.
-  out.err(`${total} orders in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} orders/s).`);
-}
-
-/** Counts finished writes and redraws the progress line at each whole percent. */
-function importProgress(total: number, out: Output): { oneDone(): void } {
-  let done = 0;
-  let shownPercent = -1;
-  return {
-    oneDone() {
-      done++;
-      const percent = Math.floor((done * 100) / total);
-      if (!out.progress || percent === shownPercent) return;
-      shownPercent = percent;
-      out.progress(`Importing: ${done} of ${total} orders (${percent}%)`);
-    },
-  };
+function importOrders(file: string, context: CommandContext): Promise<void> {
+  return importFile(ORDER_IMPORT, file, (order) => context.target.orders.create(order), context);
 }
 
 async function shipOrder(id: string, { target, out }: CommandContext): Promise<void> {

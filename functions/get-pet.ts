@@ -1,0 +1,4 @@
+import { getPetHandler } from '../lib/root/handlers';
+import { wiringFromEnv } from '../lib/root/wiring';
+
+export const handler = getPetHandler(wiringFromEnv());
