@@ -24,6 +24,8 @@ export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, c
 
 export interface ApiHandlerDeps {
   limiter: Pick<RateLimiter, 'admit' | 'now'>;
+  /** DEADLINE_MARGIN_MS unless given: tests scale it down with the deadlines and latencies. */
+  deadlineMarginMs?: number;
 }
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
@@ -71,6 +73,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
   deps: ApiHandlerDeps,
   handler: middy.MiddyfiedHandler<ApiEvent, R, Error, Context>,
   handle: ApiRouteHandler<R>,
+  workCalls: number,
 ) {
   type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
@@ -82,7 +85,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     .use(injectLambdaContext(logger))
     .use({ before: requestLogKeys })
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
-    .use(rateLimit<R>(deps.limiter, callerOf))
+    .use(rateLimit<R>(deps.limiter, callerOf, { marginMs: marginOf(deps), workCalls }))
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
       onError: (request: Req) => {
@@ -96,12 +99,14 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
 /** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
 export const DEADLINE_MARGIN_MS = 500;
 
+const marginOf = (deps: ApiHandlerDeps) => deps.deadlineMarginMs ?? DEADLINE_MARGIN_MS;
+
 /**
  * Answers 503 SERVICE_UNAVAILABLE just before the Lambda deadline if the stack has not answered:
  * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
  * after the other, could outlast the function, and then API Gateway, not the service, would answer.
  */
-function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
+function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, marginMs: number) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
@@ -112,7 +117,7 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
           logger.error('request abandoned at the function deadline');
           resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
         },
-        Math.max(0, remaining - DEADLINE_MARGIN_MS),
+        Math.max(0, remaining - marginMs),
       );
     });
     try {
@@ -123,8 +128,12 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
   };
 }
 
-export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler) {
-  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle));
+/** `workCalls`: the DynamoDB calls the route's work makes once admitted (the limiter's time budget). */
+export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler, workCalls = 0) {
+  return withDeadline(
+    withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls),
+    marginOf(deps),
+  );
 }
 
 /**
@@ -135,12 +144,14 @@ export function streamingApiHandler(
   route: Route,
   deps: ApiHandlerDeps,
   handle: ApiRouteHandler<StreamingApiResult>,
+  workCalls = 0,
 ): StreamingLambdaHandler {
   const handler = withApiMiddleware(
     route,
     deps,
     middy<ApiEvent, StreamingApiResult, Error, Context>({ executionMode: executionModeStreamifyResponse }),
     handle,
+    workCalls,
   );
   // middy's types describe the buffered signature; streamified, the runtime calls it like this.
   return handler as unknown as StreamingLambdaHandler;
