@@ -47,6 +47,7 @@ import {
   planFor,
   refusedBy,
   type Admission,
+  type AdmittedSlot,
   type LimiterPlan,
 } from './limiter-rules';
 import type { LimiterItem, LimiterStore } from './limiter-store';
@@ -187,6 +188,17 @@ async function unlessFailed<T>(deps: Pick<LimiterDeps, 'warn'>, what: string, wr
 }
 
 /**
+ * Gives back the slot of a request admitted but then refused for something other than the windows
+ * (its listing had no room), so the refusal costs the key nothing. Best effort: a failure leaves
+ * the slot used, as a lost reply does.
+ */
+export async function giveBack(deps: LimiterDeps, keyId: string, slot: AdmittedSlot): Promise<void> {
+  await unlessFailed(deps, 'slot not given back', () =>
+    deps.store.giveBack({ keyId, day: slot.day }, { minute: slot.minute }),
+  );
+}
+
+/**
  * The algorithm over `store`, each store call timed by `elapsedMs` (a monotonic clock) for the
  * time budget: what RateLimiter runs over DynamoDB, and the tests over the in-memory store.
  */
@@ -206,5 +218,6 @@ export function timedLimiter(
     store: deps.store,
     now: clocks.now,
     admit: (keyId: string, limits: Limits, budget?: TimeBudget) => admit(deps, keyId, limits, budget),
+    giveBack: (keyId: string, slot: AdmittedSlot) => giveBack(deps, keyId, slot),
   };
 }

@@ -23,7 +23,8 @@ export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable,
 export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
-  limiter: Pick<RateLimiter, 'admit' | 'now'>;
+  /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
+  limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
   /** DEADLINE_MARGIN_MS unless given: tests scale it down with the deadlines and latencies. */
   deadlineMarginMs?: number;
 }

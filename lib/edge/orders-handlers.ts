@@ -9,7 +9,8 @@ import {
   type StreamingLambdaHandler,
 } from './api-handler';
 import { LISTINGS_IN_FLIGHT } from '../contract/plans';
-import type { ListingsInFlight } from '../stores/listings-in-flight';
+import { TooManyListingsError, type ListingsInFlight } from '../stores/listings-in-flight';
+import { uncount } from './rate-limit';
 import { ListingTooLargeUncompressedError } from '../core/order-errors';
 import { ListingRun } from './listing-run';
 import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/listing-size';
@@ -107,7 +108,14 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
           throw new ListingTooLargeUncompressedError(approximate, maxOrders);
       }
       const remaining = context.getRemainingTimeInMillis?.();
-      const lease = await deps.listings?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining);
+      const lease = await deps.listings
+        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining)
+        .catch(async (error: unknown) => {
+          // A listing refused for lack of room costs the key no request slot, so a client that
+          // waits and tries again is never pushed toward a rate limit or a ban by it.
+          if (error instanceof TooManyListingsError) await uncount(event);
+          throw error;
+        });
       const run = new ListingRun(lease, context);
       runs.set(event, run);
       const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));

@@ -18,13 +18,13 @@ import type { DynamoOptions } from './dynamo';
 import { numberOf } from './numbers';
 import { logger } from '../commons/logger';
 import { timedLimiter } from '../core/limiter';
-import type { Admission, Found, LimiterState } from '../core/limiter-rules';
+import type { Admission, AdmittedSlot, Found, LimiterState } from '../core/limiter-rules';
 import type { LimiterItem, LimiterStore, NotApplied } from '../core/limiter-store';
 import type { TimeBudget } from '../core/limiter-budget';
 import { expiresAt, limiterKey, unixSeconds, windowAt } from '../core/windows';
 
 export type { WindowState } from '../core/windows';
-export type { Admission, LimiterState, RejectionReason } from '../core/limiter-rules';
+export type { Admission, AdmittedSlot, LimiterState, RejectionReason } from '../core/limiter-rules';
 export { usageAt, type KeyUsage } from '../core/limiter-usage';
 export { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
 export type { TimeBudget } from '../core/limiter-budget';
@@ -56,6 +56,11 @@ export class RateLimiter {
   /** With `budget`, a request that could no longer be served in time is not counted (NoTimeToServeError). */
   admit(keyId: string, limits: Limits, budget?: TimeBudget): Promise<Admission> {
     return this.limiter.admit(keyId, limits, budget);
+  }
+
+  /** Undoes an admission whose request was refused after all, for a reason of its own (no listing room). */
+  giveBack(keyId: string, slot: AdmittedSlot): Promise<void> {
+    return this.limiter.giveBack(keyId, slot);
   }
 
   /** The limiter item of a key for the UTC day containing `nowMs`, read consistently. */
