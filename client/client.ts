@@ -279,7 +279,8 @@ export class StoreOrdersClient {
   /**
    * A 429 with Retry-After holds back the calls it concerns, not only its own: the windows' and
    * the ban's every call of the key, TOO_MANY_LISTINGS the listings. So concurrent calls wait once
-   * together instead of each meeting its own refusal, which would count toward a ban.
+   * together instead of each meeting its own refusal, which would count toward a ban. Returns the
+   * gate this call's own wait for `error` covers (none when a later one holds).
    */
   private noteGate(error: StoreOrdersApiError): Gate | undefined {
     if (error.status !== 429 || error.retryAfterSeconds === undefined) return undefined;
@@ -287,11 +288,11 @@ export class StoreOrdersClient {
     const gate = { untilMs, error };
     if (KEY_WIDE_CODES.has(error.code)) {
       if (!this.keyGate || this.keyGate.untilMs < untilMs) this.keyGate = gate;
-      return this.keyGate === gate ? gate : undefined;
+      return this.keyGate.untilMs <= untilMs ? this.keyGate : undefined;
     }
     if (error.code === 'TOO_MANY_LISTINGS') {
       if (!this.listingGate || this.listingGate.untilMs < untilMs) this.listingGate = gate;
-      return this.listingGate === gate ? gate : undefined;
+      return this.listingGate.untilMs <= untilMs ? this.listingGate : undefined;
     }
     return undefined;
   }
