@@ -25,8 +25,6 @@ export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, c
 export interface ApiHandlerDeps {
   /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
   limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
-  /** DEADLINE_MARGIN_MS unless given: tests scale it down with the deadlines and latencies. */
-  deadlineMarginMs?: number;
 }
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
@@ -86,7 +84,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     .use(injectLambdaContext(logger))
     .use({ before: requestLogKeys })
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
-    .use(rateLimit<R>(deps.limiter, callerOf, { marginMs: marginOf(deps), workCalls }))
+    .use(rateLimit<R>(deps.limiter, callerOf, { marginMs: DEADLINE_MARGIN_MS, workCalls }))
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
       onError: (request: Req) => {
@@ -100,14 +98,12 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
 /** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
 export const DEADLINE_MARGIN_MS = 500;
 
-const marginOf = (deps: ApiHandlerDeps) => deps.deadlineMarginMs ?? DEADLINE_MARGIN_MS;
-
 /**
  * Answers 503 SERVICE_UNAVAILABLE just before the Lambda deadline if the stack has not answered:
  * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
  * after the other, could outlast the function, and then API Gateway, not the service, would answer.
  */
-function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, marginMs: number) {
+function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
@@ -118,7 +114,7 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
           logger.error('request abandoned at the function deadline');
           resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
         },
-        Math.max(0, remaining - marginMs),
+        Math.max(0, remaining - DEADLINE_MARGIN_MS),
       );
     });
     try {
@@ -131,10 +127,7 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
 
 /** `workCalls`: the DynamoDB calls the route's work makes once admitted (the limiter's time budget). */
 export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler, workCalls = 0) {
-  return withDeadline(
-    withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls),
-    marginOf(deps),
-  );
+  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls));
 }
 
 /**
