@@ -103,11 +103,31 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   startTimer?: (ms: number, onTimeout: () => void) => () => void;
   /** Called before every wait between attempts; an exception thrown here stops the retries. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Listings this client runs at once (listOrders and listOrdersStream, until the stream ends);
+   * further ones wait their turn inside the client. Default 1: every plan allows at least one
+   * listing in progress per key, so the client's own calls never meet TOO_MANY_LISTINGS.
+   */
+  maxConcurrentListings?: number;
 }
 
 const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** 429s that hold back every call of the key until their Retry-After: the windows and the ban. */
+const KEY_WIDE_CODES: ReadonlySet<ClientErrorCode> = new Set([
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'KEY_TEMPORARILY_BANNED',
+]);
+
+/** A Retry-After the server gave, shared by the calls it concerns: none is sent before `untilMs`. */
+interface Gate {
+  untilMs: number;
+  /** The answer that set it: what a call gets at once when the wait is longer than it would honour. */
+  error: StoreOrdersApiError;
+}
 
 /** Failures that may pass on their own: tried again, within the policy. */
 const RETRIED_CODES: ReadonlySet<ClientErrorCode> = new Set(['NETWORK_ERROR', 'TIMEOUT', 'TRUNCATED_RESPONSE']);
@@ -124,6 +144,11 @@ export class StoreOrdersClient {
   private readonly startTimer: (ms: number, onTimeout: () => void) => () => void;
 
   private readonly options: StoreOrdersClientOptions;
+  /** Set by a window's or the ban's 429: every call waits for it, so the client waits once, not once per call. */
+  private keyGate: Gate | undefined;
+  /** Set by TOO_MANY_LISTINGS (another client of the key is listing): the listings wait for it. */
+  private listingGate: Gate | undefined;
+  private readonly listingTurns: Turns;
 
   /**
    * Throws (one line) when HTTPS_PROXY or HTTP_PROXY is set but Node's fetch would ignore it: start
@@ -147,6 +172,10 @@ export class StoreOrdersClient {
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
+    const listings = options.maxConcurrentListings ?? 1;
+    if (!(Number.isSafeInteger(listings) && listings >= 1))
+      throw new TypeError(`maxConcurrentListings must be a positive integer, got ${listings}`);
+    this.listingTurns = new Turns(listings);
     this.startTimer =
       options.startTimer ??
       ((ms, onTimeout) => {
@@ -157,12 +186,17 @@ export class StoreOrdersClient {
 
   /** Every order in the store, with exact int64 ids, read and checked whole (retried as a whole). */
   async listOrders(options: RequestOptions = {}): Promise<ListedOrder[]> {
-    return this.withRetries(options, async (guard) => {
-      const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
-      if (answer instanceof StoreOrdersApiError) return answer;
-      const text = await this.bodyOf(answer, guard);
-      return text instanceof StoreOrdersApiError ? text : parseOrders(text);
-    });
+    const done = await this.listingTurns.take(options.signal);
+    try {
+      return await this.withRetries(options, 'listing', async (guard) => {
+        const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
+        if (answer instanceof StoreOrdersApiError) return answer;
+        const text = await this.bodyOf(answer, guard);
+        return text instanceof StoreOrdersApiError ? text : parseOrders(text);
+      });
+    } finally {
+      done();
+    }
   }
 
   /**
@@ -173,7 +207,16 @@ export class StoreOrdersClient {
    * connection. Only the waits on the server count toward the timeout, not the caller's time.
    */
   async *listOrdersStream(options: RequestOptions = {}): AsyncGenerator<ListedOrder> {
-    const { response, guard } = await this.withRetries(options, async (guard) => {
+    const done = await this.listingTurns.take(options.signal);
+    try {
+      yield* this.streamOrders(options);
+    } finally {
+      done();
+    }
+  }
+
+  private async *streamOrders(options: RequestOptions): AsyncGenerator<ListedOrder> {
+    const { response, guard } = await this.withRetries(options, 'listing', async (guard) => {
       const answer = await this.attempt('GET', '/store/orders', { 'Accept-Encoding': 'gzip' }, guard);
       if (answer instanceof StoreOrdersApiError) return answer;
       if (answer.ok) return { response: answer, guard };
@@ -200,7 +243,7 @@ export class StoreOrdersClient {
    */
   async cancelOrder(id: string | bigint | number, options: RequestOptions = {}): Promise<void> {
     const path = `/store/orders/${orderIdText(id)}`;
-    await this.withRetries(options, async (guard) => {
+    await this.withRetries(options, 'cancel', async (guard) => {
       const answer = await this.attempt('DELETE', path, {}, guard);
       if (answer instanceof StoreOrdersApiError) return answer;
       const text = await this.bodyOf(answer, guard);
@@ -215,16 +258,21 @@ export class StoreOrdersClient {
    */
   private async withRetries<T>(
     options: RequestOptions,
+    kind: 'listing' | 'cancel',
     attemptOnce: (guard: AttemptGuard) => Promise<T | StoreOrdersApiError>,
   ): Promise<T> {
     const { signal } = options;
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0))
       throw new TypeError(`timeoutMs must be a positive number of milliseconds (Infinity for none), got ${timeoutMs}`);
+    /** The gate this call's own last wait was for: waited out already, whatever the clock says. */
+    let waitedFor: Gate | undefined;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortedError(signal, 0);
+      await this.passGates(kind, signal, waitedFor);
       const outcome = await attemptOnce(new AttemptGuard(this.baseUrl, timeoutMs, signal, this.startTimer));
       if (!(outcome instanceof StoreOrdersApiError)) return outcome;
+      waitedFor = this.noteGate(outcome);
       const { status, retryAfterSeconds: retryAfter } = outcome;
       const retryable = RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
       const waitMs =
@@ -233,6 +281,51 @@ export class StoreOrdersClient {
           : undefined;
       if (waitMs === undefined) throw outcome;
       this.options.onRetry?.({ attempt, status, waitMs, error: outcome });
+      await untilAborted(this.sleep(waitMs), signal);
+    }
+  }
+
+  /**
+   * A 429 with Retry-After holds back the calls it concerns, not only its own: the windows' and
+   * the ban's every call of the key, TOO_MANY_LISTINGS the listings. So concurrent calls wait once
+   * together instead of each meeting its own refusal, which would count toward a ban. Returns the
+   * gate this call's own wait for `error` covers (none when a later one holds).
+   */
+  private noteGate(error: StoreOrdersApiError): Gate | undefined {
+    if (error.status !== 429 || error.retryAfterSeconds === undefined) return undefined;
+    const untilMs = this.now() + error.retryAfterSeconds * 1000;
+    const gate = { untilMs, error };
+    if (KEY_WIDE_CODES.has(error.code)) {
+      if (!this.keyGate || this.keyGate.untilMs < untilMs) this.keyGate = gate;
+      return this.keyGate.untilMs <= untilMs ? this.keyGate : undefined;
+    }
+    if (error.code === 'TOO_MANY_LISTINGS') {
+      if (!this.listingGate || this.listingGate.untilMs < untilMs) this.listingGate = gate;
+      return this.listingGate.untilMs <= untilMs ? this.listingGate : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * Waits until the gates that concern this call are open. A wait longer than `maxRetryAfterMs` is
+   * not made: the call fails at once with the answer that set the gate, as its own retry would.
+   */
+  private async passGates(
+    kind: 'listing' | 'cancel',
+    signal: AbortSignal | undefined,
+    waitedFor: Gate | undefined,
+  ): Promise<void> {
+    // Each gate is waited for once: a later one set meanwhile is waited for in turn.
+    const waited = new Set<Gate | undefined>([undefined, waitedFor]);
+    for (;;) {
+      const gates = kind === 'listing' ? [this.keyGate, this.listingGate] : [this.keyGate];
+      const latest = gates
+        .filter((gate): gate is Gate => !waited.has(gate) && (gate?.untilMs ?? 0) > this.now())
+        .sort((a, b) => b.untilMs - a.untilMs)[0];
+      if (!latest) return;
+      const waitMs = latest.untilMs - this.now();
+      if (waitMs > this.policy.maxRetryAfterMs) throw latest.error;
+      waited.add(latest);
       await untilAborted(this.sleep(waitMs), signal);
     }
   }
@@ -286,6 +379,48 @@ export class StoreOrdersClient {
     if (Number.isFinite(limit) && Number.isFinite(remaining) && Number.isFinite(reset)) {
       this.lastRateLimit = { limit: limit as number, remaining: remaining as number, reset: reset as number };
     }
+  }
+}
+
+/** A fixed number of turns, handed out in the order asked for; a caller's abort leaves the queue. */
+class Turns {
+  private free: number;
+  private readonly waiting: { start: () => void }[] = [];
+
+  constructor(turns: number) {
+    this.free = turns;
+  }
+
+  /** Resolves with the way to give the turn back, once one is free. */
+  async take(signal: AbortSignal | undefined): Promise<() => void> {
+    if (signal?.aborted) throw abortedError(signal, 0);
+    if (this.free > 0) {
+      this.free--;
+    } else {
+      const waiter = { start: () => {} };
+      const started = new Promise<void>((resolve) => (waiter.start = resolve));
+      this.waiting.push(waiter);
+      try {
+        await untilAborted(started, signal);
+      } catch (error) {
+        const index = this.waiting.indexOf(waiter);
+        // Aborted while queued: leave the queue; aborted just as its turn came: give the turn on.
+        if (index >= 0) this.waiting.splice(index, 1);
+        else this.give();
+        throw error;
+      }
+    }
+    let given = false;
+    return () => {
+      if (!given) this.give();
+      given = true;
+    };
+  }
+
+  private give(): void {
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.free++;
   }
 }
 

@@ -11,3 +11,15 @@ export class MinutePassedError extends Error {
     super(`The minute of a request on ${key} ended before it could be counted`);
   }
 }
+
+/**
+ * The request had no time left to be counted and then served before its deadline (DynamoDB's
+ * replies were slow): it was not counted, or its slot was given back. Answered 503 at once, so the
+ * quota is not spent on a request that would end 503 at the function deadline anyway.
+ */
+export class NoTimeToServeError extends Error {
+  override readonly name = 'NoTimeToServeError';
+  constructor(readonly key: string) {
+    super(`A request on ${key} had no time left to be served before its deadline`);
+  }
+}

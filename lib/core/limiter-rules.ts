@@ -13,7 +13,12 @@ export type RejectionReason = RateLimitCode;
  * and the final Reset are worked out when the answer is made (see `refusalAt`).
  */
 export type Admission =
-  | { admitted: true; headers: WindowState }
+  | {
+      admitted: true;
+      headers: WindowState;
+      /** Where the request was counted: what `giveBack` undoes if it is not served after all. */
+      slot: AdmittedSlot;
+    }
   | {
       admitted: false;
       reason: RejectionReason;
@@ -21,6 +26,12 @@ export type Admission =
       /** This refusal imposed the ban it reports (the ones after it find the ban in force). */
       banStarted?: true;
     };
+
+/** The minute and day an admitted request was counted in. */
+export interface AdmittedSlot {
+  minute: number;
+  day: Window;
+}
 
 /** What the limiter item of a key holds for one UTC day (absent attributes read as 0). */
 export interface LimiterState {
@@ -118,7 +129,7 @@ export function admitted(stored: { day: number; inMinute: number }, minute: numb
     resetAt: minute + MINUTE_SECONDS,
   };
   const today = { limit: limits.perDay, remaining: Math.max(0, limits.perDay - stored.day), resetAt: day.resetAt };
-  return { admitted: true, headers: firstToRunOut(inMinute, today) } satisfies Admission;
+  return { admitted: true, headers: firstToRunOut(inMinute, today), slot: { minute, day } } satisfies Admission;
 }
 
 /** A refusal by a window: that window's limit, nothing left, Reset at its end. */

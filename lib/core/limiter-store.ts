@@ -50,6 +50,13 @@ export interface LimiterStore {
     ban: { from: number; until: number; now: number },
   ): Promise<{ applied: true } | NotApplied>;
 
+  /**
+   * Undoes one admission into `minute` that will not be served: decrements the day and minute counts
+   * while the stored minute is `minute` (and its count above 0), or only the day's once the minute
+   * has moved on. True when a count was given back.
+   */
+  giveBack(item: LimiterItem, write: { minute: number }): Promise<boolean>;
+
   /** The item, read consistently. */
   read(item: LimiterItem): Promise<Found>;
 }

@@ -4,7 +4,8 @@
 // and refusals, and any ban. One conditional write admits a request: it increments both counts
 // only while the minute is current, both are below their limits and no ban is in force, so no
 // interleaving can serve more than a limit. A refused request changes only the refusal count (and
-// the ban when it crosses the threshold); nothing is ever given back.
+// the ban when it crosses the threshold); only a request that cannot be served in time gives its
+// own slot back (below).
 //
 // A ban follows only from refusals the client was sent, each in the minute window it was sent for.
 // So a refusal is recorded by a write of its own, once the refusing answer (a failed condition, or
@@ -25,11 +26,19 @@
 // happens before the 429 leaves the function; one lost after that (the function or the network
 // failing on the way out) still counts, as nothing on this side can tell.
 //
+// A request is admitted only when it can still be served before its deadline (lib/core/limiter-budget.ts):
+// no admitting write is sent once there is no time left for the work after it, and a slot whose
+// reply came too late for the work is given back by a write of its own, the request answered 503
+// uncounted (its client's retry, sent with a fresh deadline, can take the slot again).
+// Giving back only undoes this request's own increment, so it cannot make a window serve more
+// than its limit; a give-back whose reply is lost may leave the slot used, as a lost reply does.
+//
 // Exactness does not depend on replies arriving on time: the store sends each write once (see the
 // port), so a write whose reply was late is never applied twice. Such a write may use up a slot
 // without serving; it can never over-admit.
 import type { Limits } from '../contract/plans';
-import { MinutePassedError } from './limit-errors';
+import { MinutePassedError, NoTimeToServeError } from './limit-errors';
+import { RecentLatency, timeFor, timedStore, type TimeBudget } from './limiter-budget';
 import {
   admitted,
   banFrom,
@@ -38,6 +47,7 @@ import {
   planFor,
   refusedBy,
   type Admission,
+  type AdmittedSlot,
   type LimiterPlan,
 } from './limiter-rules';
 import type { LimiterItem, LimiterStore } from './limiter-store';
@@ -49,6 +59,8 @@ export interface LimiterDeps {
   now: () => number;
   /** Told of a best-effort write that failed (the answer is the 429 either way). */
   warn: (what: string, error: unknown) => void;
+  /** The slowest recent store call, in ms, for the time budget; 0 (no estimate) when absent. */
+  slowestCallMs?: () => number;
 }
 
 /**
@@ -58,19 +70,31 @@ export interface LimiterDeps {
  */
 const MAX_WRITES = 4;
 
-/** Admits one request of `keyId` or refuses it; throws MinutePassedError when it came too late. */
-export async function admit(deps: LimiterDeps, keyId: string, limits: Limits): Promise<Admission> {
+/**
+ * Admits one request of `keyId` or refuses it; throws MinutePassedError when it came too late, and
+ * NoTimeToServeError when, with `budget`, it could no longer be served in time (not counted).
+ */
+export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, budget?: TimeBudget): Promise<Admission> {
   const now = unixSeconds(deps.now());
   const day = windowAt('day', now);
   const item: LimiterItem = { keyId, day };
   const ourMinute = windowAt('minute', now).start;
+  const inTime = (calls: number) => !budget || timeFor(budget, calls, deps.slowestCallMs?.() ?? 0);
   // Most requests fall in a minute already started: try that first, learn otherwise from the answer.
   let plan: LimiterPlan = { kind: 'admit', minute: ourMinute, newMinute: false };
   for (let write = 0; write < MAX_WRITES; write++) {
     if (plan.kind === 'banned') return banned(plan.until, limits);
-    if (plan.kind === 'refuse') return refuse(deps, item, plan, ourMinute, limits, now);
-    const outcome = await deps.store.take(item, { minute: plan.minute, newMinute: plan.newMinute, now, limits });
-    if (outcome.applied) return admitted(outcome, plan.minute, limits, day);
+    if (plan.kind === 'refuse') return refuse(deps, item, plan, ourMinute, limits, now, inTime(1));
+    // Not even time for the work, however quick this write's reply: answer now, counted nowhere.
+    if (!inTime(budget?.workCalls ?? 0)) throw new NoTimeToServeError(limiterKey(keyId, day));
+    const { minute } = plan;
+    const outcome = await deps.store.take(item, { minute, newMinute: plan.newMinute, now, limits });
+    if (outcome.applied) {
+      if (inTime(budget?.workCalls ?? 0)) return admitted(outcome, minute, limits, day);
+      // The reply came too late for the work to finish: the slot goes back, the request is not served.
+      await unlessFailed(deps, 'slot not given back', () => deps.store.giveBack(item, { minute }));
+      throw new NoTimeToServeError(limiterKey(keyId, day));
+    }
     plan = planFor(outcome.found, ourMinute, limits, now, windowAt('minute', unixSeconds(deps.now())).start);
     if (plan.kind === 'too late') throw new MinutePassedError(limiterKey(keyId, day));
   }
@@ -91,10 +115,12 @@ async function refuse(
   ourMinute: number,
   limits: Limits,
   now: number,
+  timeToRecord: boolean,
 ): Promise<Admission> {
   const refusal = refusedBy(plan.reason, plan.minute, limits, item.day);
-  // A later stored minute is not this request's: it is refused there, and counted nowhere.
-  if (plan.minute !== ourMinute) return refusal;
+  // A later stored minute is not this request's: it is refused there, and counted nowhere. Nor is a
+  // refusal with no time left to record it: its record could land after the deadline's 503.
+  if (plan.minute !== ourMinute || !timeToRecord) return refusal;
   const recorded = await unlessFailed(deps, 'refusal not counted', () => recordRefusal(deps.store, item, plan));
   if (recorded === 'minute moved on') return refusal;
   // Without the record's reply, the refusals already recorded, each sent as a 429, plus this one:
@@ -159,4 +185,39 @@ async function unlessFailed<T>(deps: Pick<LimiterDeps, 'warn'>, what: string, wr
     deps.warn(what, error);
     return undefined;
   }
+}
+
+/**
+ * Gives back the slot of a request admitted but then refused for something other than the windows
+ * (its listing had no room), so the refusal costs the key nothing. Best effort: a failure leaves
+ * the slot used, as a lost reply does.
+ */
+export async function giveBack(deps: LimiterDeps, keyId: string, slot: AdmittedSlot): Promise<void> {
+  await unlessFailed(deps, 'slot not given back', () =>
+    deps.store.giveBack({ keyId, day: slot.day }, { minute: slot.minute }),
+  );
+}
+
+/**
+ * The algorithm over `store`, each store call timed by `elapsedMs` (a monotonic clock) for the
+ * time budget: what RateLimiter runs over DynamoDB, and the tests over the in-memory store.
+ */
+export function timedLimiter(
+  store: LimiterStore,
+  clocks: { now: () => number; elapsedMs: () => number },
+  warn: LimiterDeps['warn'],
+) {
+  const latency = new RecentLatency();
+  const deps: LimiterDeps = {
+    store: timedStore(store, latency, clocks.elapsedMs),
+    now: clocks.now,
+    warn,
+    slowestCallMs: () => latency.slowestMs(),
+  };
+  return {
+    store: deps.store,
+    now: clocks.now,
+    admit: (keyId: string, limits: Limits, budget?: TimeBudget) => admit(deps, keyId, limits, budget),
+    giveBack: (keyId: string, slot: AdmittedSlot) => giveBack(deps, keyId, slot),
+  };
 }

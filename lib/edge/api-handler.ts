@@ -23,7 +23,8 @@ export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable,
 export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
-  limiter: Pick<RateLimiter, 'admit' | 'now'>;
+  /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
+  limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
 }
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
@@ -71,6 +72,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
   deps: ApiHandlerDeps,
   handler: middy.MiddyfiedHandler<ApiEvent, R, Error, Context>,
   handle: ApiRouteHandler<R>,
+  workCalls: number,
 ) {
   type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
@@ -82,7 +84,7 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
     .use(injectLambdaContext(logger))
     .use({ before: requestLogKeys })
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
-    .use(rateLimit<R>(deps.limiter, callerOf))
+    .use(rateLimit<R>(deps.limiter, callerOf, { marginMs: DEADLINE_MARGIN_MS, workCalls }))
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
       onError: (request: Req) => {
@@ -123,8 +125,9 @@ function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<Ap
   };
 }
 
-export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler) {
-  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle));
+/** `workCalls`: the DynamoDB calls the route's work makes once admitted (the limiter's time budget). */
+export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler, workCalls = 0) {
+  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls));
 }
 
 /**
@@ -135,12 +138,14 @@ export function streamingApiHandler(
   route: Route,
   deps: ApiHandlerDeps,
   handle: ApiRouteHandler<StreamingApiResult>,
+  workCalls = 0,
 ): StreamingLambdaHandler {
   const handler = withApiMiddleware(
     route,
     deps,
     middy<ApiEvent, StreamingApiResult, Error, Context>({ executionMode: executionModeStreamifyResponse }),
     handle,
+    workCalls,
   );
   // middy's types describe the buffered signature; streamified, the runtime calls it like this.
   return handler as unknown as StreamingLambdaHandler;

@@ -17,7 +17,7 @@ import {
 import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
 import { TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
-import { MinutePassedError } from '../core/limit-errors';
+import { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
 export class MissingCallerError extends Error {
@@ -55,8 +55,10 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
   if (error instanceof RateLimitRejectedError)
     return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
-  // The limiter's replies came too late to count the request in its minute: DynamoDB was slow.
-  if (isDependencyFailure(error) || error instanceof MinutePassedError) return SERVICE_UNAVAILABLE_ANSWER;
+  // The limiter's replies came too late to count the request in its minute, or to serve it before
+  // the deadline: DynamoDB was slow.
+  if (isDependencyFailure(error) || error instanceof MinutePassedError || error instanceof NoTimeToServeError)
+    return SERVICE_UNAVAILABLE_ANSWER;
   return undefined;
 }
 

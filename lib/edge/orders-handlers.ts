@@ -9,7 +9,8 @@ import {
   type StreamingLambdaHandler,
 } from './api-handler';
 import { LISTINGS_IN_FLIGHT } from '../contract/plans';
-import type { ListingsInFlight } from '../stores/listings-in-flight';
+import { TooManyListingsError, type ListingsInFlight } from '../stores/listings-in-flight';
+import { uncount } from './rate-limit';
 import { ListingTooLargeUncompressedError } from '../core/order-errors';
 import { ListingRun } from './listing-run';
 import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/listing-size';
@@ -41,6 +42,13 @@ export interface OrdersHandlerDeps extends ApiHandlerDeps {
    */
   scan?: Omit<ScanOptions, 'segments'> & { segments?: number | 'auto' };
 }
+
+/**
+ * DynamoDB calls each operation's work makes once the limiter admitted it, in the common case: the
+ * limiter's time budget keeps that much time (lib/core/limiter-budget.ts). A cancel is one
+ * conditional UpdateItem; a listing takes its lease and reads its first page before answering.
+ */
+export const WORK_CALLS = { cancelOrder: 1, listOrders: 2 } as const;
 
 /** The deployed reading: 1,000 orders a page, parallel segments once the table is large. */
 export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;
@@ -89,33 +97,45 @@ async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIt
 export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaHandler {
   const runs = new WeakMap<ApiEvent, ListingRun>();
   const maxOrders = deps.uncompressedMaxOrders ?? UNCOMPRESSED_LISTING_MAX_ORDERS;
-  const handler = streamingApiHandler(routeByOperation('listOrders'), deps, async (event, caller, context) => {
-    const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
-    if (coding === 'identity' && deps.orders.approximateOrderCount) {
-      const approximate = await deps.orders.approximateOrderCount();
-      if (tooLargeUncompressed(approximate, maxOrders))
-        throw new ListingTooLargeUncompressedError(approximate, maxOrders);
-    }
-    const remaining = context.getRemainingTimeInMillis?.();
-    const lease = await deps.listings?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining);
-    const run = new ListingRun(lease, context);
-    runs.set(event, run);
-    const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
-    const body = Readable.from(
-      run.counted(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding)),
-      { objectMode: false },
-    );
-    run.attach(body);
-    return {
-      statusCode: 200,
-      headers: {
-        'Content-Type': 'application/json',
-        [VARY]: ACCEPT_ENCODING,
-        ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
-      },
-      body,
-    };
-  });
+  const handler = streamingApiHandler(
+    routeByOperation('listOrders'),
+    deps,
+    async (event, caller, context) => {
+      const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
+      if (coding === 'identity' && deps.orders.approximateOrderCount) {
+        const approximate = await deps.orders.approximateOrderCount();
+        if (tooLargeUncompressed(approximate, maxOrders))
+          throw new ListingTooLargeUncompressedError(approximate, maxOrders);
+      }
+      const remaining = context.getRemainingTimeInMillis?.();
+      const lease = await deps.listings
+        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining)
+        .catch(async (error: unknown) => {
+          // A listing refused for lack of room costs the key no request slot, so a client that
+          // waits and tries again is never pushed toward a rate limit or a ban by it.
+          if (error instanceof TooManyListingsError) await uncount(event);
+          throw error;
+        });
+      const run = new ListingRun(lease, context);
+      runs.set(event, run);
+      const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
+      const body = Readable.from(
+        run.counted(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding)),
+        { objectMode: false },
+      );
+      run.attach(body);
+      return {
+        statusCode: 200,
+        headers: {
+          'Content-Type': 'application/json',
+          [VARY]: ACCEPT_ENCODING,
+          ...(coding === 'identity' ? {} : { [CONTENT_ENCODING]: coding }),
+        },
+        body,
+      };
+    },
+    WORK_CALLS.listOrders,
+  );
   return async (event, responseStream, context) => {
     try {
       await handler(event, responseStream, context);
@@ -126,11 +146,16 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
 }
 
 export function makeCancelOrderHandler(deps: OrdersHandlerDeps) {
-  const handler = apiHandler(routeByOperation('cancelOrder'), deps, async (event) => {
-    const id = parseOrderId(event.pathParameters?.orderId);
-    await deps.orders.cancel(id);
-    return { statusCode: 204, headers: {}, body: '' };
-  });
+  const handler = apiHandler(
+    routeByOperation('cancelOrder'),
+    deps,
+    async (event) => {
+      const id = parseOrderId(event.pathParameters?.orderId);
+      await deps.orders.cancel(id);
+      return { statusCode: 204, headers: {}, body: '' };
+    },
+    WORK_CALLS.cancelOrder,
+  );
   // Counted on the final answer, after the domain errors have become statuses.
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const result = await handler(event, context);

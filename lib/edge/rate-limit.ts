@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Caller } from '../core/caller';
-import type { RateLimiter, WindowState } from '../stores/rate-limiter';
+import type { RateLimiter, TimeBudget, WindowState } from '../stores/rate-limiter';
 import { refusalAt } from '../core/windows';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { RateLimitRejectedError } from './http-errors';
@@ -15,34 +15,75 @@ export function rateLimitHeaders(state: WindowState): Record<string, string> {
   };
 }
 
+/** The window state each request's answer describes, by request. */
+const states = new WeakMap<APIGatewayProxyEvent, WindowState>();
+/** How to give back each admitted request's slot, by request. */
+const givers = new WeakMap<APIGatewayProxyEvent, () => Promise<void>>();
+
+/**
+ * Gives back the slot the limiter counted this request in, once, when the route refuses it for a
+ * reason of its own that must not cost the key its quota (TOO_MANY_LISTINGS); its answer's
+ * headers then count the slot as free. Nothing when the request was not admitted.
+ */
+export async function uncount(event: APIGatewayProxyEvent): Promise<void> {
+  const giveBack = givers.get(event);
+  givers.delete(event);
+  await giveBack?.();
+}
+
+/** What the limiter's time budget needs from the route: see lib/core/limiter-budget.ts. */
+export interface AdmissionTime {
+  /** Kept back from the function's deadline to send the answer. */
+  marginMs: number;
+  /** DynamoDB calls the route's work makes once admitted. */
+  workCalls: number;
+}
+
+/** The request's budget, from the function's remaining time; none when the context has no deadline. */
+function budgetOf(context: Partial<Context> | undefined, time: AdmissionTime): TimeBudget | undefined {
+  const remaining = context?.getRemainingTimeInMillis?.bind(context);
+  return remaining && { remainingMs: () => remaining() - time.marginMs, workCalls: time.workCalls };
+}
+
 /**
  * Admits or rejects before the handler runs, and puts the rate-limit headers on whatever
  * response follows: success, domain error, rejection or a failure inside the handler. A 5xx
  * raised before the limiter answered has no window to describe, so it carries none. A refusal is
  * answered as soon as the limiter decides, so its Reset and Retry-After are taken from the clock
- * then, not from when the request started.
+ * then, not from when the request started. With the function's remaining time, a request that
+ * could no longer be served before the deadline is answered 503 without using a slot.
  */
 export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers'] }>(
-  limiter: Pick<RateLimiter, 'admit' | 'now'>,
+  limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>,
   caller: (request: { event: APIGatewayProxyEvent }) => Caller,
+  time: AdmissionTime = { marginMs: 0, workCalls: 0 },
 ): middy.MiddlewareObj<APIGatewayProxyEvent, R, Error, Context> {
   type Request = middy.Request<APIGatewayProxyEvent, R, Error, Context>;
-  const states = new WeakMap<Request, WindowState>();
   const addHeaders = (request: Request): void => {
-    const state = states.get(request);
+    const state = states.get(request.event);
     if (!state || !request.response) return;
     request.response.headers = { ...request.response.headers, ...rateLimitHeaders(state) };
   };
   return {
     before: async (request) => {
       const { keyId, plan, limits } = caller(request);
-      const admission = await limiter.admit(keyId, limits);
+      const admission = await limiter.admit(keyId, limits, budgetOf(request.context, time));
       if (admission.admitted) {
-        states.set(request, admission.headers);
+        const { event } = request;
+        states.set(event, admission.headers);
+        const { giveBack } = limiter;
+        if (giveBack) {
+          givers.set(event, async () => {
+            await giveBack.call(limiter, keyId, admission.slot);
+            // Both counts went back down: the answer tells the key what it really has left.
+            const state = states.get(event);
+            if (state) states.set(event, { ...state, remaining: Math.min(state.limit, state.remaining + 1) });
+          });
+        }
         return;
       }
       const { headers, retryAfterSeconds } = refusalAt(admission.headers, limiter.now());
-      states.set(request, headers);
+      states.set(request.event, headers);
       businessMetrics.refusal(admission.reason, plan);
       if (admission.banStarted) businessMetrics.ban(plan);
       throw new RateLimitRejectedError(admission.reason, retryAfterSeconds);

@@ -17,15 +17,17 @@ import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type 
 import type { DynamoOptions } from './dynamo';
 import { numberOf } from './numbers';
 import { logger } from '../commons/logger';
-import { admit } from '../core/limiter';
-import type { Admission, Found, LimiterState } from '../core/limiter-rules';
+import { timedLimiter } from '../core/limiter';
+import type { Admission, AdmittedSlot, Found, LimiterState } from '../core/limiter-rules';
 import type { LimiterItem, LimiterStore, NotApplied } from '../core/limiter-store';
+import type { TimeBudget } from '../core/limiter-budget';
 import { expiresAt, limiterKey, unixSeconds, windowAt } from '../core/windows';
 
 export type { WindowState } from '../core/windows';
-export type { Admission, LimiterState, RejectionReason } from '../core/limiter-rules';
+export type { Admission, AdmittedSlot, LimiterState, RejectionReason } from '../core/limiter-rules';
 export { usageAt, type KeyUsage } from '../core/limiter-usage';
-export { MinutePassedError } from '../core/limit-errors';
+export { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
+export type { TimeBudget } from '../core/limiter-budget';
 
 /**
  * The limiter's DynamoDB client settings: one attempt per call. An SDK retry after a timeout would
@@ -35,7 +37,7 @@ export { MinutePassedError } from '../core/limit-errors';
 export const LIMITER_CLIENT: Pick<DynamoOptions, 'maxAttempts'> = { maxAttempts: 1 };
 
 export class RateLimiter {
-  private readonly store: DynamoLimiterStore;
+  private readonly limiter: ReturnType<typeof timedLimiter>;
 
   constructor(
     doc: DynamoDBDocumentClient,
@@ -44,16 +46,26 @@ export class RateLimiter {
     readonly now: () => number = Date.now,
     conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
   ) {
-    this.store = new DynamoLimiterStore(doc, table, conditionFailures);
+    this.limiter = timedLimiter(
+      new DynamoLimiterStore(doc, table, conditionFailures),
+      { now, elapsedMs: () => performance.now() },
+      warn,
+    );
   }
 
-  admit(keyId: string, limits: Limits): Promise<Admission> {
-    return admit({ store: this.store, now: this.now, warn }, keyId, limits);
+  /** With `budget`, a request that could no longer be served in time is not counted (NoTimeToServeError). */
+  admit(keyId: string, limits: Limits, budget?: TimeBudget): Promise<Admission> {
+    return this.limiter.admit(keyId, limits, budget);
+  }
+
+  /** Undoes an admission whose request was refused after all, for a reason of its own (no listing room). */
+  giveBack(keyId: string, slot: AdmittedSlot): Promise<void> {
+    return this.limiter.giveBack(keyId, slot);
   }
 
   /** The limiter item of a key for the UTC day containing `nowMs`, read consistently. */
   async read(keyId: string, nowMs: number = this.now()): Promise<LimiterState | undefined> {
-    const found = await this.store.read({ keyId, day: windowAt('day', unixSeconds(nowMs)) });
+    const found = await this.limiter.store.read({ keyId, day: windowAt('day', unixSeconds(nowMs)) });
     return found === 'absent' ? undefined : found;
   }
 }
@@ -190,6 +202,37 @@ export class DynamoLimiterStore implements LimiterStore {
       ),
     );
     return outcome.applied ? { applied: true as const } : this.notApplied(key, outcome.found);
+  }
+
+  async giveBack(item: LimiterItem, write: { minute: number }) {
+    const key = { pk: limiterKey(item.keyId, item.day) };
+    const inMinute = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET #day = #day - :one, #inMinute = #inMinute - :one',
+          ConditionExpression: '#minute = :minute AND #inMinute > :zero AND #day > :zero',
+          ExpressionAttributeNames: names('#day', '#minute', '#inMinute'),
+          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
+        }),
+      ),
+    );
+    if (inMinute.applied) return true;
+    // The minute moved on (its slot no longer matters): the day's count is still this request's.
+    const dayOnly = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET #day = #day - :one',
+          ConditionExpression: '#minute <> :minute AND #day > :zero',
+          ExpressionAttributeNames: names('#day', '#minute'),
+          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
+        }),
+      ),
+    );
+    return dayOnly.applied;
   }
 
   read(item: LimiterItem): Promise<Found> {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import { NoTimeToServeError, RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { lateReplies, limiterDocumentClient, type AppliedCall, type LateReply } from '../support/limiter-clients';
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 /** A limiter on `doc`, its calls picked for faults by `pick`. */
-function limiterWithFaults(doc: DynamoDBDocumentClient, pick: (n: number, attempt: number) => LateReply | undefined) {
+function limiterWithFaults(doc: DynamoDBDocumentClient, pick: Parameters<typeof lateReplies>[1]) {
   clients.push(doc);
   const faults = lateReplies(doc, pick);
   return { limiter: new RateLimiter(doc, tables.names.rateLimits, clock), faults };
@@ -131,4 +131,28 @@ test('parallel requests with lost and late replies on one minute never serve mor
   expect(stored?.inMinute).toBe(servedCount + slotsUsed(faults.lost));
   expect(stored?.day).toBe(servedCount + slotsUsed(faults.lost));
   expect(stored?.inMinute).toBeLessThanOrEqual(5);
+});
+
+test('an admission whose reply comes too late for the work gives its slot back: 503 (NoTimeToServeError), nothing counted', async () => {
+  nowMs = Date.parse('2026-11-22T10:00:15.000Z');
+  const keyId = `key-${randomUUID()}`;
+  const limits: Limits = { perMinute: 5, perDay: 1000 };
+  /** The time left runs out once the armed request's admitting write has been sent. */
+  let armed = false;
+  let sent = false;
+  const updates: string[] = [];
+  const { limiter } = limiterWithFaults(limiterDocumentClient(tables.endpoint), (_n, _attempt, call) => {
+    if (armed && call.operation === 'UpdateItem') {
+      sent = true;
+      updates.push(String(call.input.UpdateExpression));
+    }
+    return { kind: 'late', ms: 5 };
+  });
+  expect(await limiter.admit(keyId, limits)).toMatchObject({ admitted: true });
+  armed = true;
+  const budget = { remainingMs: () => (sent ? 0 : 60_000), workCalls: 1 };
+  await expect(limiter.admit(keyId, limits, budget)).rejects.toBeInstanceOf(NoTimeToServeError);
+  // The admitting write was applied, then undone by the give-back: only the first request counts.
+  expect(updates).toEqual([expect.stringContaining('+ :one'), expect.stringContaining('- :one')]);
+  expect(await checker.read(keyId, nowMs)).toMatchObject({ day: 1, inMinute: 1 });
 });

@@ -13,6 +13,7 @@ export type StoreCall =
   | { operation: 'take'; item: LimiterItem; write: { minute: number; newMinute: boolean } }
   | { operation: 'recordRefusal'; item: LimiterItem; write: { minute: number; newMinute: boolean } }
   | { operation: 'writeBan'; item: LimiterItem; write: { from: number; until: number } }
+  | { operation: 'giveBack'; item: LimiterItem; write: { minute: number } }
   | { operation: 'read'; item: LimiterItem };
 
 /** What a fault does to the call it picked. */
@@ -93,6 +94,20 @@ export class InMemoryLimiterStore implements LimiterStore {
       if (s?.bannedUntil !== undefined && s.bannedUntil > ban.now) return undefined;
       return { next: { ...s, bannedFrom: from, bannedUntil: until }, reply: { applied: true as const } };
     });
+  }
+
+  async giveBack(item: LimiterItem, write: { minute: number }) {
+    const outcome = await this.call({ operation: 'giveBack', item, write }, (s) => {
+      if (s?.minute === write.minute && below(0, s.inMinute ?? 0) && below(0, s.day ?? 0)) {
+        return { next: { ...s, day: (s.day ?? 0) - 1, inMinute: (s.inMinute ?? 0) - 1 }, reply: { applied: true } };
+      }
+      // The minute moved on: only the day's count is given back.
+      if (s?.minute !== undefined && s.minute !== write.minute && below(0, s.day ?? 0)) {
+        return { next: { ...s, day: (s.day ?? 0) - 1 }, reply: { applied: true } };
+      }
+      return undefined;
+    });
+    return outcome.applied;
   }
 
   async read(item: LimiterItem): Promise<Found> {

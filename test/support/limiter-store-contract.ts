@@ -40,6 +40,27 @@ export function limiterStoreContract(store: () => LimiterStore): void {
     expect(await store().read(item)).toBe('absent');
   });
 
+  test('a give-back undoes one admission into the stored minute: both counts go down, a slot is free again', async () => {
+    const item = newItem();
+    await take(item, MINUTE, true);
+    await take(item, MINUTE, false);
+    expect(await store().giveBack(item, { minute: MINUTE })).toBe(true);
+    expect(await store().read(item)).toMatchObject({ day: 1, minute: MINUTE, inMinute: 1 });
+    expect(await take(item, MINUTE, false)).toEqual({ applied: true, day: 2, inMinute: 2 });
+  });
+
+  test('a give-back after the minute moved on returns only the day count; none goes below 0', async () => {
+    const item = newItem();
+    await take(item, MINUTE, true);
+    await take(item, NEXT_MINUTE, true);
+    expect(await store().giveBack(item, { minute: MINUTE })).toBe(true);
+    expect(await store().read(item)).toMatchObject({ day: 1, minute: NEXT_MINUTE, inMinute: 1 });
+    expect(await store().giveBack(item, { minute: NEXT_MINUTE })).toBe(true);
+    expect(await store().read(item)).toMatchObject({ day: 0, minute: NEXT_MINUTE, inMinute: 0 });
+    expect(await store().giveBack(item, { minute: NEXT_MINUTE })).toBe(false);
+    expect(await store().giveBack(newItem(), { minute: MINUTE })).toBe(false);
+  });
+
   test('takes into the stored minute count up to the minute limit, then fail with the full minute', async () => {
     const item = newItem();
     await take(item, MINUTE, true);

@@ -7,6 +7,7 @@ import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { rateLimit } from '../../lib/edge/rate-limit';
 import { RateLimitRejectedError } from '../../lib/edge/http-errors';
 import type { Caller } from '../../lib/core/caller';
+import { MINUTE_SECONDS, windowAt } from '../../lib/core/windows';
 
 const free = PLAN_LIMITS.free;
 const caller: Caller = { keyId: 'k', plan: 'free', limits: free };
@@ -56,6 +57,7 @@ test('an admitted request keeps the headers the limiter gave it', async () => {
   const admitted: Admission = {
     admitted: true,
     headers: { limit: free.perMinute, remaining: free.perMinute - 1, resetAt: minuteEnd },
+    slot: { minute: minuteEnd - MINUTE_SECONDS, day: windowAt('day', minuteEnd) },
   };
   const { error, headers } = await answer(admitted, Date.parse('2026-11-22T10:00:20Z'));
   expect(error).toBeUndefined();

@@ -72,6 +72,7 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
       expect(a).toEqual({
         admitted: true,
         headers: { limit: limits.perMinute, remaining: limits.perMinute - 1 - i, resetAt: minuteEnd(T0) },
+        slot: { minute: minuteEnd(T0) - MINUTE_SECONDS, day: expect.objectContaining({ kind: 'day' }) },
       });
     });
     under.clock.ms = T0 + 44_400;
@@ -119,6 +120,7 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
     expect(await under.admit(key, limits)).toEqual({
       admitted: true,
       headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: minuteEnd(under.clock.ms) },
+      slot: { minute: minuteEnd(under.clock.ms) - MINUTE_SECONDS, day: expect.objectContaining({ kind: 'day' }) },
     });
     expect(under.stored(key)).toMatchObject({ day: limits.perMinute + 1, inMinute: 1, refused: 0 });
   });
@@ -135,6 +137,7 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
     expect(await under.admit(key, limits)).toEqual({
       admitted: true,
       headers: { limit: limits.perMinute, remaining: limits.perMinute - 1, resetAt: minuteEnd(T0) + MINUTE_SECONDS },
+      slot: { minute: minuteEnd(T0), day: expect.objectContaining({ kind: 'day' }) },
     });
     expect(under.stored(key)).toMatchObject({ day: limits.perMinute + 1, inMinute: 1 });
   });
@@ -316,6 +319,7 @@ describe.each(['returned', 'read after'] as const)('failed conditions %s', (cond
     expect(ours).toEqual({
       admitted: true,
       headers: { limit: free.perMinute, remaining: free.perMinute - 2, resetAt: minuteEnd(T0) + MINUTE_SECONDS },
+      slot: { minute: minuteEnd(T0), day: expect.objectContaining({ kind: 'day' }) },
     });
     expect(under.stored(key)).toMatchObject({ minute: minuteEnd(T0), inMinute: 2, day: 2 });
   });

@@ -163,6 +163,7 @@ describe('headers', () => {
     expect(admitted(stored, MINUTE, limits, DAY)).toEqual({
       admitted: true,
       headers: { limit: expected.limit, remaining, resetAt: expected.reset },
+      slot: { minute: MINUTE, day: DAY },
     });
   });
 
