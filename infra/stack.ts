@@ -100,6 +100,8 @@ export class StoreOrdersStack extends Stack {
     this.releases = new ServiceReleases(this, 'Releases', {
       stage: config.stage,
       release: config.release,
+      logRetention: config.logRetention,
+      logRemovalPolicy: removalPolicy,
       functions: {
         authorizer: { alias: this.functions.authorizer.alias, rollbackAlarms: this.alarms.rollback.authorizer },
         'list-orders': {

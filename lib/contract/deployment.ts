@@ -127,3 +127,7 @@ export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {
   business: 'UsagePlanIdBusiness',
   enterprise: 'UsagePlanIdEnterprise',
 };
+
+export function isFunctionId(value: unknown): value is FunctionId {
+  return typeof value === 'string' && Object.hasOwn(FUNCTIONS, value);
+}

@@ -80,8 +80,13 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     expect(reserved('cancel-order')).toBeUndefined();
   });
 
-  test('there are exactly the three service functions', () => {
-    stage().template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length);
+  test('there are exactly the three service functions, and the pre-traffic hook of each', () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length * 2);
+    const hooks = ENTRIES.map((entry) => logicalId(stack.releases.hooks[entry].function));
+    expect(Object.keys(template.findResources('AWS::Lambda::Function')).sort()).toEqual(
+      [...ENTRIES.map((entry) => logicalId(stack.functions[entry].function)), ...hooks].sort(),
+    );
   });
 
   test.each(ENTRIES)('%s runs Node.js 22 on arm64 with tracing, its own memory and a short timeout', (entry) => {
