@@ -27,6 +27,8 @@ export interface ServiceFunctionProps {
   logRemovalPolicy: RemovalPolicy;
   /** Concurrent executions reserved for (and the most allowed to) the function; none if unset. */
   reservedConcurrency?: number;
+  /** Settings of the stage the function reads from its environment, besides the common ones. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -72,6 +74,7 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         [STAGE_ENV_VAR]: props.stage,
         ...(nodeFlags.length ? nodeFlagsEnvironment(nodeFlags) : {}),
+        ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -28,5 +28,5 @@ export const limiterStore = /* @__PURE__ */ perWiring(
 
 /** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
 export const listingsStore = /* @__PURE__ */ perWiring(
-  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w), w.stageListingsCap),
 );

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/contract/tables';
-import type { FunctionId } from '../../lib/contract/deployment';
+import { STAGE_LISTINGS_CAP_ENV_VAR, stageListingsCap, type FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
@@ -78,6 +78,20 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     expect(reserved('list-orders')).toBe(stageName === 'prod' ? 50 : 5);
     expect(reserved('authorizer')).toBeUndefined();
     expect(reserved('cancel-order')).toBeUndefined();
+  });
+
+  test('list-orders is told the stage-wide cap on listings in flight, below its reserved concurrency', () => {
+    const { template, stack } = stage();
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions['list-orders'].function)]
+      ?.Properties as { Environment: { Variables: Record<string, string> } };
+    const reservedConcurrency = STAGES[stageName].listOrdersReservedConcurrency;
+    const cap = props.Environment.Variables[STAGE_LISTINGS_CAP_ENV_VAR];
+    expect(cap).toBe(String(stageListingsCap(reservedConcurrency)));
+    expect(Number(cap)).toBeLessThan(reservedConcurrency);
+    for (const entry of ['authorizer', 'cancel-order'] as const) {
+      const other = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)];
+      expect(JSON.stringify(other?.Properties)).not.toContain(STAGE_LISTINGS_CAP_ENV_VAR);
+    }
   });
 
   test('there are exactly the three service functions, and the pre-traffic hook of each', () => {
