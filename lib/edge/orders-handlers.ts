@@ -117,9 +117,19 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
     };
   });
   return async (event, responseStream, context) => {
+    // A response stream that closes before the body is done means the client has gone: the run
+    // ends there (the Scan stops after the page in flight, the slot is freed) rather than when the
+    // pipe into the stream gives up, which Lambda may not make it do before the deadline.
+    const hungUp = () => {
+      if (!responseStream.writableFinished) void runs.get(event)?.end();
+    };
+    responseStream.once('close', hungUp);
+    responseStream.once('error', hungUp);
     try {
       await handler(event, responseStream, context);
     } finally {
+      responseStream.off('close', hungUp);
+      responseStream.off('error', hungUp);
       await runs.get(event)?.end();
     }
   };
