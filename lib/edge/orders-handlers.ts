@@ -27,7 +27,7 @@ import { encodeChunks } from './encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
   orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> &
-    Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount'>>;
+    Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount' | 'orderCountBound'>>;
   /**
    * The per-key cap on listings in flight (LISTINGS_IN_FLIGHT by plan). The deployed entry and the
    * local stack always give it; without it (handler tests with stand-in repositories) there is no cap.
@@ -91,8 +91,9 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
   const maxOrders = deps.uncompressedMaxOrders ?? UNCOMPRESSED_LISTING_MAX_ORDERS;
   const handler = streamingApiHandler(routeByOperation('listOrders'), deps, async (event, caller, context) => {
     const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
-    if (coding === 'identity' && deps.orders.approximateOrderCount) {
-      const approximate = await deps.orders.approximateOrderCount();
+    const sizeOf = deps.orders.orderCountBound ?? deps.orders.approximateOrderCount;
+    if (coding === 'identity' && sizeOf) {
+      const approximate = await sizeOf.call(deps.orders);
       if (tooLargeUncompressed(approximate, maxOrders))
         throw new ListingTooLargeUncompressedError(approximate, maxOrders);
     }

@@ -5,6 +5,7 @@ import { ApiKeysRepository } from '../stores/api-keys';
 import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { RateLimiter } from '../stores/rate-limiter';
+import { StoreGrowth } from '../stores/store-growth';
 import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
 
 export interface Stores {
@@ -15,7 +16,14 @@ export interface Stores {
 }
 
 export const ordersStore = /* @__PURE__ */ perWiring(
-  (w) => new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
+  (w) =>
+    new OrdersRepository(
+      documentClient(w),
+      tableName(w, 'orders'),
+      clockOf(w),
+      conditionFailuresOf(w),
+      new StoreGrowth(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+    ),
 );
 
 export const keysStore = /* @__PURE__ */ perWiring(

@@ -4,6 +4,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynam
 import { optionalEnv } from '../../lib/commons/env';
 import type { PlanName } from '../../lib/contract/plans';
 import { OrdersRepository } from '../../lib/stores/orders';
+import { StoreGrowth } from '../../lib/stores/store-growth';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
@@ -46,7 +47,14 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     label: options.label,
     unreachableHint: options.unreachableHint,
     keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
-    orders: new OrdersRepository(options.doc, options.names.orders),
+    orders: new OrdersRepository(
+      options.doc,
+      options.names.orders,
+      Date.now,
+      undefined,
+      // The orders an import adds count towards the listing's size bound at once.
+      new StoreGrowth(options.doc, options.names.rateLimits),
+    ),
     limiter: new RateLimiter(options.doc, options.names.rateLimits),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     close: options.close ?? (() => undefined),
