@@ -138,6 +138,12 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
           [STAGE_ENV_VAR]: stack.config.stage,
           ...tables,
           ...EXPECTED[entry].environment,
+          // The stage-wide cap on listings in flight, which only list-orders takes.
+          ...(entry === 'list-orders'
+            ? {
+                [STAGE_LISTINGS_CAP_ENV_VAR]: String(stageListingsCap(STAGES[stageName].listOrdersReservedConcurrency)),
+              }
+            : {}),
         }),
       },
     });
