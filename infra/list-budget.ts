@@ -79,7 +79,7 @@ export function clientWireSeconds(bytes: number, clientBytesPerSecond: number): 
 }
 
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
-function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
+export function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
   const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
   return Math.max(cpu, wireSeconds(orders * figures.bytesPerOrder));
 }

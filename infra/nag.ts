@@ -67,6 +67,32 @@ export function explainNagFindings(stack: StageNagSubjects): void {
         'An email subscription for alarm notifications: a message SNS cannot deliver to a mailbox is not worth a dead-letter queue, as the alarm stays visible in CloudWatch.',
     });
   }
+  for (const hook of Object.values(stack.releases.hooks)) {
+    suppress(hook.function, {
+      'AwsSolutions-L1': 'Node.js 22, as the service functions: the hook is bundled and tested with them.',
+      'Serverless-LambdaLatestVersion': 'Same as AwsSolutions-L1: Node.js 22 is pinned on purpose.',
+      'Serverless-LambdaDLQ':
+        'CodeDeploy waits for the status the hook reports; a hook that fails to report fails the release by timeout, so a queue of failed invocations would add nothing.',
+    });
+    suppress(
+      hook.role.node.findChild('DefaultPolicy'),
+      {
+        'AwsSolutions-IAM5':
+          'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; X-Ray tracing needs Resource "*". The invoke and the status report name their version and deployment group.',
+      },
+      ['Resource::*'],
+    );
+  }
+  // CDK grants a function's invoke with its qualified ARNs too (`<arn>:*`): CodeDeploy invokes
+  // each hook unqualified, so the wildcard reaches the hook functions' own versions only.
+  suppress(
+    stack.releases.role.node.findChild('DefaultPolicy'),
+    {
+      'AwsSolutions-IAM5':
+        "The wildcard is a hook function's qualifier (`<hook arn>:*`), added by CDK's grant: it reaches only the pre-traffic hook functions' own versions.",
+    },
+    [{ regex: '/^Resource::<Releases[A-Za-z]+HookFunction[0-9A-F]+\\.Arn>:\\*$/g' }],
+  );
   suppress(
     stack.releases.role,
     {
@@ -93,7 +119,11 @@ export function explainAccountNagFindings(cloudWatchRole: IRole): void {
   );
 }
 
-function suppress(construct: IConstruct, reasons: Record<string, string>, appliesTo?: string[]): void {
+function suppress(
+  construct: IConstruct,
+  reasons: Record<string, string>,
+  appliesTo?: (string | { regex: string })[],
+): void {
   NagSuppressions.addResourceSuppressions(
     construct,
     Object.entries(reasons).map(([id, reason]) => ({ id, reason, ...(appliesTo ? { appliesTo } : {}) })),

@@ -10,6 +10,8 @@ import {
   EXECUTE_API_URL_OUTPUT,
   FUNCTIONS,
   REST_API_ID_OUTPUT,
+  STAGE_LISTINGS_CAP_ENV_VAR,
+  stageListingsCap,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
   type FunctionId,
@@ -52,7 +54,14 @@ export class StoreOrdersStack extends Stack {
         stage: config.stage,
         logRetention: config.logRetention,
         logRemovalPolicy: removalPolicy,
-        ...(entry === 'list-orders' ? { reservedConcurrency: config.listOrdersReservedConcurrency } : {}),
+        ...(entry === 'list-orders'
+          ? {
+              reservedConcurrency: config.listOrdersReservedConcurrency,
+              environment: {
+                [STAGE_LISTINGS_CAP_ENV_VAR]: String(stageListingsCap(config.listOrdersReservedConcurrency)),
+              },
+            }
+          : {}),
       });
       this.tables.bind(fn.function, FUNCTIONS[entry].access);
       return fn;
@@ -103,6 +112,8 @@ export class StoreOrdersStack extends Stack {
     this.releases = new ServiceReleases(this, 'Releases', {
       stage: config.stage,
       release: config.release,
+      logRetention: config.logRetention,
+      logRemovalPolicy: removalPolicy,
       functions: {
         authorizer: { alias: this.functions.authorizer.alias, rollbackAlarms: this.alarms.rollback.authorizer },
         'list-orders': {

@@ -19,11 +19,23 @@ export interface CustomDomainConfig {
 }
 
 /**
- * How a new version of each function takes over its `live` alias, which API Gateway invokes.
- * A canary sends `percent` of the calls to the new version for `minutes`, then all of them, unless a
- * rollback alarm of the function fires first (CodeDeploy then points the alias back).
+ * How a new version of each function takes over its `live` alias, which API Gateway invokes. Every
+ * stage releases by a canary (never all at once, so the weighted alias API Gateway invokes is
+ * exercised in staging before prod): `percent` of the calls go to the new version for `minutes`,
+ * then all of them, unless a rollback alarm of the function fires first (CodeDeploy then points the
+ * alias back). Before any call moves, a pre-traffic hook invokes the new version with synthetic requests.
  */
-export type ReleaseConfig = { type: 'canary'; percent: number; minutes: number } | { type: 'allAtOnce' };
+export interface ReleaseConfig {
+  type: 'canary';
+  percent: number;
+  minutes: number;
+}
+
+/**
+ * The rollback alarms' window: one-minute periods, alarming on this many breaching ones in a row.
+ * A canary lasts longer, so an alarm can fire while only its share of the calls reach the new version.
+ */
+export const ROLLBACK_ALARM_MINUTES = 2;
 
 export interface StageConfig {
   stage: StageName;
@@ -67,8 +79,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     throttle: { rateLimit: 100, burstLimit: 2_000 },
     listOrdersReservedConcurrency: 5,
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
-    // Staging is where a release is smoke-tested right after the deploy: nothing to wait for.
-    release: { type: 'allAtOnce' },
+    // Short, as staging carries little traffic: it exercises the weighted alias and the hook before prod does.
+    release: { type: 'canary', percent: 50, minutes: ROLLBACK_ALARM_MINUTES + 1 },
   },
   prod: {
     stage: 'prod',
@@ -78,8 +90,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     throttle: { rateLimit: 2_000, burstLimit: 5_000 },
     listOrdersReservedConcurrency: 50,
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
-    // Long enough for the one-minute rollback alarms (two breaching minutes) to fire before all traffic moves.
-    release: { type: 'canary', percent: 10, minutes: 5 },
+    // Time for the rollback alarms (two breaching minutes) to fire, several times over, before all traffic moves.
+    release: { type: 'canary', percent: 10, minutes: 10 },
   },
 };
 
@@ -106,15 +118,16 @@ export function validateConfig(config: StageConfig): void {
     );
   }
   const { release } = config;
-  // A time-based canary takes a whole percentage below 100 and a whole number of minutes.
-  if (
-    release.type === 'canary' &&
-    !(Number.isInteger(release.percent) && release.percent >= 1 && release.percent <= 99)
-  ) {
+  // A time-based canary takes a whole percentage below 100 and a whole number of minutes, longer
+  // than the rollback alarms need to fire.
+  if (!(Number.isInteger(release.percent) && release.percent >= 1 && release.percent <= 99)) {
     throw new Error(`The canary of ${config.stage} must send a whole percentage from 1 to 99 of the calls.`);
   }
-  if (release.type === 'canary' && !(Number.isInteger(release.minutes) && release.minutes >= 1)) {
-    throw new Error(`The canary of ${config.stage} must last a whole number of minutes, at least 1.`);
+  const minMinutes = ROLLBACK_ALARM_MINUTES + 1;
+  if (!(Number.isInteger(release.minutes) && release.minutes >= minMinutes)) {
+    throw new Error(
+      `The canary of ${config.stage} must last a whole number of minutes, at least ${minMinutes} (the rollback alarms need ${ROLLBACK_ALARM_MINUTES}).`,
+    );
   }
   const domain = config.customDomain;
   if (domain && !domain.certificateArn && !domain.hostedZone) {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DOC_BLOCKS, type BenchResults } from '../bench/report';
 import { REPO_ROOT } from '../infra/functions';
-import { dailyCostTable } from '../infra/listing-cost';
+import { dailyCostTable, monthlyCostAssumptions, monthlyCostTable, STAGE_STANDING } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
@@ -60,6 +60,14 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:listings-in-flight': block(listingsInFlightTable()),
         'generated:daily-cost': block(dailyCostTable()),
         'generated:daily-cost-arithmetic': block(dailyCostArithmetic()),
+      }),
+  },
+  {
+    file: 'docs/deployment.md',
+    render: (text) =>
+      withBlocks(text, {
+        'generated:monthly-cost': block(monthlyCostTable(STAGE_STANDING)),
+        'generated:monthly-cost-assumptions': block(monthlyCostAssumptions()),
       }),
   },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),

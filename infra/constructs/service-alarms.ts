@@ -8,6 +8,7 @@ import {
   TreatMissingData,
   type IAlarmAction,
   type IMetric,
+  type MetricOptions,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IAlias, IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -17,10 +18,10 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
+import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
-import type { StageConfig } from '../stages';
+import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
 import { pascalCase } from './names';
 
 export interface ServiceAlarmsProps {
@@ -52,7 +53,6 @@ const PERIOD = Duration.minutes(5);
  * enough to stop a canary within its minutes, yet not on one unlucky call.
  */
 const ROLLBACK_PERIOD = Duration.minutes(1);
-const ROLLBACK_MINUTES = 2;
 
 /** The share of its timeout after which a long-running invocation is alarmed on. */
 const DURATION_ALARM_FRACTION = 0.8;
@@ -170,6 +170,18 @@ export class ServiceAlarms extends Construct {
       ),
       ...authorizerFailures,
     });
+    // The same failure lines again, by the version that logged them, for the rollback alarm.
+    const failuresByVersion = new MetricFilter(this, 'AuthorizerFailedLinesByVersion', {
+      logGroup: props.authorizerLogs,
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        FilterPattern.stringValue('$.message', '=', AUTHORIZER_FAILED_MESSAGE),
+      ),
+      metricNamespace: authorizerFailures.metricNamespace,
+      metricName: AUTHORIZER_FAILURES_BY_VERSION,
+      metricValue: '1',
+      dimensions: { [EXECUTED_VERSION]: `$.${AUTHORIZER_VERSION_KEY}` },
+    });
     const timeouts = new MetricFilter(this, 'AuthorizerTimeoutLines', {
       logGroup: props.authorizerLogs,
       filterPattern: FilterPattern.literal('"Task timed out"'),
@@ -182,7 +194,13 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
     });
-    this.addRollbackAlarms(props, timeouts.metric({ statistic: 'Sum', period: ROLLBACK_PERIOD }));
+    this.addRollbackAlarms(props, (version) =>
+      failuresByVersion.metric({
+        statistic: 'Sum',
+        period: ROLLBACK_PERIOD,
+        dimensionsMap: { [EXECUTED_VERSION]: version },
+      }),
+    );
 
     const throttles = Object.fromEntries(
       Object.values(props.functions).map((fn, i) => [
@@ -223,13 +241,18 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * Errors: the share of the alias's invocations that failed (an unhandled error or a timeout; the
-   * handlers answer domain errors themselves), above the stage's 5XX rate. The authorizer's Errors
-   * also count every refused key, so for it a failure to judge a key is counted instead.
-   * Latency: p99 of the alias's Duration above the stage's p99 latency, except for a long-running
-   * function, whose longest invocation is held against its timeout as in DurationNearTimeout.
+   * Each alarm watches the version the stack publishes, alone (Lambda's `ExecutedVersion`
+   * dimension): during a canary the alias's own metrics mix both versions, so a new version failing
+   * every call it gets would hardly move them, and a slow call of the old version could roll back a
+   * healthy release.
+   * Errors: the share of the new version's invocations that failed (an unhandled error or a
+   * timeout; the handlers answer domain errors themselves), above the stage's 5XX rate. The
+   * authorizer's Errors also count every refused key, so for it the failure lines the new version
+   * logged are counted instead (its timeouts show in its duration).
+   * Latency: p99 of the new version's Duration above the stage's p99 latency, except for a
+   * long-running function, whose longest invocation is held against its timeout as in DurationNearTimeout.
    */
-  private addRollbackAlarms(props: ServiceAlarmsProps, authorizerFailures: IMetric): void {
+  private addRollbackAlarms(props: ServiceAlarmsProps, authorizerFailures: (version: string) => IMetric): void {
     const config = props.config.alarms;
     const breaching = {
       evaluationPeriods: ROLLBACK_MINUTES,
@@ -238,24 +261,24 @@ export class ServiceAlarms extends Construct {
     };
     for (const [name, alias] of Object.entries(props.aliases) as [FunctionId, IAlias][]) {
       const id = pascalCase(name);
+      const version = alias.version.version;
+      const ofVersion = (metricName: string, statistic: string) =>
+        newVersionMetric(alias, metricName, { statistic, period: ROLLBACK_PERIOD });
       const errors =
         name === 'authorizer'
           ? this.add(`RollbackErrors${id}`, {
-              alarmDescription: `A release of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
-              metric: authorizerFailures,
+              alarmDescription: `The new version of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
+              metric: authorizerFailures(version),
               threshold: 0,
               ...breaching,
             })
           : this.add(`RollbackErrors${id}`, {
-              alarmDescription: `More than ${config.serverErrorRate * 100}% of the invocations of ${name} (${alias.aliasName}) failed in ${ROLLBACK_MINUTES} minutes in a row.`,
+              alarmDescription: `More than ${config.serverErrorRate * 100}% of the invocations of the new version of ${name} failed in ${ROLLBACK_MINUTES} minutes in a row.`,
               metric: new MathExpression({
                 expression: 'IF(invocations > 0, errors / invocations, 0)',
-                usingMetrics: {
-                  errors: alias.metricErrors({ statistic: 'Sum', period: ROLLBACK_PERIOD }),
-                  invocations: alias.metricInvocations({ statistic: 'Sum', period: ROLLBACK_PERIOD }),
-                },
+                usingMetrics: { errors: ofVersion('Errors', 'Sum'), invocations: ofVersion('Invocations', 'Sum') },
                 period: ROLLBACK_PERIOD,
-                label: `Error rate of ${name} (${alias.aliasName})`,
+                label: `Error rate of the new version of ${name}`,
               }),
               threshold: config.serverErrorRate,
               ...breaching,
@@ -263,18 +286,41 @@ export class ServiceAlarms extends Construct {
       const longRunning = props.longRunning[name];
       const latency = longRunning
         ? this.add(`RollbackLatency${id}`, {
-            alarmDescription: `An invocation of ${name} (${alias.aliasName}) ran longer than ${DURATION_ALARM_FRACTION * 100}% of its timeout in ${ROLLBACK_MINUTES} minutes in a row.`,
-            metric: alias.metricDuration({ statistic: 'Maximum', period: ROLLBACK_PERIOD }),
+            alarmDescription: `An invocation of the new version of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its timeout in ${ROLLBACK_MINUTES} minutes in a row.`,
+            metric: ofVersion('Duration', 'Maximum'),
             threshold: Math.round(longRunning.timeout.toMilliseconds() * DURATION_ALARM_FRACTION),
             ...breaching,
           })
         : this.add(`RollbackLatency${id}`, {
-            alarmDescription: `p99 duration of ${name} (${alias.aliasName}) above ${config.p99LatencyMs} ms in ${ROLLBACK_MINUTES} minutes in a row.`,
-            metric: alias.metricDuration({ statistic: 'p99', period: ROLLBACK_PERIOD }),
+            alarmDescription: `p99 duration of the new version of ${name} above ${config.p99LatencyMs} ms in ${ROLLBACK_MINUTES} minutes in a row.`,
+            metric: ofVersion('Duration', 'p99'),
             threshold: config.p99LatencyMs,
             ...breaching,
           });
       this.rollback[name] = [errors, latency];
     }
   }
+}
+
+/** Lambda's dimension naming the version that ran an invocation made through an alias. */
+export const EXECUTED_VERSION = 'ExecutedVersion';
+
+/** The authorizer's failures by the version that logged them (a log metric, unlike Lambda's). */
+export const AUTHORIZER_FAILURES_BY_VERSION = 'AuthorizerFailuresByVersion';
+
+/**
+ * A Lambda metric of the invocations, through the alias, that the alias's version (the one this
+ * stack update publishes) ran: the dimensions Lambda publishes them with.
+ */
+export function newVersionMetric(alias: IAlias, metricName: string, props: MetricOptions): Metric {
+  return new Metric({
+    namespace: 'AWS/Lambda',
+    metricName,
+    dimensionsMap: {
+      FunctionName: alias.version.lambda.functionName,
+      Resource: `${alias.version.lambda.functionName}:${alias.aliasName}`,
+      [EXECUTED_VERSION]: alias.version.version,
+    },
+    ...props,
+  });
 }

@@ -10,6 +10,7 @@ import { SERVICE_NAME } from '../../lib/commons/service';
 import { FUNCTIONS, type FunctionId, type StageName } from '../../lib/contract/deployment';
 import { BUNDLING, functionEntry, HANDLER_EXPORT, REPO_ROOT } from '../functions';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
+import { stableSourceMapCommand } from './stable-bundle';
 
 /**
  * The alias API Gateway invokes (routes and authorizer alike): CodeDeploy moves it from one published
@@ -26,6 +27,8 @@ export interface ServiceFunctionProps {
   logRemovalPolicy: RemovalPolicy;
   /** Concurrent executions reserved for (and the most allowed to) the function; none if unset. */
   reservedConcurrency?: number;
+  /** Settings of the stage the function reads from its environment, besides the common ones. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -71,6 +74,7 @@ export class ServiceFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         [STAGE_ENV_VAR]: props.stage,
         ...(nodeFlags.length ? nodeFlagsEnvironment(nodeFlags) : {}),
+        ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -83,7 +87,7 @@ export class ServiceFunction extends Construct {
         externalModules: [...BUNDLING.external],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
-        ...(nodeFlags.length ? { commandHooks: wrapperHooks() } : {}),
+        commandHooks: bundleHooks(nodeFlags.length > 0),
       },
     });
     // currentVersion is a new AWS::Lambda::Version whenever the code or a versioned setting
@@ -94,15 +98,20 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** Copies the node-flags wrapper into the bundle, executable: Lambda runs it from the code's root. */
-function wrapperHooks(): ICommandHooks {
+/**
+ * Makes the source maps independent of the synth folder, and copies the node-flags wrapper into
+ * the bundle, executable, when the function has flags: Lambda runs it from the code's root.
+ */
+function bundleHooks(withWrapper: boolean): ICommandHooks {
   const target = (outputDir: string) => JSON.stringify(path.join(outputDir, NODE_FLAGS_WRAPPER.fileName));
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (_inputDir, outputDir) => [
-      `cp ${JSON.stringify(NODE_FLAGS_WRAPPER.source)} ${target(outputDir)}`,
-      `chmod 755 ${target(outputDir)}`,
+    afterBundling: (inputDir, outputDir) => [
+      stableSourceMapCommand(inputDir, outputDir),
+      ...(withWrapper
+        ? [`cp ${JSON.stringify(NODE_FLAGS_WRAPPER.source)} ${target(outputDir)}`, `chmod 755 ${target(outputDir)}`]
+        : []),
     ],
   };
 }

@@ -1,7 +1,8 @@
-// How a new version of the functions reaches callers: CodeDeploy shifts each function's live alias
-// to the version the stack update published, as the stage's release setting says, and points it
-// back when one of the function's rollback alarms fires.
-import { Duration } from 'aws-cdk-lib/core';
+// How a new version of the functions reaches callers: CodeDeploy first runs the function's
+// pre-traffic hook against the version the stack update published, then shifts the live alias to
+// it by the stage's canary, and points it back when the hook reports Failed or one of the
+// function's rollback alarms (on the new version alone) fires.
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import {
   AlarmStatusWidget,
   GraphWidget,
@@ -15,14 +16,15 @@ import {
   LambdaDeploymentConfig,
   LambdaDeploymentGroup,
   TrafficRouting,
-  type ILambdaDeploymentConfig,
 } from 'aws-cdk-lib/aws-codedeploy';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionId, StageName } from '../../lib/contract/deployment';
 import type { ReleaseConfig } from '../stages';
 import { pascalCase } from './names';
+import { ReleaseHook } from './release-hook';
 
 /** AWS's policy for CodeDeploy's Lambda deployments: read alarms, move aliases, nothing more. */
 export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
@@ -32,14 +34,19 @@ export interface ServiceReleasesProps {
   release: ReleaseConfig;
   /** Each function's live alias, with the alarms that roll a release of it back. */
   functions: Record<FunctionId, { alias: Alias; rollbackAlarms: IAlarm[] }>;
+  /** The hooks' own logs. */
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
 }
 
 export class ServiceReleases extends Construct {
   readonly application: LambdaApplication;
   /** The one role CodeDeploy shifts the aliases with, for all the functions' deployment groups. */
   readonly role: Role;
-  readonly deploymentConfig: ILambdaDeploymentConfig;
+  readonly deploymentConfig: LambdaDeploymentConfig;
   readonly groups = {} as Record<FunctionId, LambdaDeploymentGroup>;
+  /** Each function's pre-traffic hook, which invokes the version its group is about to shift to. */
+  readonly hooks = {} as Record<FunctionId, ReleaseHook>;
   private readonly props: ServiceReleasesProps;
 
   constructor(scope: Construct, id: string, props: ServiceReleasesProps) {
@@ -53,29 +60,38 @@ export class ServiceReleases extends Construct {
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName(CODEDEPLOY_LAMBDA_POLICY)],
     });
     const { release } = props;
-    this.deploymentConfig =
-      release.type === 'canary'
-        ? new LambdaDeploymentConfig(this, 'Canary', {
-            trafficRouting: TrafficRouting.timeBasedCanary({
-              percentage: release.percent,
-              interval: Duration.minutes(release.minutes),
-            }),
-          })
-        : LambdaDeploymentConfig.ALL_AT_ONCE;
+    this.deploymentConfig = new LambdaDeploymentConfig(this, 'Canary', {
+      trafficRouting: TrafficRouting.timeBasedCanary({
+        percentage: release.percent,
+        interval: Duration.minutes(release.minutes),
+      }),
+    });
     for (const [name, { alias, rollbackAlarms }] of Object.entries(props.functions) as [
       FunctionId,
       ServiceReleasesProps['functions'][FunctionId],
     ][]) {
+      const hook = new ReleaseHook(this, `${pascalCase(name)}Hook`, {
+        functionId: name,
+        stage: props.stage,
+        version: alias.version,
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      this.hooks[name] = hook;
       // The group also sets the alias's UpdatePolicy, so CloudFormation hands the alias change to
-      // CodeDeploy; the stack update waits for the traffic shift and fails (and rolls back) with it.
+      // CodeDeploy; the stack update waits for the hook and the traffic shift and fails (and rolls
+      // back) with them. It lets CodeDeploy invoke the hook and the hook report to this group only.
       this.groups[name] = new LambdaDeploymentGroup(this, pascalCase(name), {
         application: this.application,
         role: this.role,
         alias,
         deploymentConfig: this.deploymentConfig,
         alarms: rollbackAlarms,
+        preHook: hook.function,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
+      // The hook must name the new version before CodeDeploy runs it.
+      alias.node.addDependency(hook.function);
     }
   }
 
@@ -103,10 +119,9 @@ export class ServiceReleases extends Construct {
       new TextWidget({
         markdown:
           `### Releases (CodeDeploy application \`${this.application.applicationName}\`)\n` +
-          (release.type === 'canary'
-            ? `A new version gets ${release.percent}% of the calls for ${release.minutes} minutes, then all of them; `
-            : 'A new version gets all the calls at once; ') +
-          'a rollback alarm in ALARM during the shift points the alias back to the old version.',
+          'A pre-traffic hook first checks the new version with synthetic requests; ' +
+          `then it gets ${release.percent}% of the calls for ${release.minutes} minutes, then all of them; ` +
+          'a rollback alarm on the new version in ALARM during the shift points the alias back to the old version.',
         width: 24,
         height: 2,
       }),

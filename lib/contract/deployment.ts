@@ -136,3 +136,20 @@ export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {
   business: 'UsagePlanIdBusiness',
   enterprise: 'UsagePlanIdEnterprise',
 };
+
+export function isFunctionId(value: unknown): value is FunctionId {
+  return typeof value === 'string' && Object.hasOwn(FUNCTIONS, value);
+}
+
+/**
+ * Listings in flight across the whole stage: below list-orders' reserved concurrency, so a listing
+ * over the cap still gets an execution, to answer 503 SERVICE_UNAVAILABLE with Retry-After, instead
+ * of Lambda throttling it into API Gateway's INTEGRATION_FAILURE. The headroom is a tenth of the
+ * reservation, at least one execution.
+ */
+export function stageListingsCap(listOrdersReservedConcurrency: number): number {
+  return Math.max(1, listOrdersReservedConcurrency - Math.max(1, Math.ceil(listOrdersReservedConcurrency / 10)));
+}
+
+/** The environment variable that gives list-orders the stage's cap on listings in flight. */
+export const STAGE_LISTINGS_CAP_ENV_VAR = 'STAGE_LISTINGS_CAP';

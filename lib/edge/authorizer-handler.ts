@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { ApiKeysRepository } from '../stores/api-keys';
-import { AUTHORIZER_FAILED_MESSAGE, authorizeToken, KeyRefusedError } from './authorizer';
+import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY, authorizeToken, KeyRefusedError } from './authorizer';
 import { logger } from '../commons/logger';
 import { businessMetrics } from './metrics';
 
@@ -14,7 +14,7 @@ import { businessMetrics } from './metrics';
 export function makeAuthorizerHandler(deps: { keys: ApiKeysRepository }) {
   return middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
       try {
         const result = await authorizeToken(deps.keys, event);
         logger.info('key accepted', { keyId: result.principalId });
@@ -24,7 +24,10 @@ export function makeAuthorizerHandler(deps: { keys: ApiKeysRepository }) {
           logger.info('key refused', { cause: error.refusal });
           businessMetrics.authorizerRefusal(error.refusal);
         } else {
-          logger.error(AUTHORIZER_FAILED_MESSAGE, error as Error);
+          logger.error(AUTHORIZER_FAILED_MESSAGE, {
+            [AUTHORIZER_VERSION_KEY]: context.functionVersion,
+            error: error as Error,
+          });
         }
         throw error;
       }

@@ -23,6 +23,12 @@ export class KeyRefusedError extends Error {
 export const AUTHORIZER_FAILED_MESSAGE = 'authorizer failed';
 
 /**
+ * The key of that line naming the function version that ran (Lambda's `ExecutedVersion`), so a
+ * release's rollback alarm counts the new version's failures alone.
+ */
+export const AUTHORIZER_VERSION_KEY = 'executedVersion';
+
+/**
  * The Allow policy of a full-access key covers every method and path of the stage, because API
  * Gateway caches the answer per token: a policy naming only the first route would deny the others
  * from the cache.

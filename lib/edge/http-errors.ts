@@ -15,7 +15,7 @@ import {
   OrderNotFoundError,
 } from '../core/order-errors';
 import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
-import { TooManyListingsError } from '../stores/listings-in-flight';
+import { StageListingsFullError, TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
 import { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
 
@@ -53,6 +53,8 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof TooManyListingsError)
     return { code: 'TOO_MANY_LISTINGS', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
+  // The stage runs as many listings as it may: a capacity refusal, not the key's doing.
+  if (error instanceof StageListingsFullError) return SERVICE_UNAVAILABLE_ANSWER;
   if (error instanceof RateLimitRejectedError)
     return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   // The limiter's replies came too late to count the request in its minute, or to serve it before

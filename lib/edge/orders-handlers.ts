@@ -28,7 +28,7 @@ import { encodeChunks } from './encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
   orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> &
-    Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount'>>;
+    Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount' | 'orderCountBound'>>;
   /**
    * The per-key cap on listings in flight (LISTINGS_IN_FLIGHT by plan). The deployed entry and the
    * local stack always give it; without it (handler tests with stand-in repositories) there is no cap.
@@ -102,8 +102,9 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
     deps,
     async (event, caller, context) => {
       const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
-      if (coding === 'identity' && deps.orders.approximateOrderCount) {
-        const approximate = await deps.orders.approximateOrderCount();
+      const sizeOf = deps.orders.orderCountBound ?? deps.orders.approximateOrderCount;
+      if (coding === 'identity' && sizeOf) {
+        const approximate = await sizeOf.call(deps.orders);
         if (tooLargeUncompressed(approximate, maxOrders))
           throw new ListingTooLargeUncompressedError(approximate, maxOrders);
       }
@@ -137,9 +138,19 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
     WORK_CALLS.listOrders,
   );
   return async (event, responseStream, context) => {
+    // A response stream that closes before the body is done means the client has gone: the run
+    // ends there (the Scan stops after the page in flight, the slot is freed) rather than when the
+    // pipe into the stream gives up, which Lambda may not make it do before the deadline.
+    const hungUp = () => {
+      if (!responseStream.writableFinished) void runs.get(event)?.end();
+    };
+    responseStream.once('close', hungUp);
+    responseStream.once('error', hungUp);
     try {
       await handler(event, responseStream, context);
     } finally {
+      responseStream.off('close', hungUp);
+      responseStream.off('error', hungUp);
       await runs.get(event)?.end();
     }
   };

@@ -6,6 +6,7 @@ import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { PetsRepository } from '../stores/pets';
 import { RateLimiter } from '../stores/rate-limiter';
+import { StoreGrowth } from '../stores/store-growth';
 import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
 
 export interface Stores {
@@ -17,7 +18,14 @@ export interface Stores {
 }
 
 export const ordersStore = /* @__PURE__ */ perWiring(
-  (w) => new OrdersRepository(documentClient(w), tableName(w, 'orders'), clockOf(w), conditionFailuresOf(w)),
+  (w) =>
+    new OrdersRepository(
+      documentClient(w),
+      tableName(w, 'orders'),
+      clockOf(w),
+      conditionFailuresOf(w),
+      new StoreGrowth(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+    ),
 );
 
 export const petsStore = /* @__PURE__ */ perWiring((w) => new PetsRepository(documentClient(w), tableName(w, 'pets')));
@@ -32,5 +40,5 @@ export const limiterStore = /* @__PURE__ */ perWiring(
 
 /** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
 export const listingsStore = /* @__PURE__ */ perWiring(
-  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w), w.stageListingsCap),
 );

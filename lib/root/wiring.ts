@@ -4,6 +4,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
+import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
@@ -21,6 +22,8 @@ export interface Wiring {
   now?: () => number;
   /** Whether a failed condition brings its item back: by default yes on AWS, no on an endpoint. */
   conditionFailures?: ConditionFailureItems;
+  /** Listings the whole stage may run at once (stageListingsCap); none when absent. */
+  stageListingsCap?: number;
   /** How listOrders reads the table and when it refuses uncompressed; the deployed settings by default. */
   listing?: Pick<OrdersHandlerDeps, 'scan' | 'uncompressedMaxOrders'>;
   /**
@@ -40,7 +43,12 @@ export interface StandIns {
 /** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
-  return { ...(endpoint ? { endpoint } : {}), tables: (id) => requireEnv(TABLES[id].envVar) };
+  const stageCap = Number(optionalEnv(STAGE_LISTINGS_CAP_ENV_VAR));
+  return {
+    ...(endpoint ? { endpoint } : {}),
+    ...(Number.isSafeInteger(stageCap) && stageCap > 0 ? { stageListingsCap: stageCap } : {}),
+    tables: (id) => requireEnv(TABLES[id].envVar),
+  };
 }
 
 /** Memoises `make` per wiring, so every handler made from one wiring shares what it makes. */

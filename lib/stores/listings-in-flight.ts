@@ -29,9 +29,6 @@ import { numberOf } from './numbers';
 import { TABLES } from '../contract/tables';
 import { unixSeconds } from '../core/windows';
 
-/** Seconds a refused listing is told to wait: listings take tens of seconds, there is no exact end to announce. */
-export const TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS = 10;
-
 /**
  * A lease outlives the function's deadline by this much, so that a function whose clock runs
  * behind another's never frees a slot a running listing still holds.
@@ -48,16 +45,34 @@ export function slotKey(keyId: string, slot: number): string {
   return `${SLOT_PREFIX}${keyId}#${slot}`;
 }
 
-/** Every slot of the key is held by a listing still running. */
+/**
+ * Every slot of the key is held by a listing still running. `retryAfterSeconds`: until the first
+ * of their leases expires, at the latest (a listing that ends, or whose client hangs up, frees its
+ * slot sooner).
+ */
 export class TooManyListingsError extends Error {
   override readonly name = 'TooManyListingsError';
   constructor(
     readonly cap: number,
-    readonly retryAfterSeconds: number = TOO_MANY_LISTINGS_RETRY_AFTER_SECONDS,
+    readonly retryAfterSeconds: number,
   ) {
     super(`All ${cap} listing slots of the key are taken`);
   }
 }
+
+/** Every stage-wide slot is held: the stage runs as many listings as it may. */
+export class StageListingsFullError extends Error {
+  override readonly name = 'StageListingsFullError';
+  constructor(readonly cap: number) {
+    super(`All ${cap} listing slots of the stage are taken`);
+  }
+}
+
+/**
+ * The holder of the stage-wide slots, `inflight#*stage#<n>`: no key id contains `*`, so no key's
+ * slots are the stage's.
+ */
+export const STAGE_HOLDER = '*stage';
 
 /** One listing's hold on a slot. `release` is idempotent and never throws. */
 export interface Lease {
@@ -70,21 +85,48 @@ const EXPIRES_AT = TABLES.rateLimits.ttlAttribute;
 const RELEASED = 'released';
 
 export class ListingsInFlight {
+  /**
+   * `stageCap`: listings the whole stage may run at once (lib/contract/deployment.ts
+   * stageListingsCap); a listing takes one of those slots before one of its key's. None: no stage cap.
+   */
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly now: () => number = Date.now,
+    private readonly stageCap?: number,
   ) {}
 
   /**
-   * Takes a free slot of `keyId` for at most `holdMs` (the caller's remaining time), or throws
-   * TooManyListingsError when all `cap` are held.
+   * Takes a free slot of the stage (StageListingsFullError when all are held), then one of
+   * `keyId` (TooManyListingsError when all `cap` are held, and the stage's slot is given back),
+   * each for at most `holdMs` (the caller's remaining time). The lease releases both.
    */
   async acquire(keyId: string, cap: number, holdMs: number = DEFAULT_LEASE_SECONDS * 1000): Promise<Lease> {
+    const stageCap = this.stageCap;
+    if (stageCap === undefined) return this.takeSlot(keyId, cap, holdMs, 0);
+    // A random first slot, so concurrent listings do not all contend for slot 0 of the stage.
+    const stage = await this.takeSlot(STAGE_HOLDER, stageCap, holdMs, Math.floor(Math.random() * stageCap)).catch(
+      (error: unknown) => {
+        throw error instanceof TooManyListingsError ? new StageListingsFullError(stageCap) : error;
+      },
+    );
+    let own: Lease;
+    try {
+      own = await this.takeSlot(keyId, cap, holdMs, 0);
+    } catch (error) {
+      await stage.release();
+      throw error;
+    }
+    return { slot: own.slot, release: async () => void (await Promise.all([own.release(), stage.release()])) };
+  }
+
+  /** A free slot of `keyId`'s first `cap` (the stage's: STAGE_HOLDER), trying them from `first` round. */
+  private async takeSlot(keyId: string, cap: number, holdMs: number, first: number): Promise<Lease> {
     const lease = randomUUID();
     const now = unixSeconds(this.now());
     const expiresAt = now + Math.ceil(holdMs / 1000) + LEASE_EXPIRY_MARGIN_SECONDS;
-    for (let slot = 0; slot < cap; slot++) {
+    for (let n = 0; n < cap; n++) {
+      const slot = (first + n) % cap;
       let taken: boolean;
       try {
         taken = await this.take(slotKey(keyId, slot), lease, now, expiresAt);
@@ -98,7 +140,22 @@ export class ListingsInFlight {
         return { slot, release: () => (released ??= this.free(keyId, slot, lease, expiresAt)) };
       }
     }
-    throw new TooManyListingsError(cap);
+    throw new TooManyListingsError(cap, Math.max(1, (await this.firstExpiry(keyId, cap)) - now));
+  }
+
+  /** When the first lease of the key's slots expires (unix seconds), read consistently. */
+  private async firstExpiry(keyId: string, cap: number): Promise<number> {
+    const now = unixSeconds(this.now());
+    const expiries = await Promise.all(
+      Array.from({ length: cap }, async (_, slot) => {
+        const { Item } = await this.doc.send(
+          new GetCommand({ TableName: this.table, Key: { pk: slotKey(keyId, slot) }, ConsistentRead: true }),
+        );
+        // A slot freed since it was tried is free now.
+        return Item?.[RELEASED] === true ? now : (numberOf(Item?.[EXPIRES_AT]) ?? now);
+      }),
+    );
+    return Math.min(...expiries);
   }
 
   /** How many of the key's first `cap` slots hold a lease that has not expired nor been released, read consistently. */

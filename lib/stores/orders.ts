@@ -4,6 +4,7 @@ import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
 import { mergeAsyncIterables } from '../core/async-merge';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
+import type { StoreGrowth } from './store-growth';
 
 /** What a conditional `pending -> X` transition found. */
 type TransitionOutcome = { kind: 'done' } | { kind: 'missing' } | { kind: 'current'; status: OrderStatus };
@@ -43,6 +44,8 @@ export class OrdersRepository {
     private readonly table: string,
     private readonly clock: () => number = Date.now,
     private readonly conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
+    /** Where the orders this repository adds are counted; without it, the size bound is the item count alone. */
+    private readonly growth?: StoreGrowth,
   ) {}
 
   /**
@@ -65,6 +68,16 @@ export class OrdersRepository {
     const items = Table?.ItemCount ?? 0;
     this.counted = { items, at: now };
     return items;
+  }
+
+  /**
+   * A bound the store's size never exceeds: the (cached) item count plus every order added since it
+   * can have been counted (StoreGrowth), read fresh, so a large import moves it at once. For the
+   * uncompressed-size refusal; sizing the Scan keeps to the cheaper approximate count.
+   */
+  async orderCountBound(): Promise<number> {
+    const [counted, added] = await Promise.all([this.approximateOrderCount(), this.growth?.recentlyAdded() ?? 0]);
+    return counted + added;
   }
 
   /** Every order, one Scan page at a time, following pages to the end of the table. */
@@ -174,6 +187,8 @@ export class OrdersRepository {
         }),
       ),
     );
+    // Counted once written: an order that already existed adds nothing.
+    if (outcome.applied) await this.growth?.added(1);
     return outcome.applied;
   }
 
@@ -188,6 +203,7 @@ export class OrdersRepository {
         const result = await this.doc.send(batchRequest(requests, this.table));
         requests = (result.UnprocessedItems?.[this.table] ?? []) as typeof requests;
       }
+      await this.growth?.added(Math.min(25, orders.length - i));
     }
   }
 }

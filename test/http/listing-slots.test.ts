@@ -5,13 +5,16 @@
 
 import { request } from 'node:http';
 import type { OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
-import type { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import { STAGE_HOLDER, type ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import { ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '../../lib/contract/errors';
 import { composeService } from '../../lib/root/service';
 import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { OPERATION_CONTRACTS } from '../../lib/contract/operations';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
+/** The endless route's stage-wide cap on listings in flight: small, so two keys fill it. */
+const STAGE_CAP = 2;
 let base: LocalStack;
 let stack: LocalStack;
 let listings: ListingsInFlight;
@@ -49,6 +52,7 @@ beforeAll(async () => {
           endpoint: base.tables.endpoint,
           tables: base.tables.names,
           now: base.clock.now,
+          stageListingsCap: STAGE_CAP,
           standIns: { orders: endless },
         }).listOrders,
       },
@@ -117,3 +121,33 @@ test('a client that hangs up mid-stream leaves no slot taken, and the next listi
   openGates();
   expect(await heldBecomes(id, 0)).toBe(0);
 });
+
+test('listings of several keys fill the stage-wide cap: the next is answered 503 with Retry-After, and a hang-up frees its slot', async () => {
+  const keys = await Promise.all(Array.from({ length: STAGE_CAP + 1 }, () => stack.newKey('free')));
+  const hangUps: (() => void)[] = [];
+  for (const { key } of keys.slice(0, STAGE_CAP)) hangUps.push(await startListing(key));
+  expect(await listings.held(STAGE_HOLDER, STAGE_CAP)).toBe(STAGE_CAP);
+
+  const last = keys[STAGE_CAP];
+  if (!last) throw new Error('no key left');
+  const refused = await stack.call('GET', '/v1/endless', bearer(last.key));
+  await expectError(refused, ERRORS.SERVICE_UNAVAILABLE.status, 'SERVICE_UNAVAILABLE');
+  expect(refused.headers.get('retry-after')).toBe(SERVICE_UNAVAILABLE_ANSWER.headers['Retry-After']);
+  // Refused for the stage before its own lease was taken: the key holds nothing.
+  expect(await listings.held(last.id, LISTINGS_IN_FLIGHT.free)).toBe(0);
+
+  hangUps.forEach((hangUp) => hangUp());
+  openGates();
+  expect(await stageHeldBecomes(0)).toBe(0);
+});
+
+/** Resolves once the stage's slots held reach `count`; the check is repeated a bounded number of times. */
+async function stageHeldBecomes(count: number): Promise<number> {
+  let held = -1;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    held = await listings.held(STAGE_HOLDER, STAGE_CAP);
+    if (held === count) return held;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return held;
+}

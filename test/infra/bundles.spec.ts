@@ -108,21 +108,51 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   );
 });
 
-/** Our own source files a bundle was built from, as its source map names them (repository-relative). */
-function ownSources(file: string): string[] {
-  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-  const root = path.resolve(__dirname, '../..');
-  return map.sources
-    .map((source) => path.relative(root, path.resolve(path.dirname(file), source)))
-    .filter((source) => !source.split(path.sep).includes('node_modules'));
+/** The source files a bundle was built from, as its source map names them. */
+function mapSources(file: string): string[] {
+  return (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
 }
+
+/** Our own source files a bundle was built from (repository-relative, as the map names them). */
+function ownSources(file: string): string[] {
+  return mapSources(file).filter((source) => !source.split('/').includes('node_modules'));
+}
+
+test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
+  "%s's source map names its sources from the project root, not from the synth output folder, so the bundle is the same wherever it is synthesised",
+  (entry) => {
+    const sources = mapSources(deployed('prod', entry).file);
+    expect(sources).toContain(`functions/${entry}.ts`);
+    for (const source of sources) {
+      expect(path.isAbsolute(source)).toBe(false);
+      expect(source.startsWith('../')).toBe(false);
+    }
+  },
+);
+
+test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
+  'the pre-traffic hook of %s is a bundle that loads and exports the handler its template names',
+  (entry) => {
+    const { template, stack } = stageNamed(synthesised, 'prod');
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.releases.hooks[entry].function)]
+      ?.Properties as { Handler: string; Code: { S3Key: string } };
+    const dot = props.Handler.lastIndexOf('.');
+    const file = path.join(
+      synthesised.assemblyDir,
+      `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`,
+      `${props.Handler.slice(0, dot)}.mjs`,
+    );
+    expect(importInFreshNode(file)).toMatchObject({ [props.Handler.slice(dot + 1)]: 'function' });
+    expect(mapSources(file)).toContain('infra/release-hook/handler.ts');
+  },
+);
 
 test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
   '%s is built from functions/ and lib/ only: no CDK declarations, tools, bench figures or tests',
   (entry) => {
     const sources = ownSources(deployed('prod', entry).file);
-    expect(sources).toContain(path.join('functions', `${entry}.ts`));
-    expect(sources.filter((source) => !/^(functions|lib)\//.test(source.split(path.sep).join('/')))).toEqual([]);
+    expect(sources).toContain(`functions/${entry}.ts`);
+    expect(sources.filter((source) => !/^(functions|lib)\//.test(source))).toEqual([]);
   },
 );
 

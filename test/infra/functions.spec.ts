@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/contract/tables';
-import type { FunctionId } from '../../lib/contract/deployment';
+import { STAGE_LISTINGS_CAP_ENV_VAR, stageListingsCap, type FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
@@ -86,8 +86,27 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     expect(reserved('cancel-order')).toBeUndefined();
   });
 
-  test('there are exactly the service functions', () => {
-    stage().template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length);
+  test('list-orders is told the stage-wide cap on listings in flight, below its reserved concurrency', () => {
+    const { template, stack } = stage();
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions['list-orders'].function)]
+      ?.Properties as { Environment: { Variables: Record<string, string> } };
+    const reservedConcurrency = STAGES[stageName].listOrdersReservedConcurrency;
+    const cap = props.Environment.Variables[STAGE_LISTINGS_CAP_ENV_VAR];
+    expect(cap).toBe(String(stageListingsCap(reservedConcurrency)));
+    expect(Number(cap)).toBeLessThan(reservedConcurrency);
+    for (const entry of ['authorizer', 'cancel-order'] as const) {
+      const other = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)];
+      expect(JSON.stringify(other?.Properties)).not.toContain(STAGE_LISTINGS_CAP_ENV_VAR);
+    }
+  });
+
+  test('there are exactly the service functions, and the pre-traffic hook of each', () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length * 2);
+    const hooks = ENTRIES.map((entry) => logicalId(stack.releases.hooks[entry].function));
+    expect(Object.keys(template.findResources('AWS::Lambda::Function')).sort()).toEqual(
+      [...ENTRIES.map((entry) => logicalId(stack.functions[entry].function)), ...hooks].sort(),
+    );
   });
 
   test.each(ENTRIES)('%s runs Node.js 22 on arm64 with tracing, its own memory and a short timeout', (entry) => {
@@ -125,6 +144,12 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
           [STAGE_ENV_VAR]: stack.config.stage,
           ...tables,
           ...EXPECTED[entry].environment,
+          // The stage-wide cap on listings in flight, which only list-orders takes.
+          ...(entry === 'list-orders'
+            ? {
+                [STAGE_LISTINGS_CAP_ENV_VAR]: String(stageListingsCap(STAGES[stageName].listOrdersReservedConcurrency)),
+              }
+            : {}),
         }),
       },
     });

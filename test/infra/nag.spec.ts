@@ -47,16 +47,24 @@ describe.each(['staging', 'prod'] as const)('cdk-nag on %s', (stageName) => {
     }
   });
 
-  test('wildcard IAM permissions are accepted only for X-Ray, on the function policies', () => {
+  test("wildcard IAM permissions are accepted only for X-Ray on the function and hook policies, and for the hooks' qualifiers", () => {
     const { template, stack } = stage();
     const iam5 = suppressions(template.toJSON()).filter(([, rule]) => rule.id === 'AwsSolutions-IAM5');
-    const policyIds = Object.values(stack.functions).map((fn) =>
-      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never),
+    const policyId = (role: { node: { findChild(id: string): { node: { defaultChild?: unknown } } } }) =>
+      stack.getLogicalId(role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const xrayPolicies = [...Object.values(stack.functions), ...Object.values(stack.releases.hooks)].map((fn) =>
+      policyId(fn.role),
     );
-    expect(iam5.map(([id]) => id).sort()).toEqual(policyIds.sort());
-    for (const [, rule] of iam5) {
-      expect(rule.applies_to).toEqual(['Resource::*']);
-      expect(rule.reason).toMatch(/xray/);
+    const codeDeployPolicy = policyId(stack.releases.role);
+    expect(iam5.map(([id]) => id).sort()).toEqual([...xrayPolicies, codeDeployPolicy].sort());
+    for (const [id, rule] of iam5) {
+      if (id === codeDeployPolicy) {
+        expect(rule.applies_to).toEqual([{ regex: expect.stringContaining('HookFunction') }]);
+        expect(rule.reason).toMatch(/hook/);
+      } else {
+        expect(rule.applies_to).toEqual(['Resource::*']);
+        expect(rule.reason).toMatch(/xray/);
+      }
     }
   });
 });

@@ -2,7 +2,9 @@ import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROUTES } from '../../lib/contract/routes';
-import { STAGES } from '../../infra/stages';
+import { ROLLBACK_ALARM_MINUTES, STAGES } from '../../infra/stages';
+import { HOOK_ENV } from '../../infra/release-hook/handler';
+import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -105,34 +107,26 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     template.resourceCountIs('AWS::CodeDeploy::DeploymentGroup', FUNCTION_IDS.length);
   });
 
-  test(
-    release.type === 'canary'
-      ? `shifts ${release.percent}% of the calls for ${release.minutes} minutes, then the rest`
-      : 'shifts all calls at once',
-    () => {
-      const { template, stack } = stage();
-      if (release.type === 'canary') {
-        template.resourceCountIs('AWS::CodeDeploy::DeploymentConfig', 1);
-        template.hasResourceProperties('AWS::CodeDeploy::DeploymentConfig', {
-          ComputePlatform: 'Lambda',
-          TrafficRoutingConfig: {
-            Type: 'TimeBasedCanary',
-            TimeBasedCanary: { CanaryPercentage: release.percent, CanaryInterval: release.minutes },
-          },
-        });
-      } else {
-        template.resourceCountIs('AWS::CodeDeploy::DeploymentConfig', 0);
-      }
-      const configName =
-        release.type === 'canary'
-          ? { Ref: Object.keys(template.findResources('AWS::CodeDeploy::DeploymentConfig'))[0] }
-          : 'CodeDeployDefault.LambdaAllAtOnce';
-      for (const name of FUNCTION_IDS) {
-        const group = resources(template)[logicalId(stack.releases.groups[name])];
-        expect(group?.Properties?.DeploymentConfigName).toEqual(configName);
-      }
-    },
-  );
+  test(`shifts ${release.percent}% of the calls for ${release.minutes} minutes, then the rest; no group shifts all at once`, () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::CodeDeploy::DeploymentConfig', 1);
+    template.hasResourceProperties('AWS::CodeDeploy::DeploymentConfig', {
+      ComputePlatform: 'Lambda',
+      TrafficRoutingConfig: {
+        Type: 'TimeBasedCanary',
+        TimeBasedCanary: { CanaryPercentage: release.percent, CanaryInterval: release.minutes },
+      },
+    });
+    const canary = { Ref: Object.keys(template.findResources('AWS::CodeDeploy::DeploymentConfig'))[0] };
+    const groups = Object.values(template.findResources('AWS::CodeDeploy::DeploymentGroup'));
+    expect(groups).toHaveLength(FUNCTION_IDS.length);
+    for (const group of groups) expect(group.Properties?.DeploymentConfigName).toEqual(canary);
+    for (const name of FUNCTION_IDS) {
+      expect(resources(template)[logicalId(stack.releases.groups[name])]?.Properties?.DeploymentConfigName).toEqual(
+        canary,
+      );
+    }
+  });
 
   test.each(FUNCTION_IDS)(
     '%s: CloudFormation hands its alias to its deployment group, which rolls back on its alarms',
@@ -144,6 +138,7 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         CodeDeployLambdaAliasUpdate: {
           ApplicationName: ref(stack.releases.application),
           DeploymentGroupName: ref(group),
+          BeforeAllowTrafficHook: ref(stack.releases.hooks[name].function),
         },
       });
       const rollbackAlarms = stack.alarms.rollback[name];
@@ -160,7 +155,7 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     },
   );
 
-  test('CodeDeploy works with the AWS policy for Lambda deployments only', () => {
+  test('CodeDeploy works with the AWS policy for Lambda deployments, and may invoke the hooks besides', () => {
     const { template, stack } = stage();
     template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: Match.objectLike({
@@ -175,10 +170,56 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         },
       ],
     });
-    expect(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.releases.role)] } })).toEqual(
-      {},
+    const policies = Object.values(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(stack.releases.role)] } }),
     );
+    const statements = policies.flatMap(
+      (p) =>
+        (p.Properties as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }).PolicyDocument
+          .Statement,
+    );
+    expect(statements.map((st) => st.Action)).toEqual(statements.map(() => 'lambda:InvokeFunction'));
+    const invoked = JSON.stringify(statements.map((st) => st.Resource));
+    for (const name of FUNCTION_IDS)
+      expect(invoked).toContain(JSON.stringify(arnOf(stack.releases.hooks[name].function)));
+    for (const name of FUNCTION_IDS) expect(invoked).not.toContain(JSON.stringify(ref(stack.functions[name].function)));
   });
+
+  test.each(FUNCTION_IDS)(
+    "%s's pre-traffic hook may invoke the new version alone and report to its own deployment group alone",
+    (name) => {
+      const { template, stack } = stage();
+      const hook = stack.releases.hooks[name];
+      const version = stack.functions[name].alias.version;
+      const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
+      expect(resources(template)[logicalId(hook.function)]?.Properties).toMatchObject({
+        Environment: { Variables: { [HOOK_ENV.functionId]: name, [HOOK_ENV.versionArn]: { Ref: versionId } } },
+      });
+      const statements = Object.values(
+        template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(hook.role)] } }),
+      ).flatMap(
+        (p) =>
+          (p.Properties as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }).PolicyDocument
+            .Statement,
+      );
+      const byAction = (action: string) =>
+        statements.filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).includes(action));
+      expect(byAction('lambda:InvokeFunction').map((st) => st.Resource)).toEqual([{ Ref: versionId }]);
+      const report = byAction('codedeploy:PutLifecycleEventHookExecutionStatus');
+      expect(report).toHaveLength(1);
+      const reportTo = JSON.stringify(report[0]?.Resource);
+      expect(reportTo).toContain(JSON.stringify(ref(stack.releases.application)));
+      expect(reportTo).toContain(JSON.stringify(ref(stack.releases.groups[name])));
+      // Nothing else but its logs and tracing: no table, no other function.
+      const other = statements.filter(
+        (st) =>
+          !byAction('lambda:InvokeFunction').includes(st) &&
+          !report.includes(st) &&
+          !JSON.stringify(st.Action).match(/"(logs|xray):/),
+      );
+      expect(other).toEqual([]);
+    },
+  );
 
   test("the dashboard shows each function's calls and errors by version, and the rollback alarms", () => {
     const { template, stack } = stage();
@@ -205,10 +246,14 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
 
   describe('rollback alarms', () => {
     const config = STAGES[stageName].alarms;
-    const aliasDimensions = (name: FunctionId) => {
+    // The new version's own invocations through the alias: the version the stack publishes.
+    const newVersionDimensions = (name: FunctionId) => {
       const { stack } = stage();
       const fn = ref(stack.functions[name].function);
+      const version = stack.functions[name].alias.version;
+      const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
       return [
+        { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } },
         { Name: 'FunctionName', Value: fn },
         { Name: 'Resource', Value: { 'Fn::Join': ['', [fn, ':live']] } },
       ];
@@ -220,11 +265,15 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       return resources(template)[logicalId(found)]?.Properties ?? {};
     };
     // Two breaching one-minute periods: they can fire within the canary's minutes.
-    const fastMath = { EvaluationPeriods: 2, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching' };
+    const fastMath = {
+      EvaluationPeriods: ROLLBACK_ALARM_MINUTES,
+      DatapointsToAlarm: ROLLBACK_ALARM_MINUTES,
+      TreatMissingData: 'notBreaching',
+    };
     const fast = { ...fastMath, Period: 60 };
 
     test.each(['list-orders', 'cancel-order'] as const)(
-      'the error rate of %s through its alias, against the stage 5XX rate',
+      'the error rate of the new version of %s, against the stage 5XX rate',
       (name) => {
         const properties = alarm(name, 0);
         expect(properties).toMatchObject({ ...fastMath, Threshold: config.serverErrorRate });
@@ -235,7 +284,7 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
           ['invocations', 'Invocations'],
         ] as const) {
           expect(metrics.find((m) => m.Id === id)?.MetricStat).toEqual({
-            Metric: { Namespace: 'AWS/Lambda', MetricName: metricName, Dimensions: aliasDimensions(name) },
+            Metric: { Namespace: 'AWS/Lambda', MetricName: metricName, Dimensions: newVersionDimensions(name) },
             Period: 60,
             Stat: 'Sum',
           });
@@ -243,16 +292,32 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       },
     );
 
-    test("the authorizer's errors are its failures to judge a key, never Lambda's Errors (refused keys count there)", () => {
+    test("the authorizer's errors are the new version's failures to judge a key, never Lambda's Errors (refused keys count there)", () => {
+      const { template, stack } = stage();
+      const version = stack.functions.authorizer.alias.version;
+      const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
+      const metric = { MetricNamespace: `store-orders/${stageName}`, MetricName: 'AuthorizerFailuresByVersion' };
       expect(alarm('authorizer', 0)).toMatchObject({
         ...fast,
-        Namespace: `store-orders/${stageName}`,
-        MetricName: 'AuthorizerFailures',
+        Namespace: metric.MetricNamespace,
+        MetricName: metric.MetricName,
+        Dimensions: [{ Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } }],
         Statistic: 'Sum',
         Threshold: 0,
         ComparisonOperator: 'GreaterThanThreshold',
       });
-      const { template, stack } = stage();
+      // The failure lines, counted by the version each names (lib/edge/authorizer-handler.ts logs it).
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: ref(stack.functions.authorizer.logGroup),
+        FilterPattern: `{ ($.level = "ERROR") && ($.message = "${AUTHORIZER_FAILED_MESSAGE}") }`,
+        MetricTransformations: [
+          {
+            ...metric,
+            MetricValue: '1',
+            Dimensions: [{ Key: 'ExecutedVersion', Value: `$.${AUTHORIZER_VERSION_KEY}` }],
+          },
+        ],
+      });
       const authorizer = JSON.stringify(ref(stack.functions.authorizer.function));
       for (const [, a] of Object.entries(template.findResources('AWS::CloudWatch::Alarm'))) {
         const text = JSON.stringify(a.Properties);
@@ -260,18 +325,18 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       }
     });
 
-    test.each(['authorizer', 'cancel-order'] as const)('the p99 duration of %s through its alias', (name) => {
+    test.each(['authorizer', 'cancel-order'] as const)('the p99 duration of the new version of %s', (name) => {
       expect(alarm(name, 1)).toMatchObject({
         ...fast,
         Namespace: 'AWS/Lambda',
         MetricName: 'Duration',
         ExtendedStatistic: 'p99',
-        Dimensions: aliasDimensions(name),
+        Dimensions: newVersionDimensions(name),
         Threshold: config.p99LatencyMs,
       });
     });
 
-    test('the longest streamed listing through the alias, against its timeout', () => {
+    test('the longest streamed listing of the new version, against its timeout', () => {
       const { template, stack } = stage();
       const timeout = resources(template)[logicalId(stack.functions['list-orders'].function)]?.Properties
         ?.Timeout as number;
@@ -280,7 +345,7 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         Namespace: 'AWS/Lambda',
         MetricName: 'Duration',
         Statistic: 'Maximum',
-        Dimensions: aliasDimensions('list-orders'),
+        Dimensions: newVersionDimensions('list-orders'),
         Threshold: timeout * 1000 * 0.8,
       });
     });

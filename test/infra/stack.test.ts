@@ -16,3 +16,4 @@ import './pets.spec';
 import './account-role-keep.spec';
 import './stage-config.spec';
 import './bundles.spec';
+import './cost.spec';

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { API_URL_OUTPUT, STAGE_NAMES } from '../../lib/contract/deployment';
 import { StoreOrdersStack } from '../../infra/stack';
-import { STAGES, validateConfig, type StageConfig } from '../../infra/stages';
+import { ROLLBACK_ALARM_MINUTES, STAGES, validateConfig, type StageConfig } from '../../infra/stages';
 import { ref, synthesisMessages, testApp } from './synth';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
@@ -176,13 +176,14 @@ describe('config validation', () => {
     [{ percent: 12.5, minutes: 5 }, /percentage/],
     [{ percent: 10, minutes: 0 }, /minutes/],
     [{ percent: 10, minutes: 2.5 }, /minutes/],
+    [{ percent: 10, minutes: ROLLBACK_ALARM_MINUTES }, /the rollback alarms need/],
   ])('refuses a canary of %j, which CodeDeploy cannot run', (canary, message) => {
     expect(() => validateConfig({ ...STAGES.prod, release: { type: 'canary', ...canary } })).toThrow(message);
   });
 
-  test('prod releases through a canary, staging all at once', () => {
-    expect(STAGES.prod.release.type).toBe('canary');
-    expect(STAGES.staging.release).toEqual({ type: 'allAtOnce' });
+  test("every stage releases through a canary, staging's shorter than prod's", () => {
+    for (const stage of STAGE_NAMES) expect(STAGES[stage].release.type).toBe('canary');
+    expect(STAGES.staging.release.minutes).toBeLessThan(STAGES.prod.release.minutes);
   });
 
   test('accepts the real configs', () => {

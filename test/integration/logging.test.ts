@@ -11,6 +11,8 @@ import { createApiKey } from '../../lib/stores/key-service';
 import type { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
+import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
+import { generateApiKey } from '../../lib/core/key-format';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
@@ -88,4 +90,22 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     keyId: record.id,
     level: 'ERROR',
   });
+});
+
+test("the authorizer's failure line names the version that ran, which the rollback alarm counts by", async () => {
+  const authorizer = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
+  const ctx = { ...context('authorizer', 'auth-req-fail'), functionVersion: '42' };
+  await expect(
+    authorizer(
+      {
+        type: 'TOKEN',
+        authorizationToken: `Bearer ${generateApiKey()}`,
+        methodArn: 'arn:aws:execute-api:r:a:api/v1/GET/x',
+      },
+      ctx,
+    ),
+  ).rejects.not.toThrow('Unauthorized');
+  const failure = output.entries().find((e) => e.message === AUTHORIZER_FAILED_MESSAGE);
+  expect(failure).toMatchObject({ level: 'ERROR', [AUTHORIZER_VERSION_KEY]: '42' });
+  expect(failure?.error).toBeDefined();
 });

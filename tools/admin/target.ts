@@ -5,6 +5,7 @@ import { optionalEnv } from '../../lib/commons/env';
 import type { PlanName } from '../../lib/contract/plans';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { PetsRepository } from '../../lib/stores/pets';
+import { StoreGrowth } from '../../lib/stores/store-growth';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
@@ -49,7 +50,14 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     label: options.label,
     unreachableHint: options.unreachableHint,
     keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
-    orders: new OrdersRepository(options.doc, options.names.orders),
+    orders: new OrdersRepository(
+      options.doc,
+      options.names.orders,
+      Date.now,
+      undefined,
+      // The orders an import adds count towards the listing's size bound at once.
+      new StoreGrowth(options.doc, options.names.rateLimits),
+    ),
     pets: new PetsRepository(options.doc, options.names.pets),
     limiter: new RateLimiter(options.doc, options.names.rateLimits),
     ...(options.gateway ? { gateway: options.gateway } : {}),

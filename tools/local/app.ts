@@ -14,6 +14,8 @@ export interface LocalAppOptions {
   requestTimeoutMs?: number;
   /** Injected clock for the limiter and the authorizer cache (tests). */
   now?: () => number;
+  /** Listings the whole local stage may run at once; none when absent (tests fill it). */
+  stageListingsCap?: number;
   /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
   extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   publicRoutes?: PublicRoute[];
@@ -26,10 +28,19 @@ export interface LocalAppOptions {
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
 export function createLocalApp(options: LocalAppOptions): Stores & { server: Server } {
-  const { endpoint, tables, requestTimeoutMs, now, extraRoutes = [], publicRoutes = [], ...gateway } = options;
+  const {
+    endpoint,
+    tables,
+    requestTimeoutMs,
+    now,
+    stageListingsCap,
+    extraRoutes = [],
+    publicRoutes = [],
+    ...gateway
+  } = options;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
-  const service = composeService({ endpoint, tables, requestTimeoutMs, now });
+  const service = composeService({ endpoint, tables, requestTimeoutMs, now, stageListingsCap });
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
     listOrders: service.listOrders,
     cancelOrder: service.cancelOrder,
