@@ -3,10 +3,12 @@
 
 import { App } from 'aws-cdk-lib';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
+import { githubRepository } from './pipeline/github-repository';
 
 const app = new App();
 try {
   cloudWatchRoleMode(app);
+  githubRepository(app);
 } catch (error) {
   // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
   if (!(error instanceof ContextFlagError)) throw error;
@@ -15,4 +17,6 @@ try {
 }
 // Loaded only once the command line is known to be right: the stacks' modules take seconds to load.
 const { addServiceStacks } = await import('./service-app');
+const { addPipelineStack } = await import('./pipeline/pipeline-app');
 addServiceStacks(app);
+addPipelineStack(app);
