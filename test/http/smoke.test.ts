@@ -2,7 +2,9 @@
 // check passes here (or is skipped for a stated reason), and against a server that merely
 // answers 200 the suite fails.
 
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   APIGatewayClient,
@@ -19,7 +21,8 @@ import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { generateApiKey } from '../../lib/core/key-format';
-import type { TableId } from '../../lib/contract/tables';
+import { TABLES, type TableId } from '../../lib/contract/tables';
+import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
@@ -338,5 +341,68 @@ describe('the command line against the local stack', () => {
     expect(typo.err).toHaveLength(1);
     expect(typo.err[0]).toContain('--key is not an API key');
     expect(typo.err[0]).not.toContain(key);
+  });
+});
+
+describe('a run stopped from outside', () => {
+  const RUN = 'signal-test-1';
+  const runKeys = async () => (await stack.app.keys.list()).filter((k) => k.name === throwawayKeyName(RUN));
+
+  // The one spawned process: what is tested is the process's own signal handling (a cancelled or
+  // timed-out CI job sends SIGTERM). The API it checks answers 401 to everything, so the run waits
+  // for its new key to be accepted, with that key live, until the signal comes.
+  test('SIGTERM revokes the keys the run made and exits 143', async () => {
+    const refusing: Server = createServer((_req, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'no' }));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = refusing.address() as AddressInfo;
+      const tableEnv = Object.fromEntries(
+        (Object.keys(TABLES) as TableId[]).map((id) => [TABLES[id].envVar, stack.tables.names[id]]),
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', 'tools/smoke/cli.ts', '--run', RUN], {
+        cwd: path.join(__dirname, '..', '..'),
+        env: { ...process.env, PORT: String(port), DYNAMODB_ENDPOINT: stack.tables.endpoint, ...tableEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Polls the table, not the clock: the signal goes once the run's key exists.
+      while ((await runKeys()).length === 0) await new Promise((resolve) => setImmediate(resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(stderr).toContain('Interrupted: stopped, and the throwaway keys of this run are revoked');
+      const keys = await runKeys();
+      expect(keys).toHaveLength(1);
+      expect(keys.every((k) => k.revokedAt !== undefined)).toBe(true);
+    } finally {
+      refusing.closeAllConnections();
+      refusing.close();
+    }
+  });
+
+  test('--clean-up --run revokes what a killed run left, and only that run', async () => {
+    const left = new ThrowawayKeys(admin, undefined, 'killed-run');
+    const other = new ThrowawayKeys(admin, undefined, 'other-run');
+    const orphan = await left.create({ perMinute: 1, perDay: 1 });
+    const kept = await other.create({ perMinute: 1, perDay: 1 });
+    const out: string[] = [];
+    const code = await runSmokeCommand(['--clean-up', '--run', 'killed-run'], {
+      out: { out: (line) => out.push(line), err: (line) => out.push(line) },
+      stageClients: () => {
+        throw new Error('no stage here');
+      },
+      local: () => admin,
+    });
+    expect(code).toBe(0);
+    expect(out).toEqual([
+      'Run killed-run: revoked 1 throwaway key(s) left live, deleted 0 unrecorded API Gateway key(s) (the test tables).',
+    ]);
+    expect((await admin.keys.get(orphan.id))?.revokedAt).toBeDefined();
+    expect((await admin.keys.get(kept.id))?.revokedAt).toBeUndefined();
+    await other.revokeAll();
   });
 });
