@@ -3,7 +3,12 @@
 // and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts).
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { ACCOUNT_STACK_NAME, stackNameFor, type StageName } from '../../lib/contract/deployment';
+import {
+  ACCOUNT_STACK_NAME,
+  stackNameFor,
+  STREAMING_PROBE_FUNCTION,
+  type StageName,
+} from '../../lib/contract/deployment';
 import { ASSETS_BUCKET, EXECUTION_ROLE_ARN, VERSION_PARAMETER_ARN } from './bootstrap';
 
 const stackArn = (stackName: string) =>
@@ -18,9 +23,18 @@ export function deployedStacks(stage: StageName): string[] {
   return [stackNameFor(stage), ACCOUNT_STACK_NAME];
 }
 
-/** Preflight (tools/deploy/preflight.ts): the account's concurrency; it has no resource-level permission. */
+/**
+ * Preflight (tools/deploy/preflight.ts): the account's concurrency (no resource-level permission),
+ * and an invocation of a function that never exists, which asks only whether the Region streams.
+ */
 export function preflightStatements(): PolicyStatement[] {
-  return [new PolicyStatement({ actions: ['lambda:GetAccountSettings'], resources: ['*'] })];
+  return [
+    new PolicyStatement({ actions: ['lambda:GetAccountSettings'], resources: ['*'] }),
+    new PolicyStatement({
+      actions: ['lambda:InvokeFunction'],
+      resources: [`arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${STREAMING_PROBE_FUNCTION}`],
+    }),
+  ];
 }
 
 /**

@@ -1,7 +1,7 @@
 // The pipeline stack (infra/pipeline): who may assume its roles and what each may do, read from
 // the shared synthesis. The ARNs are rendered with fixed pseudo parameters (test/support/cfn-values.ts).
 import { App } from 'aws-cdk-lib';
-import { STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
+import { STAGE_NAMES, stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
 import { GITHUB_REPOSITORY_CONTEXT, githubRepository } from '../../infra/pipeline/github-repository';
 import { GITHUB_OIDC_HOST, PIPELINE_ROLE_NAMES } from '../../infra/pipeline/pipeline-stack';
@@ -130,7 +130,11 @@ describe('pull requests', () => {
     expectGitHubTrust(diff.trust, `repo:${TEST_REPOSITORY}:pull_request`);
     const lookup = role(PIPELINE_ROLE_NAMES.lookup);
     expect(grants(diff.allowed).sort()).toEqual(
-      ['lambda:GetAccountSettings *', `sts:AssumeRole <${lookup.id}.Arn>`].sort(),
+      [
+        'lambda:GetAccountSettings *',
+        `lambda:InvokeFunction arn:aws:lambda:${REGION}:${ACCOUNT}:function:${STREAMING_PROBE_FUNCTION}`,
+        `sts:AssumeRole <${lookup.id}.Arn>`,
+      ].sort(),
     );
   });
 
