@@ -15,3 +15,4 @@ import './local-context.spec';
 import './releases.spec';
 import './account-role-keep.spec';
 import './pipeline.spec';
+import './cfn-lint.spec';
