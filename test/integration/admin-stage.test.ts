@@ -138,6 +138,8 @@ async function createOnStage(...options: string[]): Promise<{ key: string; id: s
   return JSON.parse(run.stdout) as { key: string; id: string; gatewayKeyId?: string };
 }
 
+const bindingGone = () =>
+  Object.assign(new Error('Invalid Usage Plan Key identifier specified'), { name: 'NotFoundException' });
 const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' });
 
 test.each(PLAN_NAMES)(
@@ -212,13 +214,11 @@ test('a gateway deletion that fails leaves the gateway key recorded, so revoking
   expect((await keys.get(created.id))?.gatewayKeyId).toBe(created.gatewayKeyId);
   expect(await gatewayKey(created.gatewayKeyId)).toBeDefined();
 
-  // The binding went in the first run. AWS answers NotFoundException to deleting it again; moto
-  // 5.2 answers 500, so AWS's answer is put in its place.
-  const bindingGone = Object.assign(new Error('Invalid Usage Plan Key identifier specified'), {
-    name: 'NotFoundException',
-  });
+  // The binding went in the first run: deleting it again gets AWS's NotFoundException (moto 5.2 answers 500).
   const retry = stageAdmin({
-    configure: (clients) => failNext(clients.apiGateway, 'DeleteUsagePlanKeyCommand', bindingGone),
+    configure: (clients) => {
+      failNext(clients.apiGateway, 'DeleteUsagePlanKeyCommand', bindingGone());
+    },
   });
   expect((await retry('--stage', 'staging', 'keys', 'revoke', created.id)).code).toBe(0);
   expect((await keys.get(created.id))?.gatewayKeyId).toBeUndefined();

@@ -121,3 +121,41 @@ export function failNext(
     { step: 'initialize', name: `failNext-${commandName}-${Math.random()}` },
   );
 }
+
+/** The inputs a client sends with one command, recorded as they go (the calls still reach moto). */
+export function recordInputs<T = Record<string, unknown>>(
+  client: APIGatewayClient | CloudFormationClient,
+  commandName: string,
+): T[] {
+  const inputs: T[] = [];
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      if (context.commandName === commandName) inputs.push(args.input as T);
+      return next(args);
+    },
+    { step: 'initialize', name: `record-${commandName}-${Math.random()}` },
+  );
+  return inputs;
+}
+
+/**
+ * moto 5.2 answers 500 to deleting a usage-plan binding that is already gone; AWS answers
+ * NotFoundException. With this, a client deleting a binding twice gets AWS's answer the second time.
+ */
+export function bindingsDeletedOnceLikeAws(client: APIGatewayClient): void {
+  const deleted = new Set<string>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'DeleteUsagePlanKeyCommand') return next(args);
+      const { usagePlanId, keyId } = args.input as { usagePlanId?: string; keyId?: string };
+      const binding = `${usagePlanId}/${keyId}`;
+      if (deleted.has(binding)) {
+        throw Object.assign(new Error('Invalid Usage Plan Key identifier specified'), { name: 'NotFoundException' });
+      }
+      const result = await next(args);
+      deleted.add(binding);
+      return result;
+    },
+    { step: 'initialize', name: 'bindingsDeletedOnceLikeAws' },
+  );
+}
