@@ -73,6 +73,8 @@ export function deployStatements(stage: StageName): PolicyStatement[] {
       resources: [`arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}`, `arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}/*`],
     }),
     new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [VERSION_PARAMETER_ARN] }),
+    // Where cdk looks the bootstrap up when it cannot read it from the assembly.
+    new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [stackArn('CDKToolkit')] }),
     ...preflightStatements(),
   ];
 }
