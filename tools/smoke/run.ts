@@ -58,7 +58,7 @@ export interface SmokeDeps {
   sleep?: (ms: number) => Promise<void>;
   /** PORT for the local stack's URL, and npm_config_* for options npm took; the process's own in the CLI. */
   env?: NodeJS.ProcessEnv;
-  /** Aborted on Ctrl-C or SIGTERM: the run stops, revokes its throwaway keys and exits 130. */
+  /** Aborted on Ctrl-C or SIGTERM: the run stops, revokes its throwaway keys and returns 130 (cli.ts exits 143 for SIGTERM). */
   signal?: AbortSignal;
 }
 
