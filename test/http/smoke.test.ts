@@ -38,7 +38,13 @@ let stack: LocalStack;
 let admin: AdminTarget;
 let key: string;
 
+/** moto_server, started beside the local stack: its start-up is seconds of Python imports. */
+let motoStarting: Promise<Moto>;
+
 beforeAll(async () => {
+  motoStarting = startMoto();
+  // Unobserved until the command-line tests await it: a failure to start is theirs to report.
+  motoStarting.catch(() => undefined);
   let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
     extraRoutes: [
@@ -60,7 +66,10 @@ beforeAll(async () => {
     { id: '1', status: 'cancelled' },
   ]);
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  const moto = await motoStarting.catch(() => undefined);
+  await Promise.all([stack.close(), moto?.stop()]);
+});
 
 async function smoke(baseUrl: string, allowWrites: boolean): Promise<{ results: CheckResult[]; lines: string[] }> {
   const lines: string[] = [];
@@ -130,7 +139,7 @@ describe('the command line', () => {
   let configure: (clients: StageClients) => void;
 
   beforeAll(async () => {
-    moto = await startMoto();
+    moto = await motoStarting;
     gateway = moto.apiGateway();
     usagePlans = await createUsagePlans(gateway, PLAN_NAMES, 'staging');
     const cloudFormation = moto.cloudFormation();
@@ -143,10 +152,7 @@ describe('the command line', () => {
     });
     cloudFormation.destroy();
   });
-  afterAll(async () => {
-    gateway.destroy();
-    await moto.stop();
-  });
+  afterAll(() => gateway.destroy());
   beforeEach(() => {
     configure = () => undefined;
   });
