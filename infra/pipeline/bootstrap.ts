@@ -1,6 +1,6 @@
 // The CDK bootstrap resources (`cdk bootstrap`, default qualifier) the pipeline's roles work with,
 // by the names the bootstrap template gives them, in the account and Region a stack is deployed to.
-import { Aws, DefaultStackSynthesizer } from 'aws-cdk-lib';
+import { Aws, DefaultStackSynthesizer } from 'aws-cdk-lib/core';
 
 const QUALIFIER = DefaultStackSynthesizer.DEFAULT_QUALIFIER;
 const WHERE = `${Aws.ACCOUNT_ID}-${Aws.REGION}`;

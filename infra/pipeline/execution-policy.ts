@@ -2,7 +2,7 @@
 // (`cdk bootstrap --cloudformation-execution-policies <its ARN>`): the services the app's stacks
 // create resources in, each scoped to this project's names where the service allows it.
 // test/infra/pipeline.spec.ts checks that every resource type the app synthesises is covered.
-import { Aws } from 'aws-cdk-lib';
+import { Aws } from 'aws-cdk-lib/core';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { ASSETS_BUCKET, VERSION_PARAMETER_ARN } from './bootstrap';
 

@@ -1,7 +1,7 @@
 // What the pipeline's jobs call in AWS, action by action, as IAM statements. Derived from the
 // commands themselves: `cdk deploy`/`cdk diff` (tools/deploy, with its preflight), the smoke test
 // and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts).
-import { Aws } from 'aws-cdk-lib';
+import { Aws } from 'aws-cdk-lib/core';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
   ACCOUNT_STACK_NAME,

@@ -1,4 +1,4 @@
-import { DefaultStackSynthesizer } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 import { githubRepository } from './github-repository';
 import { LOOKUP_ROLE_ARN_PLACEHOLDER, PIPELINE_STACK_NAME, PipelineStack } from './pipeline-stack';

@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
 import {
   ArnPrincipal,
   ManagedPolicy,

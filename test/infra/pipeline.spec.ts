@@ -1,6 +1,6 @@
 // The pipeline stack (infra/pipeline): who may assume its roles and what each may do, read from
 // the shared synthesis. The ARNs are rendered with fixed pseudo parameters (test/support/cfn-values.ts).
-import { App } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib/core';
 import { STAGE_NAMES, stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
 import { GITHUB_REPOSITORY_CONTEXT, githubRepository } from '../../infra/pipeline/github-repository';
