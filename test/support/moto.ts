@@ -1,4 +1,4 @@
-// moto_server (`pip install -r requirements-dev.txt`), a real AWS-protocol server, for the admin
+// moto_server (`npm run setup:aws-tools`), a real AWS-protocol server, for the admin
 // and smoke commands' API Gateway and CloudFormation calls: started once per test file on a free
 // port, reset between tests when a file asks, stopped after. It speaks the services' own wire
 // protocols, so the SDK's serialisation, pagination and error mapping are exercised, not mocked.
@@ -40,7 +40,7 @@ function listening(child: ChildProcess): Promise<void> {
     child.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'ENOENT'
-          ? new Error('moto_server is not installed: pip install -r requirements-dev.txt (moto[server])')
+          ? new Error('moto_server is not installed: run npm run setup:aws-tools (it installs moto[server] with pipx)')
           : error,
       ),
     );
