@@ -84,6 +84,24 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
   test(`names no resource of ${other}, and may assume no role`, () => {
     const all = grants(deploy().allowed);
     expect(all.filter((g) => g.includes(stackNameFor(other as StageName)))).toEqual([]);
+    // Nor does a wildcard reach them: the other stage's stack and a table named as CloudFormation names them.
+    const theirs = [
+      `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stackNameFor(other as StageName)}/1a2b`,
+      `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(other as StageName)}-OrdersTable-1A2B`,
+    ];
+    const reaching = all.filter((grant) => {
+      const [action = '', pattern = ''] = grant.split(' ');
+      // GetAccountSettings has no resource-level permission: its '*' names no stack or table.
+      if (action === 'lambda:GetAccountSettings') return false;
+      const glob = new RegExp(
+        `^${pattern
+          .split('*')
+          .map((part) => part.replace(/[.?+^$()[\]{}|\\/]/g, '\\$&'))
+          .join('.*')}$`,
+      );
+      return theirs.some((arn) => glob.test(arn));
+    });
+    expect(reaching).toEqual([]);
     expect(all.filter((g) => g.startsWith('sts:'))).toEqual([]);
     expect(deploy().denied).toEqual([
       expect.objectContaining({
