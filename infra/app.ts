@@ -3,12 +3,13 @@
 
 import { App } from 'aws-cdk-lib/core';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
-import { githubRepository } from './pipeline/github-repository';
+import { githubRepository, oidcProviderMode } from './pipeline/github-repository';
 
 const app = new App();
 try {
   cloudWatchRoleMode(app);
   githubRepository(app);
+  oidcProviderMode(app);
 } catch (error) {
   // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
   if (!(error instanceof ContextFlagError)) throw error;

@@ -21,3 +21,20 @@ export function githubRepository(scope: Construct): string | undefined {
     `-c ${GITHUB_REPOSITORY_CONTEXT}=${String(value)} is not a GitHub repository: use -c ${GITHUB_REPOSITORY_CONTEXT}=<owner>/<repo>, e.g. -c ${GITHUB_REPOSITORY_CONTEXT}=acme/store-orders-api.`,
   );
 }
+
+/**
+ * `-c githubOidcProvider=existing` where the account already has GitHub's OIDC provider (one per
+ * URL per account, often made by another project): the stack then trusts that one instead of
+ * creating its own. `create` (the default) makes it.
+ */
+export const GITHUB_OIDC_PROVIDER_CONTEXT = 'githubOidcProvider';
+export type OidcProviderMode = 'create' | 'existing';
+
+export function oidcProviderMode(scope: Construct): OidcProviderMode {
+  const value: unknown = scope.node.tryGetContext(GITHUB_OIDC_PROVIDER_CONTEXT);
+  if (value === undefined || value === 'create') return 'create';
+  if (value === 'existing') return 'existing';
+  throw new ContextFlagError(
+    `-c ${GITHUB_OIDC_PROVIDER_CONTEXT}=${String(value)} is not a mode: use -c ${GITHUB_OIDC_PROVIDER_CONTEXT}=create or -c ${GITHUB_OIDC_PROVIDER_CONTEXT}=existing.`,
+  );
+}

@@ -1,12 +1,13 @@
 import { DefaultStackSynthesizer } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
-import { githubRepository } from './github-repository';
+import { githubRepository, oidcProviderMode } from './github-repository';
 import { LOOKUP_ROLE_ARN_PLACEHOLDER, PIPELINE_STACK_NAME, PipelineStack } from './pipeline-stack';
 
 /** The pipeline stack, when the app is given the repository (`-c githubRepository=<owner>/<repo>`). */
 export function addPipelineStack(scope: Construct): PipelineStack | undefined {
   const repository = githubRepository(scope);
-  return repository === undefined ? undefined : new PipelineStack(scope, PIPELINE_STACK_NAME, { repository });
+  if (repository === undefined) return undefined;
+  return new PipelineStack(scope, PIPELINE_STACK_NAME, { repository, oidcProvider: oidcProviderMode(scope) });
 }
 
 /**

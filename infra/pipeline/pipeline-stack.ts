@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
 import {
   ArnPrincipal,
+  type IOidcProvider,
   ManagedPolicy,
   OidcProviderNative,
   PolicyDocument,
@@ -11,6 +12,7 @@ import {
 import type { Construct } from 'constructs';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
 import { BOOTSTRAP_ROLES_ARN } from './bootstrap';
+import type { OidcProviderMode } from './github-repository';
 import { executionStatements } from './execution-policy';
 import { explainPipelineNagFindings } from './pipeline-nag';
 import { denyStatement, deployStatements, lookupStatements, preflightStatements, smokeStatements } from './permissions';
@@ -42,6 +44,8 @@ export function oidcSubject(repository: string, who: { environment: StageName } 
 export interface PipelineStackProps extends StackProps {
   /** `owner/repo` (infra/pipeline/github-repository.ts). */
   repository: string;
+  /** Whether the account's GitHub OIDC provider is made here or already exists. */
+  oidcProvider?: OidcProviderMode;
 }
 
 /**
@@ -53,19 +57,26 @@ export interface PipelineStackProps extends StackProps {
  * CloudFormation execution role gets instead of AdministratorAccess (docs/deployment.md).
  */
 export class PipelineStack extends Stack {
-  readonly provider: OidcProviderNative;
+  readonly provider: IOidcProvider;
   readonly deployRoles: Record<StageName, Role>;
   readonly diffRole: Role;
   readonly lookupRole: Role;
   readonly executionPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
-    const { repository, ...stackProps } = props;
+    const { repository, oidcProvider = 'create', ...stackProps } = props;
     super(scope, id, { description: `Store Orders API: GitHub Actions roles for ${repository}`, ...stackProps });
-    this.provider = new OidcProviderNative(this, 'GitHubOidc', {
-      url: `https://${GITHUB_OIDC_HOST}`,
-      clientIds: [GITHUB_OIDC_AUDIENCE],
-    });
+    this.provider =
+      oidcProvider === 'existing'
+        ? OidcProviderNative.fromOidcProviderArn(
+            this,
+            'GitHubOidc',
+            `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:oidc-provider/${GITHUB_OIDC_HOST}`,
+          )
+        : new OidcProviderNative(this, 'GitHubOidc', {
+            url: `https://${GITHUB_OIDC_HOST}`,
+            clientIds: [GITHUB_OIDC_AUDIENCE],
+          });
     const trusted = (subject: string) =>
       new WebIdentityPrincipal(this.provider.oidcProviderArn, {
         StringEquals: { [`${GITHUB_OIDC_HOST}:aud`]: GITHUB_OIDC_AUDIENCE, [`${GITHUB_OIDC_HOST}:sub`]: subject },

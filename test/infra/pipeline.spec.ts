@@ -1,12 +1,19 @@
 // The pipeline stack (infra/pipeline): who may assume its roles and what each may do, read from
 // the shared synthesis. The ARNs are rendered with fixed pseudo parameters (test/support/cfn-values.ts).
 import { App } from 'aws-cdk-lib/core';
+import { Template } from 'aws-cdk-lib/assertions';
 import { STAGE_NAMES, stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
-import { GITHUB_REPOSITORY_CONTEXT, githubRepository } from '../../infra/pipeline/github-repository';
+import {
+  GITHUB_OIDC_PROVIDER_CONTEXT,
+  GITHUB_REPOSITORY_CONTEXT,
+  githubRepository,
+  oidcProviderMode,
+} from '../../infra/pipeline/github-repository';
+import { addPipelineStack } from '../../infra/pipeline/pipeline-app';
 import { GITHUB_OIDC_HOST, PIPELINE_ROLE_NAMES } from '../../infra/pipeline/pipeline-stack';
 import { PSEUDO, rendered, statements, type Statement } from '../support/cfn-values';
-import { logicalId, synthesiseStages, synthesisMessages, TEST_REPOSITORY, type Synthesised } from './synth';
+import { logicalId, synthesiseStages, synthesisMessages, TEST_REPOSITORY, testApp, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -240,3 +247,29 @@ test.each(['acme/*', 'acme', 'repo:acme/x:environment:prod', 7])(
     expect(() => githubRepository(app)).toThrow(/-c githubRepository=<owner>\/<repo>/);
   },
 );
+
+describe('with -c githubOidcProvider=existing', () => {
+  test("the account's provider is trusted, none is created", () => {
+    const app = testApp({
+      context: { [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY, [GITHUB_OIDC_PROVIDER_CONTEXT]: 'existing' },
+    });
+    const stack = addPipelineStack(app);
+    if (!stack) throw new Error('no pipeline stack');
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::IAM::OIDCProvider', 0);
+    const trusts = Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) =>
+      statements((r.Properties as RoleResource['Properties']).AssumeRolePolicyDocument),
+    );
+    const federated = trusts.flatMap((t) => (t.Principal?.Federated === undefined ? [] : [t.Principal.Federated]));
+    // Each deploy role and the diff role: the account's provider, by its ARN.
+    const provider = `arn:aws:iam::${ACCOUNT}:oidc-provider/${GITHUB_OIDC_HOST}`;
+    expect(federated).toEqual(Array.from({ length: STAGE_NAMES.length + 1 }, () => provider));
+  });
+
+  test('any other mode is refused with the two it takes', () => {
+    const app = new App({ context: { [GITHUB_OIDC_PROVIDER_CONTEXT]: 'import' } });
+    expect(() => oidcProviderMode(app)).toThrow(
+      '-c githubOidcProvider=import is not a mode: use -c githubOidcProvider=create or -c githubOidcProvider=existing.',
+    );
+  });
+});
