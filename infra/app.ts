@@ -3,10 +3,13 @@
 
 import { App } from 'aws-cdk-lib/core';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
+import { githubRepository, oidcProviderMode } from './pipeline/github-repository';
 
 const app = new App();
 try {
   cloudWatchRoleMode(app);
+  githubRepository(app);
+  oidcProviderMode(app);
 } catch (error) {
   // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
   if (!(error instanceof ContextFlagError)) throw error;
@@ -15,4 +18,6 @@ try {
 }
 // Loaded only once the command line is known to be right: the stacks' modules take seconds to load.
 const { addServiceStacks } = await import('./service-app');
+const { addPipelineStack } = await import('./pipeline/pipeline-app');
 addServiceStacks(app);
+addPipelineStack(app);

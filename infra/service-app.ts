@@ -10,6 +10,7 @@ import {
 } from '../lib/contract/deployment';
 import { ApiGatewayAccountStack } from './account-stack';
 import { cloudWatchRoleMode } from './cloudwatch-role-mode';
+import { serviceSynthesizer } from './pipeline/pipeline-app';
 import { StoreOrdersStack } from './stack';
 import { STAGES } from './stages';
 
@@ -34,10 +35,15 @@ export interface ServiceStacks {
  */
 export function addServiceStacks(scope: Construct): ServiceStacks {
   const account =
-    cloudWatchRoleMode(scope) === 'create' ? new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME) : undefined;
+    cloudWatchRoleMode(scope) === 'create'
+      ? new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME, { synthesizer: serviceSynthesizer() })
+      : undefined;
   const stages = {} as Record<StageName, StoreOrdersStack>;
   for (const stage of STAGE_NAMES) {
-    stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), { config: STAGES[stage] });
+    stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), {
+      config: STAGES[stage],
+      synthesizer: serviceSynthesizer(),
+    });
     if (account) {
       stages[stage].addStackDependency(account, 'execution logging needs the account-level CloudWatch role');
       Tags.of(stages[stage].api.executionLogs).add(

@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PLAN_NAMES, usagePlanBackstop } from '../lib/contract/plans';
-import type { StageName } from '../lib/contract/deployment';
+import { LIST_ORDERS_RESERVED_CONCURRENCY, type StageName } from '../lib/contract/deployment';
 
 /**
  * Serves the API at `https://<domainName>/v1`, the `{base_url}` / `{staging_url}` of the
@@ -77,7 +77,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     disposableData: true,
     // The burst holds the largest usage-plan burst (two business minutes), so no plan is squeezed.
     throttle: { rateLimit: 100, burstLimit: 2_000 },
-    listOrdersReservedConcurrency: 5,
+    listOrdersReservedConcurrency: LIST_ORDERS_RESERVED_CONCURRENCY.staging,
     alarms: { serverErrorRate: 0.05, p99LatencyMs: 3_000 },
     // Short, as staging carries little traffic: it exercises the weighted alias and the hook before prod does.
     release: { type: 'canary', percent: 50, minutes: ROLLBACK_ALARM_MINUTES + 1 },
@@ -88,7 +88,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     disposableData: false,
     // Well under the account's default regional limit (10,000 rps), which every API shares.
     throttle: { rateLimit: 2_000, burstLimit: 5_000 },
-    listOrdersReservedConcurrency: 50,
+    listOrdersReservedConcurrency: LIST_ORDERS_RESERVED_CONCURRENCY.prod,
     alarms: { serverErrorRate: 0.01, p99LatencyMs: 2_000 },
     // Time for the rollback alarms (two breaching minutes) to fire, several times over, before all traffic moves.
     release: { type: 'canary', percent: 10, minutes: 10 },

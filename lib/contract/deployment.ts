@@ -107,6 +107,15 @@ export function stackNameFor(stage: StageName): string {
   return `StoreOrders-${stage}`;
 }
 
+/**
+ * Concurrent executions each stage reserves for list-orders (infra/stages.ts deploys them; the
+ * deploy preflight checks the account can hold them all, plus the 100 Lambda keeps unreserved).
+ */
+export const LIST_ORDERS_RESERVED_CONCURRENCY: Record<StageName, number> = { staging: 5, prod: 50 };
+
+/** A function name no stage deploys: the deploy preflight invokes it to learn whether the Region streams. */
+export const STREAMING_PROBE_FUNCTION = 'store-orders-streaming-probe';
+
 /** The stack that owns API Gateway's account-wide settings, shared by the stages of an account. */
 export const ACCOUNT_STACK_NAME = 'StoreOrders-account';
 

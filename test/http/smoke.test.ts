@@ -2,17 +2,11 @@
 // check passes here (or is skipped for a stated reason), and against a server that merely
 // answers 200 the suite fails.
 
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  DeleteUsagePlanKeyCommand,
-} from '@aws-sdk/client-api-gateway';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { mockClient } from 'aws-sdk-client-mock';
+import { GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
 import { stackTarget } from '../../tools/smoke/stack-target';
 import type { StackDynamo } from '../../tools/shared/stack-dynamo';
@@ -21,9 +15,22 @@ import { createTestTables } from '../support/dynamo';
 import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
-import { PLAN_NAMES } from '../../lib/contract/plans';
+import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
+import { createApiKey } from '../../lib/stores/key-service';
+import { stageTarget, type StageClients } from '../../tools/admin/stage';
+import {
+  bindingsDeletedOnceLikeAws,
+  createStackWithOutputs,
+  createUsagePlans,
+  failNext,
+  MOTO_REGION,
+  recordInputs,
+  startMoto,
+  type Moto,
+} from '../support/moto';
 import { generateApiKey } from '../../lib/core/key-format';
 import { TABLES, type TableId } from '../../lib/contract/tables';
+import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
@@ -38,7 +45,13 @@ let stack: LocalStack;
 let admin: AdminTarget;
 let key: string;
 
+/** moto_server, started beside the local stack: its start-up is seconds of Python imports. */
+let motoStarting: Promise<Moto>;
+
 beforeAll(async () => {
+  motoStarting = startMoto();
+  // Unobserved until the command-line tests await it: a failure to start is theirs to report.
+  motoStarting.catch(() => undefined);
   let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
     extraRoutes: [
@@ -60,7 +73,10 @@ beforeAll(async () => {
     { id: '1', status: 'cancelled' },
   ]);
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  const moto = await motoStarting.catch(() => undefined);
+  await Promise.all([stack.close(), moto?.stop()]);
+});
 
 async function smoke(baseUrl: string, allowWrites: boolean): Promise<{ results: CheckResult[]; lines: string[] }> {
   const lines: string[] = [];
@@ -121,60 +137,47 @@ test('against a server that answers 200 to everything, the checks fail', async (
 });
 
 describe('the command line', () => {
-  const cloudFormation = mockClient(CloudFormationClient);
-  const apiGateway = mockClient(APIGatewayClient);
-  const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
-  let gatewayKeys = 0;
-  const deletedKeys = new Set<string>();
+  // CloudFormation and API Gateway are moto_server: the stage's stack outputs point at this local
+  // stack and its tables; the throwaway keys' API Gateway side lives in moto's usage plans.
+  let moto: Moto;
+  let gateway: APIGatewayClient;
+  let usagePlans: Record<PlanName, string>;
+  /** Sees each run's clients before it starts: to record what they send, or inject a fault. */
+  let configure: (clients: StageClients) => void;
 
+  beforeAll(async () => {
+    moto = await motoStarting;
+    gateway = moto.apiGateway();
+    usagePlans = await createUsagePlans(gateway, PLAN_NAMES, 'staging');
+    const cloudFormation = moto.cloudFormation();
+    await createStackWithOutputs(cloudFormation, 'StoreOrders-staging', {
+      [API_URL_OUTPUT]: `${stack.baseUrl}${BASE_PATH}/`,
+      ...Object.fromEntries(
+        Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => [key, stack.tables.names[table as TableId]]),
+      ),
+      ...Object.fromEntries(PLAN_NAMES.map((plan) => [USAGE_PLAN_ID_OUTPUTS[plan], usagePlans[plan]])),
+    });
+    cloudFormation.destroy();
+  });
+  afterAll(() => gateway.destroy());
   beforeEach(() => {
-    cloudFormation.reset();
-    apiGateway.reset();
-    // The stack outputs of a stage whose API is this local stack, on the test tables.
-    cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [
-        {
-          StackName: 'StoreOrders-staging',
-          CreationTime: new Date(),
-          StackStatus: 'UPDATE_COMPLETE',
-          Outputs: [
-            { OutputKey: API_URL_OUTPUT, OutputValue: `${stack.baseUrl}${BASE_PATH}/` },
-            ...Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => ({
-              OutputKey: key,
-              OutputValue: stack.tables.names[table as TableId],
-            })),
-            ...PLAN_NAMES.map((plan) => ({ OutputKey: USAGE_PLAN_ID_OUTPUTS[plan], OutputValue: `plan-${plan}` })),
-          ],
-        },
-      ],
-    });
-    apiGateway.on(CreateApiKeyCommand).callsFake(() => Promise.resolve({ id: `gw-${++gatewayKeys}` }));
-    apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
-    deletedKeys.clear();
-    apiGateway.on(DeleteApiKeyCommand).callsFake((input: { apiKey?: string }) => {
-      deletedKeys.add(input.apiKey ?? '');
-      return Promise.resolve({});
-    });
-    apiGateway.on(DeleteUsagePlanKeyCommand).resolves({});
-  });
-  afterAll(() => {
-    cloudFormation.restore();
-    apiGateway.restore();
+    configure = () => undefined;
   });
 
-  /** Gateway keys created and not deleted (successfully) since the last reset. */
-  function gatewayKeysLeft(): string[] {
-    return apiGateway
-      .commandCalls(CreateUsagePlanKeyCommand)
-      .map((c) => c.args[0].input.keyId ?? '')
-      .filter((id) => !deletedKeys.has(id));
+  /** Gateway API keys left in moto: none, after any run. */
+  async function gatewayKeysLeft(): Promise<string[]> {
+    return ((await gateway.send(new GetApiKeysCommand({}))).items ?? []).map((k) => k.id ?? '');
   }
 
-  const stageClients = () => ({
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1', credentials }),
-    apiGateway: new APIGatewayClient({ region: 'eu-west-1', credentials }),
-    dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
-  });
+  const stageClients = (): StageClients => {
+    const clients = {
+      cloudFormation: moto.cloudFormation(),
+      apiGateway: moto.apiGateway(),
+      dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
+    };
+    configure(clients);
+    return clients;
+  };
 
   function command(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
@@ -190,21 +193,26 @@ describe('the command line', () => {
   }
 
   test('--stage staging: URL from the stack outputs, its own keys registered with API Gateway and revoked, exit 0', async () => {
+    let describes: unknown[] = [];
+    let bindings: { usagePlanId?: string }[] = [];
+    configure = (clients) => {
+      describes = recordInputs(clients.cloudFormation, 'DescribeStacksCommand');
+      bindings = recordInputs(clients.apiGateway, 'CreateUsagePlanKeyCommand');
+    };
     const { code, out, err } = await command('--stage', 'staging', '--allow-writes');
     expect(err).toEqual([]);
     expect(code).toBe(0);
     expect(out[0]).toBe(
-      `Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through stage staging (stack StoreOrders-staging in eu-west-1))`,
+      `Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through stage staging (stack StoreOrders-staging in ${MOTO_REGION}))`,
     );
     // Skipped: the deprecation check, while no declared route is deprecated.
     expect(out.at(-1)).toBe(`${CHECK_NAMES.length - DEPRECATION_SKIPS} passed, 0 failed, ${DEPRECATION_SKIPS} skipped`);
     // The key for the read checks and the one run to its limit: both made for the enterprise
     // plan's usage plan, both deleted at the end: no gateway key is left behind.
-    const created = apiGateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId);
-    expect(created).toEqual(['plan-enterprise', 'plan-enterprise']);
-    expect(gatewayKeysLeft()).toEqual([]);
+    expect(bindings.map((b) => b.usagePlanId)).toEqual([usagePlans.enterprise, usagePlans.enterprise]);
+    expect(await gatewayKeysLeft()).toEqual([]);
     // The URL, tables and usage plans all come from one description of the stack.
-    expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(1);
+    expect(describes).toHaveLength(1);
     const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
     expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
   });
@@ -212,7 +220,7 @@ describe('the command line', () => {
   // Usage mistakes, --help and options npm took: test/unit/smoke-args.test.ts.
 
   test('--stage with no AWS region is one line naming AWS_REGION and --region, exit 2', async () => {
-    cloudFormation.on(DescribeStacksCommand).rejects(new Error('Region is missing'));
+    configure = (clients) => failNext(clients.cloudFormation, 'DescribeStacksCommand', new Error('Region is missing'));
     const { code, out, err } = await command('--stage', 'prod');
     expect({ code, out }).toEqual({ code: 2, out: [] });
     expect(err).toEqual([
@@ -224,15 +232,19 @@ describe('the command line', () => {
     const interrupt = new AbortController();
     // The second key is the 429 check's own: the run is interrupted while it is being made.
     let created = 0;
-    apiGateway.on(CreateApiKeyCommand).callsFake(() => {
-      if (++created === 2) interrupt.abort();
-      return Promise.resolve({ id: `gw-${++gatewayKeys}` });
-    });
+    configure = (clients) =>
+      clients.apiGateway.middlewareStack.add(
+        (next, context) => (args) => {
+          if (context.commandName === 'CreateApiKeyCommand' && ++created === 2) interrupt.abort();
+          return next(args);
+        },
+        { step: 'initialize', name: 'interruptOnSecondKey' },
+      );
     const out: string[] = [];
     const err: string[] = [];
     const code = await runSmokeCommand(['--stage', 'staging'], {
       out: { out: (line) => out.push(line), err: (line) => err.push(line) },
-      stageClients: stageClients,
+      stageClients,
       local: () => admin,
       sleep: async () => undefined,
       signal: interrupt.signal,
@@ -242,19 +254,18 @@ describe('the command line', () => {
       'Interrupted: stopped, and the throwaway keys of this run are revoked (their API Gateway keys deleted).',
     ]);
     expect(created).toBe(2);
-    expect(gatewayKeysLeft()).toEqual([]);
+    expect(await gatewayKeysLeft()).toEqual([]);
     const throwaway = (await stack.app.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
     expect(throwaway.every((k) => k.revokedAt !== undefined && k.gatewayKeyId === undefined)).toBe(true);
   });
 
   test('a check that fails while revoking its key still leaves no API Gateway key behind', async () => {
-    let deletes = 0;
-    apiGateway.on(DeleteApiKeyCommand).callsFake((input: { apiKey?: string }) => {
-      if (++deletes === 1)
-        return Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
-      deletedKeys.add(input.apiKey ?? '');
-      return Promise.resolve({});
-    });
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' });
+    configure = (clients) => {
+      failNext(clients.apiGateway, 'DeleteApiKeyCommand', throttled);
+      // The revoke is retried at the end of the run: its binding was deleted the first time.
+      bindingsDeletedOnceLikeAws(clients.apiGateway);
+    };
     const { code, out } = await command('--stage', 'staging');
     expect(code).toBe(1);
     expect(out.filter((line) => line.startsWith('FAIL '))).toEqual([
@@ -262,7 +273,30 @@ describe('the command line', () => {
         '429 with Retry-After for a throwaway enterprise key at its limit (unexpected error: Rate exceeded)',
       ),
     ]);
-    expect(gatewayKeysLeft()).toEqual([]);
+    expect(await gatewayKeysLeft()).toEqual([]);
+  });
+
+  test('--clean-up --run removes the API Gateway key a killed run made but never recorded', async () => {
+    // What a run killed between creating a key's gateway side and recording its id leaves: a
+    // record named for the run, with no gateway key id, and a gateway key named for the record.
+    const target = await stageTarget('staging', stageClients());
+    const { record } = await createApiKey(target.keys, {
+      plan: 'enterprise',
+      name: throwawayKeyName('killed-42'),
+      limits: { perMinute: 1, perDay: 1 },
+    });
+    await target.gateway?.register(record);
+    target.close();
+    expect(await gatewayKeysLeft()).toHaveLength(1);
+
+    const { code, out, err } = await command('--stage', 'staging', '--clean-up', '--run', 'killed-42');
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out).toEqual([
+      `Run killed-42: revoked 1 throwaway key(s) left live, deleted 1 unrecorded API Gateway key(s) (stage staging (stack StoreOrders-staging in ${MOTO_REGION})).`,
+    ]);
+    expect(await gatewayKeysLeft()).toEqual([]);
+    expect((await stack.app.keys.get(record.id))?.revokedAt).toBeDefined();
   });
 });
 
@@ -395,5 +429,68 @@ describe('the command line against the local stack', () => {
     expect(typo.err).toHaveLength(1);
     expect(typo.err[0]).toContain('--key is not an API key');
     expect(typo.err[0]).not.toContain(key);
+  });
+});
+
+describe('a run stopped from outside', () => {
+  const RUN = 'signal-test-1';
+  const runKeys = async () => (await stack.app.keys.list()).filter((k) => k.name === throwawayKeyName(RUN));
+
+  // The one spawned process: what is tested is the process's own signal handling (a cancelled or
+  // timed-out CI job sends SIGTERM). The API it checks answers 401 to everything, so the run waits
+  // for its new key to be accepted, with that key live, until the signal comes.
+  test('SIGTERM revokes the keys the run made and exits 143', async () => {
+    const refusing: Server = createServer((_req, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'no' }));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = refusing.address() as AddressInfo;
+      const tableEnv = Object.fromEntries(
+        (Object.keys(TABLES) as TableId[]).map((id) => [TABLES[id].envVar, stack.tables.names[id]]),
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', 'tools/smoke/cli.ts', '--run', RUN], {
+        cwd: path.join(__dirname, '..', '..'),
+        env: { ...process.env, PORT: String(port), DYNAMODB_ENDPOINT: stack.tables.endpoint, ...tableEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Polls the table, not the clock: the signal goes once the run's key exists.
+      while ((await runKeys()).length === 0) await new Promise((resolve) => setImmediate(resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(stderr).toContain('Interrupted: stopped, and the throwaway keys of this run are revoked');
+      const keys = await runKeys();
+      expect(keys).toHaveLength(1);
+      expect(keys.every((k) => k.revokedAt !== undefined)).toBe(true);
+    } finally {
+      refusing.closeAllConnections();
+      refusing.close();
+    }
+  });
+
+  test('--clean-up --run revokes what a killed run left, and only that run', async () => {
+    const left = new ThrowawayKeys(admin, undefined, 'killed-run');
+    const other = new ThrowawayKeys(admin, undefined, 'other-run');
+    const orphan = await left.create({ perMinute: 1, perDay: 1 });
+    const kept = await other.create({ perMinute: 1, perDay: 1 });
+    const out: string[] = [];
+    const code = await runSmokeCommand(['--clean-up', '--run', 'killed-run'], {
+      out: { out: (line) => out.push(line), err: (line) => out.push(line) },
+      stageClients: () => {
+        throw new Error('no stage here');
+      },
+      local: () => admin,
+    });
+    expect(code).toBe(0);
+    expect(out).toEqual([
+      'Run killed-run: revoked 1 throwaway key(s) left live, deleted 0 unrecorded API Gateway key(s) (the test tables).',
+    ]);
+    expect((await admin.keys.get(orphan.id))?.revokedAt).toBeDefined();
+    expect((await admin.keys.get(kept.id))?.revokedAt).toBeUndefined();
+    await other.revokeAll();
   });
 });

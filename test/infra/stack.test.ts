@@ -17,3 +17,5 @@ import './account-role-keep.spec';
 import './stage-config.spec';
 import './bundles.spec';
 import './cost.spec';
+import './pipeline.spec';
+import './cfn-lint.spec';

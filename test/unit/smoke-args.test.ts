@@ -26,6 +26,8 @@ test.each<[string[], string]>([
   [['--url', 'http://127.0.0.1:1/v1'], '--url needs --key, a key of that API (or use --stage, which makes its own)'],
   [['--stage', 'dev'], `--stage must be one of ${STAGE_NAMES.join(', ')}`],
   [['--region', 'eu-west-1'], '--region goes with --stage'],
+  [['--clean-up'], '--clean-up needs --run ID, the run whose keys to remove'],
+  [['--run', 'a b'], '--run takes a run id of letters, digits, - and _, e.g. --run 12345678901'],
   [['--bogus'], "Unknown option '--bogus'"],
   [['--key'], "Option '--key <value>' argument missing"],
   [['stray'], "Unexpected argument 'stray'. This command does not take positional arguments"],

@@ -4,6 +4,7 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
+  paginateGetApiKeys,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -140,6 +141,14 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
         .send(new DeleteUsagePlanKeyCommand({ usagePlanId: usagePlanIds[plan], keyId: gatewayKeyId }))
         .catch(ignoreNotFound);
       await apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })).catch(ignoreNotFound);
+    },
+    async named(name: string): Promise<string[]> {
+      // nameQuery matches by prefix: only the exact name is the key's.
+      const ids: string[] = [];
+      for await (const page of paginateGetApiKeys({ client: apiGateway }, { nameQuery: name })) {
+        for (const key of page.items ?? []) if (key.name === name && key.id) ids.push(key.id);
+      }
+      return ids;
     },
   };
 }

@@ -17,6 +17,8 @@ export interface GatewayKeys {
   register(record: ApiKeyRecord): Promise<string>;
   /** Deletes a gateway API key and its usage-plan binding; one already gone counts as deleted. */
   remove(gatewayKeyId: string, plan: PlanName): Promise<void>;
+  /** The ids of the gateway API keys named so (a key's name is its record's id). */
+  named(name: string): Promise<string[]>;
 }
 
 /** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */

@@ -1,26 +1,34 @@
 // `npm run deploy -- <stage>` / `npm run diff -- <stage>`: cdk deploy or cdk diff of one stage, with
-// the cdk this repository pins. The pipeline (.github/workflows) calls these, never cdk itself.
+// the cdk this repository pins, after a preflight of the account (run.ts). The pipeline
+// (.github/workflows) calls these, never cdk itself.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { errorMessage, EXIT_FAILURE, EXIT_USAGE, UsageError } from '../shared/errors';
-import { cdkArguments } from './args';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { LIST_ORDERS_RESERVED_CONCURRENCY, STAGE_NAMES } from '../../lib/contract/deployment';
+import { EXIT_FAILURE } from '../shared/errors';
+import { lambdaAccountFacts } from './preflight';
+import { runDeployCommand } from './run';
 
-function main(): number {
-  let args: string[];
-  try {
-    args = cdkArguments(process.argv[2], process.argv.slice(3));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`Error: ${error.message}\n`);
-    return EXIT_USAGE;
-  }
-  const cdk = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
-  const result = spawnSync(process.execPath, [cdk, ...args], { stdio: 'inherit' });
-  if (result.error) {
-    process.stderr.write(`Error: could not run cdk: ${errorMessage(result.error)}\n`);
-    return EXIT_FAILURE;
-  }
-  return result.status ?? EXIT_FAILURE;
-}
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-process.exitCode = main();
+const lambda = new LambdaClient({});
+runDeployCommand(process.argv.slice(2), {
+  facts: () => lambdaAccountFacts(lambda),
+  reservations: () => Promise.resolve(STAGE_NAMES.map((stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage])),
+  cdk: (args) => {
+    const cdk = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
+    const result = spawnSync(process.execPath, [cdk, ...args], { stdio: 'inherit' });
+    if (result.error) throw result.error;
+    return result.status ?? EXIT_FAILURE;
+  },
+  err: (line) => process.stderr.write(`${line}\n`),
+}).then(
+  (code) => {
+    lambda.destroy();
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    lambda.destroy();
+    throw error;
+  },
+);

@@ -3,7 +3,7 @@
 // a fake AWS control plane. Every mistake is one line with its fix: a usage mistake, a URL where
 // nothing answers or that lacks the base path, a key the API refuses, a missing AWS region.
 import { parseArgs } from 'node:util';
-import { API_URL_OUTPUT, isStageName, STAGE_NAMES } from '../../lib/contract/deployment';
+import { API_URL_OUTPUT, isStageName, STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
@@ -24,13 +24,15 @@ import { DEFAULT_HOST, portSetting } from '../shared/local-config';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
 import type { StackDynamo } from '../shared/stack-dynamo';
+import { cleanUpRun } from './clean-up';
 import { bearer, call } from './http';
 import { checkBaseUrl, checkKey, findStackDynamo, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
 import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
 
 export const SMOKE_USAGE = `Usage: npm run smoke                (the local stack that npm start runs, on PORT or 3000)
-       npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--region REGION] [--key KEY] [--allow-writes]
+       npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--region REGION] [--key KEY] [--allow-writes] [--run ID]
+       npm run smoke -- --stage ${STAGE_NAMES.join('|')} --clean-up --run ID
        npm run smoke -- --url URL --key KEY [--allow-writes]
 
 Checks a running API from outside, as a client would, one line per check; exits 1 if any fails,
@@ -39,7 +41,9 @@ ${BASE_PATH}, a key the API refuses, no AWS region).
 With no option it checks the local stack with a demo key (or a throwaway key of its own).
 --stage reads the stack outputs (ApiUrl) with your AWS credentials and region (AWS_REGION, or
 --region), and creates (then revokes) its keys with the admin command's functions; their API
-Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C).
+Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C,
+SIGTERM). --run ID puts the id in the throwaway keys' names; --clean-up --run ID then removes
+whatever keys that run left (the pipeline's always-run step, for a job that was killed).
 --url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}. Without --stage it
 must be a local stack's: keys and orders then go to the DynamoDB that stack says it uses (it
 tells this machine only), never to another. --url and --stage together check that URL with the
@@ -56,7 +60,7 @@ export interface SmokeDeps {
   sleep?: (ms: number) => Promise<void>;
   /** PORT for the local stack's URL, and npm_config_* for options npm took; the process's own in the CLI. */
   env?: NodeJS.ProcessEnv;
-  /** Aborted on Ctrl-C: the run stops, revokes its throwaway keys and exits 130. */
+  /** Aborted on Ctrl-C or SIGTERM: the run stops, revokes its throwaway keys and returns 130 (cli.ts exits 143 for SIGTERM). */
   signal?: AbortSignal;
 }
 
@@ -66,6 +70,8 @@ const OPTIONS = {
   url: { type: 'string' },
   key: { type: 'string' },
   'allow-writes': { type: 'boolean', default: false },
+  run: { type: 'string' },
+  'clean-up': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -117,6 +123,9 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   if (region !== undefined && stage === undefined) throw new UsageError('--region goes with --stage');
   if (stage === undefined && values.url !== undefined && values.key === undefined)
     throw new UsageError('--url needs --key, a key of that API (or use --stage, which makes its own)');
+  if (values.run !== undefined && !RUN_ID_PATTERN.test(values.run))
+    throw new UsageError('--run takes a run id of letters, digits, - and _, e.g. --run 12345678901');
+  if (values['clean-up']) return cleanUp(deps, stage, region, values.run, values.url);
 
   let url = values.url;
   let source: UrlSource = url !== undefined ? 'url' : 'local';
@@ -139,7 +148,7 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   // Without a stage, keys go only to the DynamoDB the API at the URL says is its own.
   run.admin ??= deps.local(await findStackDynamo(baseUrl, source));
   const admin = run.admin;
-  run.throwaway = new ThrowawayKeys(admin, deps.signal);
+  run.throwaway = new ThrowawayKeys(admin, deps.signal, values.run);
   let key = values.key;
   if (key !== undefined) await checkKey(baseUrl, key, source);
   else if (source === 'local') key = await localDemoKey(admin, baseUrl);
@@ -166,6 +175,34 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
   deps.out.out(`${count('ok')} passed, ${count('FAIL')} failed, ${count('skip')} skipped`);
   return count('FAIL') === 0 ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** A CI run id (GitHub's github.run_id is digits): kept simple, as it goes into key names and logs. */
+const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+async function cleanUp(
+  deps: SmokeDeps,
+  stage: StageName | undefined,
+  region: string | undefined,
+  runId?: string,
+  url?: string,
+) {
+  if (runId === undefined) throw new UsageError('--clean-up needs --run ID, the run whose keys to remove');
+  // Locally, as for a run: the keys are in the DynamoDB the local stack says is its own.
+  const admin =
+    stage === undefined
+      ? deps.local(await findStackDynamo((url ?? localUrl(deps.env ?? {})).replace(/\/+$/, ''), url ? 'url' : 'local'))
+      : await stageTarget(stage, deps.stageClients(region));
+  try {
+    const { revoked, unrecorded, problems } = await cleanUpRun(admin, runId);
+    deps.out.out(
+      `Run ${runId}: revoked ${revoked.length} throwaway key(s) left live, deleted ${unrecorded.length} unrecorded API Gateway key(s) (${admin.label}).`,
+    );
+    for (const problem of problems) deps.out.err(problem);
+    return problems.length === 0 ? EXIT_OK : EXIT_FAILURE;
+  } finally {
+    admin.close();
+  }
 }
 
 /** One line for an error, and the exit status it means. */

@@ -12,17 +12,22 @@ import { fail, type Answer } from './http';
 const quiet: Output = { out: () => undefined, err: () => undefined };
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The name every throwaway key's record gets: with a run id (`--run`), one run's keys can be found again. */
+export function throwawayKeyName(runId?: string): string {
+  return runId === undefined ? 'smoke test (throwaway)' : `smoke test (throwaway) run ${runId}`;
+}
+
 export interface ThrowawayKey {
   key: string;
   id: string;
 }
 
 /** A new enterprise key with these limits, via `keys create --json`. */
-async function createKey(admin: AdminTarget, limits: Limits): Promise<ThrowawayKey> {
+async function createKey(admin: AdminTarget, limits: Limits, runId?: string): Promise<ThrowawayKey> {
   const lines: string[] = [];
   const values = {
     plan: 'enterprise',
-    name: 'smoke test (throwaway)',
+    name: throwawayKeyName(runId),
     rpm: String(limits.perMinute),
     rpd: String(limits.perDay),
     json: true,
@@ -37,7 +42,7 @@ async function createKey(admin: AdminTarget, limits: Limits): Promise<ThrowawayK
   return { key: created.key, id: created.id };
 }
 
-async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
+export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
   await keysRevoke.prepare({ values: {}, args: [id] })({ target: admin, out: quiet, now: new Date() });
 }
 
@@ -53,13 +58,15 @@ export class ThrowawayKeys {
 
   constructor(
     private readonly admin: AdminTarget,
-    /** Once aborted (Ctrl-C), no key is made. */
+    /** Once aborted (Ctrl-C, SIGTERM), no key is made. */
     private readonly signal?: AbortSignal,
+    /** Carried in each key's name, for `npm run smoke -- --clean-up --run ID`. */
+    private readonly runId?: string,
   ) {}
 
   async create(limits: Limits): Promise<ThrowawayKey> {
     if (this.closed || this.signal?.aborted) throw new Error('the smoke run is ending: no new throwaway key');
-    const creating = createKey(this.admin, limits);
+    const creating = createKey(this.admin, limits, this.runId);
     this.creating.add(creating);
     try {
       const made = await creating;

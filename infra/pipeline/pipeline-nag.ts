@@ -1,0 +1,42 @@
+import { NagSuppressions } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+
+const reason = (text: string) => [{ id: 'AwsSolutions-IAM5', reason: text }];
+
+/** The parts of the pipeline stack that carry findings (structural: the stack imports this file). */
+export interface PipelineNagSubjects {
+  deployRoles: Record<string, IConstruct>;
+  diffRole: IConstruct;
+  lookupRole: IConstruct;
+  executionPolicy: IConstruct;
+}
+
+/** The pipeline stack's findings: wildcards that name this project's resources, each explained. */
+export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
+  for (const role of Object.values(stack.deployRoles)) {
+    NagSuppressions.addResourceSuppressions(
+      role,
+      reason(
+        "Wildcards only where the name is not known in advance: the stage's stack ids and generated table names " +
+          '(StoreOrders-<stage>-*), API Gateway key and usage-plan ids, the asset objects, cdk change sets; ' +
+          'lambda:GetAccountSettings has no resource. The deny on cdk-*-roles only narrows.',
+      ),
+    );
+  }
+  NagSuppressions.addResourceSuppressions(
+    stack.diffRole,
+    reason('lambda:GetAccountSettings (the preflight) supports no resource-level permission; the deny only narrows.'),
+    true,
+  );
+  NagSuppressions.addResourceSuppressions(
+    stack.lookupRole,
+    reason('The stacks are named (StoreOrders-<stage>); the trailing * is the stack id CloudFormation assigns.'),
+  );
+  NagSuppressions.addResourceSuppressions(
+    stack.executionPolicy,
+    reason(
+      'The CloudFormation execution role creates the whole app: each service is scoped to the resources it ' +
+        'names (StoreOrders-*, store-orders-*), and to the Region where ids are random (API Gateway, CodeDeploy).',
+    ),
+  );
+}
