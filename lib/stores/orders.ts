@@ -1,6 +1,8 @@
 import { DescribeTableCommand, GetItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
+import type { SyncedOrder } from '../contract/synced-order';
+import { syncAttributes } from '../core/sync-keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
 import { mergeAsyncIterables } from '../core/async-merge';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
@@ -131,8 +133,9 @@ export class OrdersRepository {
    * if it was re-created in between: the update is then retried.
    */
   private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
-    const also = Object.entries(ALSO_SET[to]);
     for (let attempt = 0; attempt < 3; attempt++) {
+      // Stamped per attempt: the index keys follow the status and the time of this write.
+      const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, this.nowIso()) });
       const outcome = await conditionalWrite(() =>
         this.doc.send(
           new UpdateCommand({
@@ -163,13 +166,22 @@ export class OrdersRepository {
     throw new Error(`Order ${id} kept changing while being moved to ${to}`);
   }
 
+  private nowIso(): string {
+    return new Date(this.clock()).toISOString();
+  }
+
+  /** The item of a new order: its fields, and its v2 index keys as of its updatedAt (now by default). */
+  private newItem(order: SyncedOrder): Item {
+    return { ...orderToItem(order), ...syncAttributes(order.id, order.status, order.updatedAt ?? this.nowIso()) };
+  }
+
   /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
-  async create(order: Order): Promise<boolean> {
+  async create(order: SyncedOrder): Promise<boolean> {
     const outcome = await conditionalWrite(() =>
       this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: orderToItem(order),
+          Item: this.newItem(order),
           ConditionExpression: 'attribute_not_exists(id)',
         }),
       ),
@@ -178,11 +190,11 @@ export class OrdersRepository {
   }
 
   /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
-  async putMany(orders: readonly Order[]): Promise<void> {
+  async putMany(orders: readonly SyncedOrder[]): Promise<void> {
     for (let i = 0; i < orders.length; i += 25) {
       let requests: Parameters<typeof batchRequest>[0] = orders
         .slice(i, i + 25)
-        .map((order) => ({ PutRequest: { Item: orderToItem(order) } }));
+        .map((order) => ({ PutRequest: { Item: this.newItem(order) } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
         const result = await this.doc.send(batchRequest(requests, this.table));
@@ -225,5 +237,13 @@ export function orderFromAttributes(item: Record<string, AttributeValue>): Order
   if (shipDate !== undefined) order.shipDate = shipDate;
   const complete = item.complete?.BOOL;
   if (complete !== undefined) order.complete = complete;
+  return order;
+}
+
+/** A v2 order from its item: the v1 fields and updatedAt, when the order has one. */
+export function syncedOrderFromAttributes(item: Record<string, AttributeValue>): SyncedOrder {
+  const order: SyncedOrder = orderFromAttributes(item);
+  const updatedAt = item.updatedAt?.S;
+  if (updatedAt !== undefined) order.updatedAt = updatedAt;
   return order;
 }
