@@ -61,6 +61,7 @@ export class StoreOrdersStack extends Stack {
       authorizer: make('authorizer'),
       'list-orders': make('list-orders'),
       'cancel-order': make('cancel-order'),
+      'list-orders-v2': make('list-orders-v2'),
     };
 
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
@@ -73,6 +74,7 @@ export class StoreOrdersStack extends Stack {
       routeFunctions: {
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
+        'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
       logRemovalPolicy: removalPolicy,
     });
@@ -94,6 +96,7 @@ export class StoreOrdersStack extends Stack {
         authorizer: this.functions.authorizer.alias,
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
+        'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
       config,
     });
@@ -109,6 +112,10 @@ export class StoreOrdersStack extends Stack {
         'cancel-order': {
           alias: this.functions['cancel-order'].alias,
           rollbackAlarms: this.alarms.rollback['cancel-order'],
+        },
+        'list-orders-v2': {
+          alias: this.functions['list-orders-v2'].alias,
+          rollbackAlarms: this.alarms.rollback['list-orders-v2'],
         },
       },
     });

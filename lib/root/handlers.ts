@@ -2,8 +2,9 @@
 // the local stack, the bench and the tests take all three through composeService (./service.ts).
 import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore } from './stores';
-import { perWiring } from './wiring';
+import { makeListOrdersV2Handler } from '../edge/sync-handler';
+import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore } from './stores';
+import { cursorKeyOf, perWiring } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -23,5 +24,13 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
   makeCancelOrderHandler({
     orders: w.standIns?.orders ?? ordersStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
+  }),
+);
+
+export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
+  makeListOrdersV2Handler({
+    pages: pagesStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    cursorKey: () => cursorKeyOf(w),
   }),
 );

@@ -1,6 +1,6 @@
 // The whole service from one wiring: what the local stack, the bench and the tests run.
-import { authorizerHandler, cancelOrderHandler, listOrdersHandler } from './handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore, type Stores } from './stores';
+import { authorizerHandler, cancelOrderHandler, listOrdersHandler, listOrdersV2Handler } from './handlers';
+import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, type Stores } from './stores';
 import type { Wiring } from './wiring';
 
 export type { Wiring } from './wiring';
@@ -11,6 +11,7 @@ export interface Service {
   authorizer: ReturnType<typeof authorizerHandler>;
   listOrders: ReturnType<typeof listOrdersHandler>;
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
+  listOrdersV2: ReturnType<typeof listOrdersV2Handler>;
 }
 
 /**
@@ -24,9 +25,11 @@ export function composeService(wiring: Wiring): Service {
       keys: keysStore(wiring),
       limiter: limiterStore(wiring),
       listings: listingsStore(wiring),
+      pages: pagesStore(wiring),
     },
     authorizer: authorizerHandler(wiring),
     listOrders: listOrdersHandler(wiring),
     cancelOrder: cancelOrderHandler(wiring),
+    listOrdersV2: listOrdersV2Handler(wiring),
   };
 }

@@ -4,6 +4,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
+import { CURSOR_KEY_ENV } from '../contract/sync';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
@@ -28,6 +29,8 @@ export interface Wiring {
    * stand-in (tests, the bench). The stores the root hands out stay the real ones, for seeding and checks.
    */
   standIns?: Partial<StandIns>;
+  /** The HMAC key the v2 listing seals its cursors with, or where to read it on first use. */
+  cursorKey?: Uint8Array | (() => Uint8Array);
 }
 
 export interface StandIns {
@@ -40,7 +43,11 @@ export interface StandIns {
 /** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
-  return { ...(endpoint ? { endpoint } : {}), tables: (id) => requireEnv(TABLES[id].envVar) };
+  return {
+    ...(endpoint ? { endpoint } : {}),
+    tables: (id) => requireEnv(TABLES[id].envVar),
+    cursorKey: () => Buffer.from(requireEnv(CURSOR_KEY_ENV), 'utf8'),
+  };
 }
 
 /** Memoises `make` per wiring, so every handler made from one wiring shares what it makes. */
@@ -80,3 +87,10 @@ export function clockOf(wiring: Wiring): () => number {
 export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
   return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
 }
+
+/** The v2 cursor key, read once; a wiring without one fails the v2 listing's requests, nothing else. */
+export const cursorKeyOf = /* @__PURE__ */ perWiring((wiring): Uint8Array => {
+  const key = typeof wiring.cursorKey === 'function' ? wiring.cursorKey() : wiring.cursorKey;
+  if (!key || key.length === 0) throw new Error('The wiring gives no cursor key for the v2 listing');
+  return key;
+});

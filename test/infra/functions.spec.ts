@@ -41,6 +41,15 @@ const EXPECTED: Record<
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
   },
+  // Read-only on orders: Query on the v2 indexes, Scan for unfiltered pages.
+  'list-orders-v2': {
+    memory: 256,
+    maxTimeout: 28,
+    tables: {
+      orders: ['dynamodb:Query', 'dynamodb:Scan'],
+      rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+  },
 };
 const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
 
