@@ -14,3 +14,4 @@ import './dashboard.spec';
 import './local-context.spec';
 import './releases.spec';
 import './account-role-keep.spec';
+import './v2.spec';
