@@ -189,6 +189,56 @@ export class OrdersRepository {
     return outcome.applied;
   }
 
+  /**
+   * The orders written before v2 (no updatedAt), a Scan page at a time: the backfill's work list.
+   * A filtered Scan reads the whole table, once, which is what a backfill is for.
+   */
+  async *ordersWithoutUpdatedAt(pageSize = 1_000): AsyncGenerator<{ id: string; status: OrderStatus }[]> {
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          ProjectionExpression: 'id, #status',
+          FilterExpression: 'attribute_not_exists(updatedAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExclusiveStartKey: startKey,
+          Limit: pageSize,
+        }),
+      );
+      startKey = page.LastEvaluatedKey;
+      yield (page.Items ?? []).map(orderFromAttributes).map(({ id, status }) => ({ id, status }));
+    } while (startKey);
+  }
+
+  /**
+   * Stamps updatedAt (now) and the index keys on an order that has no updatedAt and still has the
+   * status read. False when a write came first (a cancel or ship stamps the order itself; one from
+   * a pre-v2 function changes the status without it, and a later run stamps that), or it is gone.
+   */
+  async stampUpdatedAt(id: string, status: OrderStatus): Promise<boolean> {
+    const attributes = Object.entries(syncAttributes(id, status, this.nowIso()));
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: BigInt(id) },
+          UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#updatedAt) AND #status = :status',
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+            ':status': status,
+          },
+        }),
+      ),
+    );
+    return outcome.applied;
+  }
+
   /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
   async putMany(orders: readonly SyncedOrder[]): Promise<void> {
     for (let i = 0; i < orders.length; i += 25) {

@@ -1,6 +1,6 @@
 import type { AdminCommand } from '../command';
 import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
-import { ordersImport, ordersShip } from './orders';
+import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 
 /** Every admin command, in the order the usage text lists them. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -11,4 +11,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysUsage,
   ordersImport,
   ordersShip,
+  ordersBackfillUpdatedAt,
 ];
