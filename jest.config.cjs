@@ -11,6 +11,7 @@ module.exports = {
     '^@middy/([a-z-]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
     '^@middy/core/StreamifyResponse$': '<rootDir>/node_modules/@middy/core/executionModeStreamifyResponse.js',
   },
+  testSequencer: '<rootDir>/test/support/sequencer.cjs',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,

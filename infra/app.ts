@@ -1,7 +1,7 @@
 // Environment-agnostic stacks: synthesis needs no account, no credentials and no lookups. The
 // account and region come from the credentials `cdk deploy` runs with.
 
-import { App } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib/core';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
 
 const app = new App();

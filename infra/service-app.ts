@@ -1,4 +1,4 @@
-import { Aspects, Fn, Tags } from 'aws-cdk-lib';
+import { Aspects, Fn, Tags } from 'aws-cdk-lib/core';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import {

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';

@@ -1,6 +1,6 @@
 // The stage's CloudWatch dashboard: the API's traffic, errors and latency next to the business
 // metrics the functions write as EMF lines (lib/edge/metrics.ts declares both sides).
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib/core';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';

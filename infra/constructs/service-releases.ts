@@ -1,7 +1,7 @@
 // How a new version of the functions reaches callers: CodeDeploy shifts each function's live alias
 // to the version the stack update published, as the stage's release setting says, and points it
 // back when one of the function's rollback alarms fires.
-import { Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib/core';
 import {
   AlarmStatusWidget,
   GraphWidget,

@@ -2,7 +2,7 @@
 // in stack.test.ts's file, where aws-cdk-lib, cdk-nag and the template validation engine are
 // already loaded for the shared synthesis (this app's resource types are a subset of its, so the
 // engine is reused).
-import { App } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';

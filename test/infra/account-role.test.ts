@@ -3,7 +3,7 @@
 // checked in account-role-keep.spec.ts, which runs beside the shared synthesis (stack.test.ts).
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib/core';
 import { CLOUDWATCH_ROLE_CONTEXT, cloudWatchRoleMode } from '../../infra/cloudwatch-role-mode';
 import { REPO_ROOT } from '../../infra/functions';
 

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../lib/contract/routes';
-import type { CfnElement } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';

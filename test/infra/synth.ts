@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Stage, type CfnElement } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
@@ -26,34 +26,33 @@ const CDK_JSON_CONTEXT = (
 ).context;
 
 /**
- * An app with the context `cdk synth` gets from cdk.json. Asset bundling (esbuild, about 10 s per
- * synth) is off unless asked for: only the bundle test looks at bundles. CDK's built-in
- * CloudFormation validation runs at every synth, as in `cdk synth`, unless `validation: false`:
- * its engine costs about 10 s of CPU to start in each test file that synthesises.
+ * An app with the context `cdk synth` gets from cdk.json, validated by CDK's built-in CloudFormation
+ * validation as in `cdk synth` (its engine costs about 10 s of CPU to start, once per test file).
+ * Asset bundling (esbuild, seconds per synth) is off unless asked for: only the shared synthesis
+ * bundles; the variant apps are read as templates.
  */
-export function testApp(
-  options: { bundling?: boolean; validation?: boolean; context?: Record<string, unknown> } = {},
-): App {
+export function testApp(options: { bundling?: boolean; context?: Record<string, unknown> } = {}): App {
   return new App({
     context: {
       ...CDK_JSON_CONTEXT,
       ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...options.context,
     },
-    builtinCloudFormationValidation: options.validation ?? true,
+    builtinCloudFormationValidation: true,
   });
 }
 
-let withoutBundling: Synthesised | undefined;
+let shared: Synthesised | undefined;
 
 /**
- * Both stages, synthesised the way `cdk synth` does (same builder, same context, cdk-nag included).
- * Without bundling the result is made once per test file and shared: the tests only read it.
+ * Both stages, synthesised the way `cdk synth` does (same builder, same context, cdk-nag, CDK's
+ * template validation, the functions' assets bundled), once per test file and shared: the tests
+ * only read it. One synthesis serves the template specs and the bundle spec alike, so the file
+ * that runs them pays for aws-cdk-lib, cdk-nag, the validation engine and esbuild once.
  */
-export function synthesiseStages(options: { bundling?: boolean } = {}): Synthesised {
-  if (options.bundling) return synthesise(options);
-  withoutBundling ??= synthesise(options);
-  return withoutBundling;
+export function synthesiseStages(): Synthesised {
+  shared ??= synthesise();
+  return shared;
 }
 
 /** The stage stacks of the shared synthesis, by stage name. */
@@ -62,10 +61,8 @@ export function stageStacks(): Record<StageName, StoreOrdersStack> {
   return Object.fromEntries(stages.map(({ stage, stack }) => [stage, stack])) as Record<StageName, StoreOrdersStack>;
 }
 
-function synthesise(options: { bundling?: boolean }): Synthesised {
-  // The bundling synthesis is the shared one with its assets built: the same templates (but for the
-  // assets' hashes), which the shared synthesis validates, so it does not start the validation engine.
-  const app = testApp({ ...options, validation: !options.bundling });
+function synthesise(): Synthesised {
+  const app = testApp({ bundling: true });
   const { account, stages } = addServiceStacks(app);
   if (!account) throw new Error('The default synthesis has an account stack');
   const assembly = app.synth();

@@ -1,4 +1,4 @@
-import { Aspects } from 'aws-cdk-lib';
+import { Aspects } from 'aws-cdk-lib/core';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { API_URL_OUTPUT, STAGE_NAMES } from '../../lib/contract/deployment';

@@ -15,8 +15,8 @@ import { logicalId, stageNamed, synthesiseStages, type Synthesised } from './syn
 
 let synthesised: Synthesised;
 beforeAll(() => {
-  // The one infrastructure test that bundles: identical bundles are built once per process.
-  synthesised = synthesiseStages({ bundling: true });
+  // The shared synthesis bundles: identical bundles are built once per process.
+  synthesised = synthesiseStages();
 });
 
 /** Dummy values: importing a handler module reads its configuration but makes no call. */
