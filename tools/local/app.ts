@@ -29,9 +29,7 @@ export interface LocalAppOptions {
 }
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
-export function createLocalApp(
-  options: LocalAppOptions,
-): Stores & {
+export function createLocalApp(options: LocalAppOptions): Stores & {
   server: Server;
   /** The stores' DynamoDB client (tests count its calls). */ dynamo: DynamoDBDocumentClient;
 } {
