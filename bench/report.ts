@@ -12,6 +12,7 @@ import type { HandlerOverheadFigures } from './suites/handler-overhead';
 import type { ListingFigures } from './suites/listing';
 import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
+import type { ReadFigures, SyncFigures } from './suites/sync';
 import type { ModuleInitFigures } from './suites/module-init';
 
 /** bench/results.json: one run's figures, by suite name. */
@@ -26,6 +27,7 @@ export interface BenchResults extends MeasuredRun {
     'listing refusal'?: ListingRefusalFigures;
     'local stack load'?: LoadFigures;
     'admin orders import'?: AdminImportFigures;
+    'sync versus listing'?: SyncFigures;
   };
 }
 
@@ -73,6 +75,15 @@ const importRows = (f: AdminImportFigures) => [
   `| admin orders import | ${n(f.count)} new orders, ${f.concurrency} conditional puts in flight | ${n(f.ms / 1000, 1)} s (${n(f.perSecond)} orders/s) | aim: 100,000 well under a minute |`,
 ];
 
+const readText = (r: ReadFigures) =>
+  `${n(r.itemsRead)} items read, ${n(r.bytes / 1024, 1)} KiB, ${n(r.ms)} ms in ${n(r.requests)} request${r.requests === 1 ? '' : 's'}`;
+
+const syncRows = ({ stores }: SyncFigures) =>
+  stores.map(
+    (s) =>
+      `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders | sync (v2, uncompressed): ${readText(s.sync)} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read |`,
+  );
+
 /** The run as one Markdown table, under a line that says when, where and under what load it ran. */
 export function report(results: BenchResults): string {
   const { machine: m, loadAverage: load, suites } = results;
@@ -87,6 +98,7 @@ export function report(results: BenchResults): string {
     ...(suites['listing refusal'] ? [refusalRows(suites['listing refusal'])] : []),
     ...(suites['local stack load'] ? loadRows(suites['local stack load']) : []),
     ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
+    ...(suites['sync versus listing'] ? syncRows(suites['sync versus listing']) : []),
   ].join('\n');
 }
 

@@ -18,9 +18,10 @@ import { listing } from './suites/listing';
 import { listingRefusal } from './suites/listing-refusal';
 import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
+import { sync } from './suites/sync';
 
 /** Adding a suite: a file in bench/suites/, an entry here, its key in BenchResults and its rows in report.ts. */
-const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport];
+const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport, sync];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

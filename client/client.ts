@@ -5,6 +5,7 @@ import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
 import { proxyRefusal, rawFetch } from './transport.ts';
+import { pageUrl, v2BaseUrlOf, type OrderPage, type OrderPageQuery, type SyncResult } from './pages.ts';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
@@ -81,6 +82,8 @@ export interface RequestOptions {
 export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
   /** The server URL including the `/v1` prefix, e.g. `http://127.0.0.1:3000/v1`. */
   baseUrl: string;
+  /** v2's (beta) URL; `baseUrl` with `/v1` replaced by `/v2` when absent. */
+  v2BaseUrl?: string;
   apiKey: string;
   /**
    * The longest the client waits for the server to send anything, in ms: the answer's headers, then
@@ -237,6 +240,41 @@ export class StoreOrdersClient {
   }
 
   /**
+   * v2 (beta): the orders a page at a time, following each page's cursor to the last. With
+   * `status` or `updatedSince` they come in ascending updatedAt. Each page is one request, retried
+   * on its own like any read.
+   */
+  async *listOrderPages(query: OrderPageQuery = {}, options: RequestOptions = {}): AsyncGenerator<OrderPage> {
+    const base = this.options.v2BaseUrl?.replace(/\/+$/, '') ?? v2BaseUrlOf(this.baseUrl);
+    let url: string | undefined = pageUrl(base, query);
+    while (url !== undefined) {
+      const target: string = url;
+      const page = await this.withRetries(options, 'page', async (guard) => {
+        const answer = await this.attempt('GET', target, {}, guard);
+        if (answer instanceof StoreOrdersApiError) return answer;
+        const text = await this.bodyOf(answer, guard);
+        return text instanceof StoreOrdersApiError ? text : parsePage(text);
+      });
+      yield page;
+      url = page.nextCursor === undefined ? undefined : pageUrl(base, query, page.nextCursor);
+    }
+  }
+
+  /**
+   * v2 (beta): the orders changed at or after `since` (an RFC 3339 date-time; the epoch for a
+   * first sync), and the watermark to give as `since` next time.
+   */
+  async syncOrders(
+    { since, status, limit }: { since: string } & Omit<OrderPageQuery, 'updatedSince'>,
+    options: RequestOptions = {},
+  ): Promise<SyncResult> {
+    const orders: SyncResult['orders'] = [];
+    const query: OrderPageQuery = { updatedSince: since, ...(status ? { status } : {}), ...(limit ? { limit } : {}) };
+    for await (const page of this.listOrderPages(query, options)) orders.push(...page.orders);
+    return { orders, watermark: orders.at(-1)?.updatedAt ?? since };
+  }
+
+  /**
    * Cancels a pending order; resolves too when it was already cancelled (DELETE is idempotent).
    * The id is checked before anything is sent: a JS number above 2^53 has already lost digits
    * and would name another order, so a number is taken only when it is a safe integer.
@@ -258,7 +296,7 @@ export class StoreOrdersClient {
    */
   private async withRetries<T>(
     options: RequestOptions,
-    kind: 'listing' | 'cancel',
+    kind: 'listing' | 'page' | 'cancel',
     attemptOnce: (guard: AttemptGuard) => Promise<T | StoreOrdersApiError>,
   ): Promise<T> {
     const { signal } = options;
@@ -311,7 +349,7 @@ export class StoreOrdersClient {
    * not made: the call fails at once with the answer that set the gate, as its own retry would.
    */
   private async passGates(
-    kind: 'listing' | 'cancel',
+    kind: 'listing' | 'page' | 'cancel',
     signal: AbortSignal | undefined,
     waitedFor: Gate | undefined,
   ): Promise<void> {
@@ -339,7 +377,7 @@ export class StoreOrdersClient {
   ): Promise<Response | StoreOrdersApiError> {
     try {
       const response = await guard.watch(
-        this.fetchFn(`${this.baseUrl}${path}`, {
+        this.fetchFn(/^https?:/.test(path) ? path : `${this.baseUrl}${path}`, {
           method,
           headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json', ...headers },
           signal: guard.signal,
@@ -625,6 +663,26 @@ function parseOrders(text: string): ListedOrder[] {
   if (!Array.isArray(parsed))
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The order list is not a JSON array');
   return (parsed as unknown[]).map(toOrder);
+}
+
+/** A v2 page: `{"orders": [...], "nextCursor"?}`, ids exact. */
+function parsePage(text: string): OrderPage {
+  let parsed: unknown;
+  try {
+    parsed = parse(text);
+  } catch (cause) {
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The page is not JSON', undefined, { cause });
+  }
+  const page = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  if (!Array.isArray(page.orders))
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The page has no orders array');
+  const orders = (page.orders as unknown[]).map((element) => {
+    const order: OrderPage['orders'][number] = toOrder(element);
+    const updatedAt = (element as Record<string, unknown>).updatedAt;
+    if (typeof updatedAt === 'string') order.updatedAt = updatedAt;
+    return order;
+  });
+  return typeof page.nextCursor === 'string' ? { orders, nextCursor: page.nextCursor } : { orders };
 }
 
 /** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */

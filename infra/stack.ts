@@ -3,6 +3,8 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES } from '../lib/contract/routes';
+import { CURSOR_KEY_ENV } from '../lib/contract/sync';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PLAN_NAMES } from '../lib/contract/plans';
 import {
   API_URL_OUTPUT,
@@ -23,7 +25,7 @@ import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
 import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
-import { explainNagFindings } from './nag';
+import { explainCursorKeyFindings, explainNagFindings } from './nag';
 import { validateConfig, type StageConfig } from './stages';
 
 export interface StoreOrdersStackProps extends StackProps {
@@ -66,12 +68,21 @@ export class StoreOrdersStack extends Stack {
       this.tables.bind(fn.function, FUNCTIONS[entry].access);
       return fn;
     };
+    // The v2 cursors' HMAC key: generated once per stage, kept out of the template (a dynamic reference).
+    const cursorKey = new Secret(this, 'CursorKey', {
+      description: 'HMAC key of the v2 listing cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    explainCursorKeyFindings(cursorKey);
     this.functions = {
       authorizer: make('authorizer'),
       'list-orders': make('list-orders'),
       'cancel-order': make('cancel-order'),
       'get-pet': make('get-pet'),
+      'list-orders-v2': make('list-orders-v2'),
     };
+    this.functions['list-orders-v2'].function.addEnvironment(CURSOR_KEY_ENV, cursorKey.secretValue.unsafeUnwrap());
 
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
     // made from, so they kept their ids when the API became a construct: an update does not
@@ -84,6 +95,7 @@ export class StoreOrdersStack extends Stack {
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
+        'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
       logRemovalPolicy: removalPolicy,
     });
@@ -106,6 +118,7 @@ export class StoreOrdersStack extends Stack {
         'list-orders': this.functions['list-orders'].alias,
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
+        'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
       config,
     });
@@ -125,6 +138,10 @@ export class StoreOrdersStack extends Stack {
           rollbackAlarms: this.alarms.rollback['cancel-order'],
         },
         'get-pet': { alias: this.functions['get-pet'].alias, rollbackAlarms: this.alarms.rollback['get-pet'] },
+        'list-orders-v2': {
+          alias: this.functions['list-orders-v2'].alias,
+          rollbackAlarms: this.alarms.rollback['list-orders-v2'],
+        },
       },
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {

@@ -7,6 +7,7 @@ import { DOC_BLOCKS, type BenchResults } from '../bench/report';
 import { REPO_ROOT } from '../infra/functions';
 import { dailyCostTable, monthlyCostAssumptions, monthlyCostTable, STAGE_STANDING } from '../infra/listing-cost';
 import { openApiJson } from '../lib/contract/openapi/document';
+import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
 import { banRule, errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
@@ -39,6 +40,7 @@ function benchBlocks(file: string): GeneratedFile {
 
 export const GENERATED: readonly GeneratedFile[] = [
   { file: 'openapi.json', render: () => openApiJson() },
+  { file: 'openapi-v2.json', render: () => openApiJson(buildV2OpenApiDocument()) },
   {
     file: 'docs/rate-limits.md',
     render: (text) =>

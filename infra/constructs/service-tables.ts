@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib/core';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 
@@ -26,7 +27,7 @@ export class ServiceTables extends Construct {
     super(scope, id);
     const make = (tableId: TableId): Table => {
       const spec: TableSpec = TABLES[tableId];
-      return new Table(this, CONSTRUCT_IDS[tableId], {
+      const table = new Table(this, CONSTRUCT_IDS[tableId], {
         partitionKey: {
           name: spec.partitionKey.name,
           type: spec.partitionKey.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
@@ -38,6 +39,16 @@ export class ServiceTables extends Construct {
         deletionProtection: !props.disposable,
         removalPolicy: props.disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       });
+      // The v2 listing's indexes (lib/contract/tables.ts): every attribute projected, so a page is Queries only.
+      for (const index of spec.indexes ?? []) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey.name, type: AttributeType.STRING },
+          sortKey: { name: index.sortKey.name, type: AttributeType.STRING },
+          projectionType: ProjectionType.ALL,
+        });
+      }
+      return table;
     };
     this.tables = {
       orders: make('orders'),
@@ -57,7 +68,17 @@ export class ServiceTables extends Construct {
       if (!actions || actions.length === 0) continue;
       const table = this.tables[tableId];
       fn.addEnvironment(TABLES[tableId].envVar, table.tableName);
-      table.grant(fn, ...actions);
+      // Named resources only: Table.grant would add `index/*` to every action once the table has indexes.
+      const onTable = actions.filter((action) => action !== 'dynamodb:Query');
+      if (onTable.length) Grant.addToPrincipal({ grantee: fn, actions: onTable, resourceArns: [table.tableArn] });
+      if (actions.includes('dynamodb:Query')) {
+        const indexes = (TABLES[tableId] as TableSpec).indexes ?? [];
+        Grant.addToPrincipal({
+          grantee: fn,
+          actions: ['dynamodb:Query'],
+          resourceArns: indexes.map((index) => `${table.tableArn}/index/${index.name}`),
+        });
+      }
     }
   }
 }

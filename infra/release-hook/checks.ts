@@ -124,6 +124,13 @@ export const RELEASE_CHECKS: Record<FunctionId, readonly ReleaseCheck[]> = {
       judge: expectError('INVALID_ORDER_ID'),
     },
   ],
+  'list-orders-v2': [
+    {
+      name: `listOrdersV2 without an authorizer context is answered ${UNAUTHORIZED_ANSWER.code}, before any read`,
+      event: proxyEvent('listOrdersV2', '/store/orders', null),
+      judge: expectError(UNAUTHORIZED_ANSWER.code),
+    },
+  ],
   'get-pet': [
     {
       name: `getPetById without an authorizer context is answered ${UNAUTHORIZED_ANSWER.code}, before any read`,

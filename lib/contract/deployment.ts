@@ -12,7 +12,12 @@ export type FunctionId = FunctionName | 'authorizer';
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
-  'dynamodb:GetItem' | 'dynamodb:UpdateItem' | 'dynamodb:PutItem' | 'dynamodb:Scan' | 'dynamodb:DescribeTable';
+  | 'dynamodb:GetItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:Scan'
+  | 'dynamodb:Query'
+  | 'dynamodb:DescribeTable';
 export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
 
 export interface FunctionSettings {
@@ -79,6 +84,14 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     timeoutSeconds: 10,
     // Read-only on its own table: the deprecated route can change nothing.
     access: { pets: ['dynamodb:GetItem'], rateLimits: RATE_LIMIT_COUNTERS },
+    bundleBudgetKib: 480,
+  },
+  'list-orders-v2': {
+    description: 'GET /v2/store/orders (beta): one page of orders, filtered by status or updatedSince',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Read-only on orders: Scan for unfiltered pages, Query on the indexes (the grant covers them).
+    access: { orders: ['dynamodb:Scan', 'dynamodb:Query'], rateLimits: RATE_LIMIT_COUNTERS },
     bundleBudgetKib: 480,
   },
 };

@@ -12,6 +12,14 @@ export const ERRORS = {
     status: 400,
     message: 'petId must be a decimal integer in the int64 range.',
   },
+  INVALID_QUERY: {
+    status: 400,
+    message: 'A query parameter is unknown or has a value it cannot take.',
+  },
+  INVALID_CURSOR: {
+    status: 400,
+    message: 'The cursor was not issued by this API, was altered, or is used with other filters than its own.',
+  },
   /** Gateway-level refusal of a request it cannot pass on (for example, too large). */
   BAD_REQUEST: { status: 400, message: 'The request was malformed or too large.' },
   INSUFFICIENT_SCOPE: {
@@ -81,6 +89,8 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 export interface ErrorAnswer {
   code: ErrorCode;
   headers: Record<string, string>;
+  /** What went wrong when the catalogue's message is too general (which query parameter, say). */
+  message?: string;
 }
 
 /** The 401, whoever refuses the key: the gateway, the authorizer or a handler without a caller. */

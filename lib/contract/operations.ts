@@ -1,6 +1,7 @@
 import type { ErrorCode } from './errors';
 import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/schemas';
 import { ACCEPT_ENCODING, CONTENT_CODINGS, CONTENT_ENCODING, VARY } from './headers';
+import { LIST_ORDERS_V2 } from './sync-operation';
 
 /**
  * What a route answers beyond what every route answers (401, 429, 500, 503): its success and the
@@ -9,6 +10,8 @@ import { ACCEPT_ENCODING, CONTENT_CODINGS, CONTENT_ENCODING, VARY } from './head
  */
 export interface OperationContract {
   description?: string;
+  /** OpenAPI Parameter objects of the query string (`in: query`). */
+  queryParameters?: readonly JsonObject[];
   success?: {
     status: number;
     description: string;
@@ -82,6 +85,7 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
     },
     errors: ['INVALID_PET_ID', 'PET_NOT_FOUND'],
   },
+  listOrdersV2: LIST_ORDERS_V2,
 };
 
 /** Path parameters by name; a name used in a route but not declared here is refused. */

@@ -5,7 +5,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** The Lambda functions behind the routes; each has an entry file `functions/<name>.ts`. */
-export type FunctionName = 'list-orders' | 'cancel-order' | 'get-pet';
+export type FunctionName = 'list-orders' | 'cancel-order' | 'get-pet' | 'list-orders-v2';
 
 export interface Deprecation {
   /** RFC 9745 `Deprecation`: when the route was deprecated (ISO 8601 date-time). */
@@ -26,6 +26,8 @@ export interface Route {
   streaming: boolean;
   stability: Stability;
   deprecated?: Deprecation;
+  /** The version prefix the path is under; BASE_PATH (`/v1`) when absent. */
+  basePath?: string;
 }
 
 export const BASE_PATH = '/v1';
@@ -66,6 +68,29 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
+/** v2 (beta): the paged, filtered listing, beside v1 on the same API. */
+export const V2_BASE_PATH = '/v2';
+export const V2_API_VERSION = '2.0.0-beta';
+
+export const V2_ROUTES: readonly Route[] = [
+  {
+    operationId: 'listOrdersV2',
+    method: 'GET',
+    path: '/store/orders',
+    function: 'list-orders-v2',
+    tag: 'orders',
+    summary: 'List orders a page at a time, filtered by status or by when they last changed',
+    streaming: false,
+    stability: 'beta',
+    basePath: V2_BASE_PATH,
+  },
+];
+
+/** The version prefix a route is served under. */
+export function basePathOf(route: Pick<Route, 'basePath'>): string {
+  return route.basePath ?? BASE_PATH;
+}
+
 /** Path parameter names of a template, in order. */
 export function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
@@ -82,7 +107,7 @@ export function deprecationHeaders(route: Pick<Route, 'deprecated'>): Record<str
 }
 
 export function routeByOperation(operationId: string): Route {
-  const route = ROUTES.find((r) => r.operationId === operationId);
+  const route = [...ROUTES, ...V2_ROUTES].find((r) => r.operationId === operationId);
   if (!route) throw new Error(`No route declared for operation ${operationId}`);
   return route;
 }

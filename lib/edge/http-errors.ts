@@ -18,6 +18,7 @@ import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
 import { StageListingsFullError, TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
 import { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
+import { InvalidCursorError, InvalidQueryError } from '../core/sync-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
 export class MissingCallerError extends Error {
@@ -36,8 +37,8 @@ export class RateLimitRejectedError extends Error {
 }
 
 /** An HTTP error whose body is the Error record; http-error-handler writes it as JSON. */
-function httpError({ code, headers }: ErrorAnswer, cause?: unknown): HttpError {
-  const error = createError(ERRORS[code].status, errorJson(code), { expose: true, cause });
+function httpError({ code, headers, message }: ErrorAnswer, cause?: unknown): HttpError {
+  const error = createError(ERRORS[code].status, errorJson(code, message), { expose: true, cause });
   error.headers = { ...headers };
   return error;
 }
@@ -52,6 +53,8 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
   if (error instanceof ListingTooLargeUncompressedError) return { code: 'LISTING_TOO_LARGE_UNCOMPRESSED', headers: {} };
   if (error instanceof TooManyListingsError)
     return { code: 'TOO_MANY_LISTINGS', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  if (error instanceof InvalidQueryError) return { code: 'INVALID_QUERY', headers: {}, message: error.message };
+  if (error instanceof InvalidCursorError) return { code: 'INVALID_CURSOR', headers: {} };
   if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
   // The stage runs as many listings as it may: a capacity refusal, not the key's doing.
   if (error instanceof StageListingsFullError) return SERVICE_UNAVAILABLE_ANSWER;

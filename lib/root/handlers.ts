@@ -3,8 +3,9 @@
 import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
 import { makeGetPetHandler } from '../edge/pets-handler';
-import { keysStore, limiterStore, listingsStore, ordersStore, petsStore } from './stores';
-import { perWiring } from './wiring';
+import { makeListOrdersV2Handler } from '../edge/sync-handler';
+import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
+import { cursorKeyOf, perWiring } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -29,4 +30,12 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
 
 export const getPetHandler = /* @__PURE__ */ perWiring((w) =>
   makeGetPetHandler({ pets: petsStore(w), limiter: w.standIns?.limiter ?? limiterStore(w) }),
+);
+
+export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
+  makeListOrdersV2Handler({
+    pages: pagesStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    cursorKey: () => cursorKeyOf(w),
+  }),
 );

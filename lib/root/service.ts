@@ -1,6 +1,12 @@
 // The whole service from one wiring: what the local stack, the bench and the tests run.
-import { authorizerHandler, cancelOrderHandler, getPetHandler, listOrdersHandler } from './handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore, petsStore, type Stores } from './stores';
+import {
+  authorizerHandler,
+  cancelOrderHandler,
+  getPetHandler,
+  listOrdersHandler,
+  listOrdersV2Handler,
+} from './handlers';
+import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore, type Stores } from './stores';
 import type { Wiring } from './wiring';
 
 export type { Wiring } from './wiring';
@@ -12,6 +18,7 @@ export interface Service {
   listOrders: ReturnType<typeof listOrdersHandler>;
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
   getPet: ReturnType<typeof getPetHandler>;
+  listOrdersV2: ReturnType<typeof listOrdersV2Handler>;
 }
 
 /**
@@ -26,10 +33,12 @@ export function composeService(wiring: Wiring): Service {
       keys: keysStore(wiring),
       limiter: limiterStore(wiring),
       listings: listingsStore(wiring),
+      pages: pagesStore(wiring),
     },
     authorizer: authorizerHandler(wiring),
     listOrders: listOrdersHandler(wiring),
     cancelOrder: cancelOrderHandler(wiring),
     getPet: getPetHandler(wiring),
+    listOrdersV2: listOrdersV2Handler(wiring),
   };
 }

@@ -5,6 +5,7 @@ import { ApiKeysRepository } from '../stores/api-keys';
 import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { PetsRepository } from '../stores/pets';
+import { OrderPages } from '../stores/order-pages';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
 import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
@@ -15,6 +16,7 @@ export interface Stores {
   keys: ApiKeysRepository;
   limiter: RateLimiter;
   listings: ListingsInFlight;
+  pages: OrderPages;
 }
 
 export const ordersStore = /* @__PURE__ */ perWiring(
@@ -42,3 +44,5 @@ export const limiterStore = /* @__PURE__ */ perWiring(
 export const listingsStore = /* @__PURE__ */ perWiring(
   (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w), w.stageListingsCap),
 );
+
+export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));

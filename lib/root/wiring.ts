@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
+import { CURSOR_KEY_ENV } from '../contract/sync';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
@@ -31,6 +32,8 @@ export interface Wiring {
    * stand-in (tests, the bench). The stores the root hands out stay the real ones, for seeding and checks.
    */
   standIns?: Partial<StandIns>;
+  /** The HMAC key the v2 listing seals its cursors with, or where to read it on first use. */
+  cursorKey?: Uint8Array | (() => Uint8Array);
 }
 
 export interface StandIns {
@@ -48,6 +51,7 @@ export function wiringFromEnv(): Wiring {
     ...(endpoint ? { endpoint } : {}),
     ...(Number.isSafeInteger(stageCap) && stageCap > 0 ? { stageListingsCap: stageCap } : {}),
     tables: (id) => requireEnv(TABLES[id].envVar),
+    cursorKey: () => Buffer.from(requireEnv(CURSOR_KEY_ENV), 'utf8'),
   };
 }
 
@@ -88,3 +92,10 @@ export function clockOf(wiring: Wiring): () => number {
 export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
   return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
 }
+
+/** The v2 cursor key, read once; a wiring without one fails the v2 listing's requests, nothing else. */
+export const cursorKeyOf = /* @__PURE__ */ perWiring((wiring): Uint8Array => {
+  const key = typeof wiring.cursorKey === 'function' ? wiring.cursorKey() : wiring.cursorKey;
+  if (!key || key.length === 0) throw new Error('The wiring gives no cursor key for the v2 listing');
+  return key;
+});

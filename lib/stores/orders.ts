@@ -1,6 +1,8 @@
 import { DescribeTableCommand, GetItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
+import type { SyncedOrder } from '../contract/synced-order';
+import { syncAttributes } from '../core/sync-keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
 import { mergeAsyncIterables } from '../core/async-merge';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
@@ -144,8 +146,9 @@ export class OrdersRepository {
    * if it was re-created in between: the update is then retried.
    */
   private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
-    const also = Object.entries(ALSO_SET[to]);
     for (let attempt = 0; attempt < 3; attempt++) {
+      // Stamped per attempt: the index keys follow the status and the time of this write.
+      const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, this.nowIso()) });
       const outcome = await conditionalWrite(() =>
         this.doc.send(
           new UpdateCommand({
@@ -176,13 +179,22 @@ export class OrdersRepository {
     throw new Error(`Order ${id} kept changing while being moved to ${to}`);
   }
 
+  private nowIso(): string {
+    return new Date(this.clock()).toISOString();
+  }
+
+  /** The item of a new order: its fields, and its v2 index keys as of its updatedAt (now by default). */
+  private newItem(order: SyncedOrder): Item {
+    return { ...orderToItem(order), ...syncAttributes(order.id, order.status, order.updatedAt ?? this.nowIso()) };
+  }
+
   /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
-  async create(order: Order): Promise<boolean> {
+  async create(order: SyncedOrder): Promise<boolean> {
     const outcome = await conditionalWrite(() =>
       this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: orderToItem(order),
+          Item: this.newItem(order),
           ConditionExpression: 'attribute_not_exists(id)',
         }),
       ),
@@ -192,12 +204,62 @@ export class OrdersRepository {
     return outcome.applied;
   }
 
+  /**
+   * The orders written before v2 (no updatedAt), a Scan page at a time: the backfill's work list.
+   * A filtered Scan reads the whole table, once, which is what a backfill is for.
+   */
+  async *ordersWithoutUpdatedAt(pageSize = 1_000): AsyncGenerator<{ id: string; status: OrderStatus }[]> {
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          ProjectionExpression: 'id, #status',
+          FilterExpression: 'attribute_not_exists(updatedAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExclusiveStartKey: startKey,
+          Limit: pageSize,
+        }),
+      );
+      startKey = page.LastEvaluatedKey;
+      yield (page.Items ?? []).map(orderFromAttributes).map(({ id, status }) => ({ id, status }));
+    } while (startKey);
+  }
+
+  /**
+   * Stamps updatedAt (now) and the index keys on an order that has no updatedAt and still has the
+   * status read. False when a write came first (a cancel or ship stamps the order itself; one from
+   * a pre-v2 function changes the status without it, and a later run stamps that), or it is gone.
+   */
+  async stampUpdatedAt(id: string, status: OrderStatus): Promise<boolean> {
+    const attributes = Object.entries(syncAttributes(id, status, this.nowIso()));
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { id: BigInt(id) },
+          UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#updatedAt) AND #status = :status',
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+            ':status': status,
+          },
+        }),
+      ),
+    );
+    return outcome.applied;
+  }
+
   /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
-  async putMany(orders: readonly Order[]): Promise<void> {
+  async putMany(orders: readonly SyncedOrder[]): Promise<void> {
     for (let i = 0; i < orders.length; i += 25) {
       let requests: Parameters<typeof batchRequest>[0] = orders
         .slice(i, i + 25)
-        .map((order) => ({ PutRequest: { Item: orderToItem(order) } }));
+        .map((order) => ({ PutRequest: { Item: this.newItem(order) } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
         const result = await this.doc.send(batchRequest(requests, this.table));
@@ -241,5 +303,13 @@ export function orderFromAttributes(item: Record<string, AttributeValue>): Order
   if (shipDate !== undefined) order.shipDate = shipDate;
   const complete = item.complete?.BOOL;
   if (complete !== undefined) order.complete = complete;
+  return order;
+}
+
+/** A v2 order from its item: the v1 fields and updatedAt, when the order has one. */
+export function syncedOrderFromAttributes(item: Record<string, AttributeValue>): SyncedOrder {
+  const order: SyncedOrder = orderFromAttributes(item);
+  const updatedAt = item.updatedAt?.S;
+  if (updatedAt !== undefined) order.updatedAt = updatedAt;
   return order;
 }

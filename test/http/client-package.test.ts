@@ -102,10 +102,12 @@ beforeAll(async () => {
         skipLibCheck: false,
         outDir: 'out',
       },
-      files: ['orders.ts'],
+      files: ['orders.ts', 'sync.ts'],
     }),
   );
   copyFileSync(join(CLIENT, 'examples/orders.ts'), join(consumer, 'orders.ts'));
+  // The v2 sync loop is type-checked against the package too (it is not run: it polls).
+  copyFileSync(join(CLIENT, 'examples/sync.ts'), join(consumer, 'sync.ts'));
   await npm(consumer, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts');
 }, 180_000);
 

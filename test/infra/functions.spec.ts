@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { TABLES, type TableId } from '../../lib/contract/tables';
+import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR, stageListingsCap, type FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
+import { CURSOR_KEY_ENV } from '../../lib/contract/sync';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 
@@ -17,7 +18,7 @@ const EXPECTED: Record<
     memory: number;
     maxTimeout: number;
     tables: Partial<Record<TableId, string[]>>;
-    environment?: Record<string, string>;
+    environment?: Record<string, unknown>;
   }
 > = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
@@ -46,6 +47,17 @@ const EXPECTED: Record<
     memory: 256,
     maxTimeout: 28,
     tables: { pets: ['dynamodb:GetItem'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  },
+  // Read-only on orders: Query on the v2 indexes, Scan for unfiltered pages.
+  'list-orders-v2': {
+    memory: 256,
+    maxTimeout: 28,
+    tables: {
+      orders: ['dynamodb:Query', 'dynamodb:Scan'],
+      rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+    // The cursor key, by dynamic reference to its secret (test/infra/v2.spec.ts).
+    environment: { [CURSOR_KEY_ENV]: Match.anyValue() },
   },
 };
 const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
@@ -84,6 +96,7 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     expect(reserved('list-orders')).toBe(stageName === 'prod' ? 50 : 5);
     expect(reserved('authorizer')).toBeUndefined();
     expect(reserved('cancel-order')).toBeUndefined();
+    expect(reserved('list-orders-v2')).toBeUndefined();
   });
 
   test('list-orders is told the stage-wide cap on listings in flight, below its reserved concurrency', () => {
@@ -166,7 +179,14 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
       'xray:PutTraceSegments "*"',
     ];
     for (const [id, actions] of Object.entries(EXPECTED[entry].tables) as [TableId, string[]][]) {
-      for (const action of actions) expected.push(`${action} ${JSON.stringify(arnOf(stack.tables.tables[id]))}`);
+      const table = arnOf(stack.tables.tables[id]);
+      for (const action of actions) {
+        if (action !== 'dynamodb:Query') expected.push(`${action} ${JSON.stringify(table)}`);
+        // Query: on each declared index by name, never index/*.
+        else
+          for (const index of (TABLES[id] as TableSpec).indexes ?? [])
+            expected.push(`${action} ${JSON.stringify({ 'Fn::Join': ['', [table, `/index/${index.name}`]] })}`);
+      }
     }
     expect(permissions(s, entry)).toEqual(expected.sort());
     s.template.hasResourceProperties('AWS::IAM::Role', {

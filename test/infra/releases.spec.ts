@@ -1,7 +1,7 @@
+import { ROUTES } from '../../lib/contract/routes';
 import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionId } from '../../lib/contract/deployment';
-import { ROUTES } from '../../lib/contract/routes';
 import { ROLLBACK_ALARM_MINUTES, STAGES } from '../../infra/stages';
 import { HOOK_ENV } from '../../infra/release-hook/handler';
 import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
@@ -12,7 +12,7 @@ beforeAll(() => {
   synthesised = synthesiseStages();
 });
 
-const FUNCTION_IDS: FunctionId[] = ['authorizer', 'list-orders', 'cancel-order', 'get-pet'];
+const FUNCTION_IDS: FunctionId[] = ['authorizer', 'list-orders', 'cancel-order', 'get-pet', 'list-orders-v2'];
 
 interface Resource {
   Type: string;
@@ -85,9 +85,11 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
   test('API Gateway may invoke the aliases only: every permission names an alias, one per route and the authorizer', () => {
     const { template, stack } = stage();
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
-    expect(permissions).toHaveLength(FUNCTION_IDS.length);
+    // The functions the RestApi invokes: v1's routes and the authorizer (v2's route is not on it yet).
+    const invoked: FunctionId[] = ['authorizer', ...new Set(ROUTES.map((route) => route.function))];
+    expect(permissions).toHaveLength(invoked.length);
     const targets = permissions.map((p) => JSON.stringify(p.Properties?.FunctionName)).sort();
-    expect(targets).toEqual(FUNCTION_IDS.map((name) => JSON.stringify(ref(stack.functions[name].alias))).sort());
+    expect(targets).toEqual(invoked.map((name) => JSON.stringify(ref(stack.functions[name].alias))).sort());
     for (const permission of permissions) {
       expect(permission.Properties).toMatchObject({
         Action: 'lambda:InvokeFunction',

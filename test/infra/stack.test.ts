@@ -19,3 +19,4 @@ import './bundles.spec';
 import './cost.spec';
 import './pipeline.spec';
 import './cfn-lint.spec';
+import './v2.spec';

@@ -55,7 +55,10 @@ function templateMatches(template: string, path: string): boolean {
  * transport's must be documented, required ones present, and values and body must match their
  * schemas. Returns the problems found; none means the response keeps the contract.
  */
-export function contractValidator(document: JsonObject): (observed: ObservedResponse) => string[] {
+export function contractValidator(
+  document: JsonObject,
+  basePath: string = BASE_PATH,
+): (observed: ObservedResponse) => string[] {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
   ajv.addSchema(document, DOC_ID);
@@ -73,7 +76,7 @@ export function contractValidator(document: JsonObject): (observed: ObservedResp
 
   function responsesFor(method: string, url: string): { where: string; responses: JsonObject } {
     const pathname = new URL(url, 'http://x').pathname;
-    const inside = pathname.startsWith(`${BASE_PATH}/`) ? pathname.slice(BASE_PATH.length) : undefined;
+    const inside = pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : undefined;
     const template = inside === undefined ? undefined : Object.keys(paths).find((t) => templateMatches(t, inside));
     if (template === undefined) return { where: `unknown path ${pathname}`, responses: pick(gateway, '404') };
     const operation = child(paths[template], method.toLowerCase());

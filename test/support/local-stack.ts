@@ -3,7 +3,8 @@ import { createApiKey } from '../../lib/stores/key-service';
 import type { Limits, PlanName } from '../../lib/contract/plans';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { OPERATION_CONTRACTS, type OperationContract } from '../../lib/contract/operations';
-import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
+import { basePathOf, ROUTES, V2_BASE_PATH } from '../../lib/contract/routes';
+import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
 import { createLocalApp, type LocalAppOptions } from '../../tools/local/app';
 import { contractValidator } from './contract';
 import { createTestTables, type TestTables } from './dynamo';
@@ -61,10 +62,14 @@ function stackDocument(options: LocalStackOptions): JsonObject {
  * header or field the document does not give fails the test that received it.
  */
 function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths: Set<string>) {
-  const validate = contractValidator(openapi);
+  const v1 = contractValidator(openapi);
+  const v2 = contractValidator(buildV2OpenApiDocument(), V2_BASE_PATH);
   return async (method: string, path: string, headers: Record<string, string> = {}): Promise<Response> => {
     const response = await fetch(`${baseUrl}${path}`, { method, headers });
-    if (publicPaths.has(`${method} ${new URL(path, baseUrl).pathname}`)) return response;
+    const pathname = new URL(path, baseUrl).pathname;
+    if (publicPaths.has(`${method} ${pathname}`)) return response;
+    // Each version's answers are checked against its own document.
+    const validate = pathname.startsWith(`${V2_BASE_PATH}/`) ? v2 : v1;
     const body = await response.text();
     const problems = validate({ method, url: path, status: response.status, headers: response.headers, body });
     if (problems.length) throw new Error(`Response breaks the OpenAPI contract:\n${problems.join('\n')}`);
@@ -87,7 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const openapi = stackDocument(options);
-  const publicPaths = new Set((options.publicRoutes ?? []).map((r) => `${r.method} ${BASE_PATH}${r.path}`));
+  const publicPaths = new Set((options.publicRoutes ?? []).map((r) => `${r.method} ${basePathOf(r)}${r.path}`));
   return {
     baseUrl,
     tables,

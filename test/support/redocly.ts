@@ -5,10 +5,10 @@ import { join } from 'node:path';
  * Runs the Redocly CLI linter on a document file with the project's redocly.yaml. Telemetry and
  * the update check are off, so it needs no network.
  */
-export function lintOpenApi(file: string): { status: number | null; output: string } {
+export function lintOpenApi(...files: string[]): { status: number | null; output: string } {
   const result = spawnSync(
     join(process.cwd(), 'node_modules/.bin/redocly'),
-    ['lint', file, '--config', join(process.cwd(), 'redocly.yaml')],
+    ['lint', ...files, '--config', join(process.cwd(), 'redocly.yaml')],
     {
       encoding: 'utf8',
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },

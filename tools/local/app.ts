@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
-import { composeService, type Stores } from '../../lib/root/service';
-import { ROUTES, type Route } from '../../lib/contract/routes';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { composeService, type Stores, type Wiring } from '../../lib/root/service';
+import { documentClient } from '../../lib/root/wiring';
+import { randomBytes } from 'node:crypto';
+import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions, type ProxyHandler, type PublicRoute } from './gateway';
@@ -16,6 +19,8 @@ export interface LocalAppOptions {
   now?: () => number;
   /** Listings the whole local stage may run at once; none when absent (tests fill it). */
   stageListingsCap?: number;
+  /** The v2 cursors' HMAC key; a random one per app when absent (cursors then last as long as it). */
+  cursorKey?: Uint8Array;
   /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
   extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   publicRoutes?: PublicRoute[];
@@ -27,7 +32,10 @@ export interface LocalAppOptions {
 }
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
-export function createLocalApp(options: LocalAppOptions): Stores & { server: Server } {
+export function createLocalApp(options: LocalAppOptions): Stores & {
+  server: Server;
+  /** The stores' DynamoDB client (tests count its calls). */ dynamo: DynamoDBDocumentClient;
+} {
   const {
     endpoint,
     tables,
@@ -36,17 +44,27 @@ export function createLocalApp(options: LocalAppOptions): Stores & { server: Ser
     stageListingsCap,
     extraRoutes = [],
     publicRoutes = [],
+    cursorKey,
     ...gateway
   } = options;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
-  const service = composeService({ endpoint, tables, requestTimeoutMs, now, stageListingsCap });
+  const wiring: Wiring = {
+    endpoint,
+    tables,
+    requestTimeoutMs,
+    now,
+    stageListingsCap,
+    cursorKey: cursorKey ?? randomBytes(32),
+  };
+  const service = composeService(wiring);
   const handlers: Record<string, ProxyHandler | StreamingLambdaHandler> = {
     listOrders: service.listOrders,
     cancelOrder: service.cancelOrder,
     getPetById: service.getPet,
+    listOrdersV2: service.listOrdersV2,
   };
-  const routes = [...ROUTES];
+  const routes = [...ROUTES, ...V2_ROUTES];
   for (const extra of extraRoutes) {
     routes.push(extra.route);
     handlers[extra.route.operationId] = extra.handler;
@@ -60,5 +78,5 @@ export function createLocalApp(options: LocalAppOptions): Stores & { server: Ser
     publicRoutes: [...publicRoutes, stackDynamoRoute(endpoint, tables)],
     now,
   });
-  return { server, ...service.stores };
+  return { server, ...service.stores, dynamo: documentClient(wiring) };
 }

@@ -3,10 +3,11 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
   type DynamoDBClient,
   type TableStatus,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
+import { TABLES, type TableId, type TableNames, type TableSpec } from '../../lib/contract/tables';
 
 /**
  * How long a table may take to become ACTIVE. DynamoDB creates an on-demand table in seconds;
@@ -43,6 +44,35 @@ async function waitUntilUsable(client: DynamoDBClient, TableName: string, timeou
   }
 }
 
+/** The table's key, its indexes' keys (every attribute projected) and their attribute types. */
+function keySchema(
+  spec: TableSpec,
+): Pick<CreateTableCommandInput, 'AttributeDefinitions' | 'KeySchema'> &
+  Partial<Pick<CreateTableCommandInput, 'GlobalSecondaryIndexes'>> {
+  const indexes = spec.indexes ?? [];
+  const attributes = new Map<string, 'S' | 'N'>([[spec.partitionKey.name, spec.partitionKey.type]]);
+  for (const index of indexes) {
+    attributes.set(index.partitionKey.name, index.partitionKey.type);
+    attributes.set(index.sortKey.name, index.sortKey.type);
+  }
+  return {
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
+    KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }],
+    ...(indexes.length
+      ? {
+          GlobalSecondaryIndexes: indexes.map((index) => ({
+            IndexName: index.name,
+            KeySchema: [
+              { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+              { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
+            ],
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+}
+
 export interface CreateTablesOptions {
   /** How long each table may take to become ACTIVE; TABLE_READY_TIMEOUT_MS unless a test is impatient. */
   readyTimeoutMs?: number;
@@ -68,8 +98,7 @@ export async function createTables(
           new CreateTableCommand({
             TableName,
             BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: [{ AttributeName: spec.partitionKey.name, AttributeType: spec.partitionKey.type }],
-            KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }],
+            ...keySchema(spec),
           }),
         );
         isNew = true;

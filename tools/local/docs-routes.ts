@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
-import { BASE_PATH } from '../../lib/contract/routes';
+import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
+import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import type { PublicRoute } from './gateway';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -93,8 +94,8 @@ export interface DocsRoutesOptions {
  * The routes the local gateway answers itself, without an API key: the OpenAPI document and a
  * Redoc reference page that renders it. They are not part of the API's contract.
  */
-export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
-  const document = buildOpenApiDocument();
+/** A document as JSON, with the stack's port, at `<basePath>/openapi.json`. */
+function documentRoute(document: JsonObject, options: DocsRoutesOptions, basePath?: string): PublicRoute {
   const served = new Map<number | undefined, string>();
   const json = () => {
     const port = listeningPort(options.server?.());
@@ -105,14 +106,21 @@ export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
     }
     return text;
   };
+  return {
+    method: 'GET',
+    path: OPENAPI_PATH,
+    ...(basePath ? { basePath } : {}),
+    respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: json() }),
+  };
+}
+
+export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
+  const document = buildOpenApiDocument();
   let bundle: string | undefined;
   const title = String((document.info as JsonObject | undefined)?.title ?? 'API reference');
   return [
-    {
-      method: 'GET',
-      path: OPENAPI_PATH,
-      respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: json() }),
-    },
+    documentRoute(document, options),
+    documentRoute(buildV2OpenApiDocument(), options, V2_BASE_PATH),
     {
       method: 'GET',
       path: DOCS_PATH,

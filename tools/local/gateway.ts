@@ -18,7 +18,7 @@ import {
   type GatewayResponseType,
   type PlainResponse,
 } from '../../lib/contract/gateway-responses';
-import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
+import { basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
@@ -43,6 +43,8 @@ export type TokenAuthorizer = (
 export interface PublicRoute {
   method: 'GET';
   path: string;
+  /** The version prefix it is under; BASE_PATH (`/v1`) when absent. */
+  basePath?: string;
   /** `remoteAddress`: the caller's, for a route that answers this machine only. */
   respond(request: { remoteAddress: string | undefined }): PlainResponse | Promise<PlainResponse>;
 }
@@ -166,8 +168,11 @@ async function beforeDeadline<T>(
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   installLocalLambdaRuntime();
-  const compiled = compile(options.routes);
-  const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${r.path}`, r]));
+  // Each version prefix (`/v1`, `/v2`) has its own routes, as each is its own tree of resources.
+  const byBase = new Map<string, CompiledRoute[]>();
+  const bases = [...options.routes, ...(options.publicRoutes ?? [])].map(basePathOf);
+  for (const base of new Set(bases)) byBase.set(base, compile(options.routes.filter((r) => basePathOf(r) === base)));
+  const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${basePathOf(r)}${r.path}`, r]));
   const ttlMs = AUTHORIZER_CACHE_TTL_SECONDS * 1000;
   const functions = options.functions ?? FUNCTIONS;
   const now = options.now ?? Date.now;
@@ -181,35 +186,38 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
    * token share it (API Gateway would invoke the authorizer for each): the embedded server is far
    * slower than DynamoDB under a burst, and a burst of lookups would otherwise outlast the deadline.
    */
-  function callAuthorizer(header: string, arn: string): Promise<APIGatewayAuthorizerResult> {
-    const running = pending.get(header);
+  function callAuthorizer(header: string, arn: string, cacheKey: string): Promise<APIGatewayAuthorizerResult> {
+    const running = pending.get(cacheKey);
     if (running) return running;
     const context = contextOf('authorizer');
     const invocation = inInvocation(context, () =>
       options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context),
     );
-    const call = beforeDeadline(invocation, context).finally(() => pending.delete(header));
-    pending.set(header, call);
+    const call = beforeDeadline(invocation, context).finally(() => pending.delete(cacheKey));
+    pending.set(cacheKey, call);
     return call;
   }
 
+  /** Answers are cached per stage (each version is one), as API Gateway caches them: the policy names the stage. */
   async function authorize(
     header: string | undefined,
     arn: string,
+    stage: string,
   ): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
     if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
-    const cached = cache.get(header);
+    const cacheKey = `${stage} ${header}`;
+    const cached = cache.get(cacheKey);
     if (cached && cached.expiresAt > now()) return { ...outcomeOf(cached.result), latencyMs: 0, result: cached.result };
     let result: APIGatewayAuthorizerResult;
     const started = Date.now();
     try {
-      result = await callAuthorizer(header, arn);
+      result = await callAuthorizer(header, arn, cacheKey);
     } catch (error) {
       if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
       throw answer('AUTHORIZER_FAILURE');
     }
     if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
-    cache.set(header, { result, expiresAt: now() + ttlMs });
+    cache.set(cacheKey, { result, expiresAt: now() + ttlMs });
     return { ...outcomeOf(result), latencyMs: Date.now() - started, result };
   }
 
@@ -262,13 +270,15 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const queryAt = target.indexOf('?');
     const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
     const query = queryAt < 0 ? '' : target.slice(queryAt + 1);
-    if (rawPath !== BASE_PATH && !rawPath.startsWith(`${BASE_PATH}/`)) throw answer('MISSING_AUTHENTICATION_TOKEN');
-    const path = rawPath.slice(BASE_PATH.length) || '/';
+    const basePath = [...byBase.keys()].find((base) => rawPath === base || rawPath.startsWith(`${base}/`));
+    if (basePath === undefined) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    const compiled = byBase.get(basePath) ?? [];
+    const path = rawPath.slice(basePath.length) || '/';
     // One trailing slash names the same resource, as API Gateway REST matches it.
     const resourcePath = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const method = req.method ?? 'GET';
 
-    const publicRoute = publicRoutes.get(`${method} ${resourcePath}`);
+    const publicRoute = publicRoutes.get(`${method} ${basePath}${resourcePath}`);
     if (publicRoute) return publicRoute.respond({ remoteAddress: req.socket.remoteAddress });
 
     const resource = compiled.find((c) => c.pattern.test(resourcePath));
@@ -278,8 +288,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const handler = options.handlers[matched.operationId];
     if (!handler) throw answer('DEFAULT_5XX');
 
-    const arn = methodArn(method, resourcePath);
-    const authorized = await authorize(req.headers.authorization, arn);
+    const arn = methodArn(method, resourcePath, basePath);
+    const authorized = await authorize(req.headers.authorization, arn, basePath);
     if (!policyAllows(authorized.result.policyDocument, arn)) throw answer('ACCESS_DENIED');
 
     const values = resource.pattern.exec(resourcePath)?.slice(1) ?? [];

@@ -4,15 +4,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
-import { BASE_PATH, pathParameterNames, type Route } from '../../lib/contract/routes';
+import { BASE_PATH, basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
 
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_API_ID = 'local';
 export const LOCAL_REGION = 'local';
 export const STAGE = BASE_PATH.slice(1);
 
-export function methodArn(method: string, resourcePath: string): string {
-  return `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${STAGE}/${method}${resourcePath}`;
+export function methodArn(method: string, resourcePath: string, basePath: string = BASE_PATH): string {
+  return `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${basePath.slice(1)}/${method}${resourcePath}`;
 }
 
 /** What a TOKEN authorizer returned for the request, as API Gateway passes it on. */
@@ -25,7 +25,7 @@ export interface AuthorizerOutcome {
 }
 
 export interface ProxyRequest {
-  route: Pick<Route, 'method' | 'path' | 'operationId'>;
+  route: Pick<Route, 'method' | 'path' | 'operationId' | 'basePath'>;
   /** The path below the stage as the client sent it; by default the route's, parameters filled in. */
   path?: string;
   pathParameters?: Record<string, string> | null;
@@ -143,14 +143,14 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
         userAgent: headerValue(pairs, 'user-agent') ?? null,
         userArn: null,
       },
-      path: `${BASE_PATH}${path}`,
+      path: `${basePathOf(request.route)}${path}`,
       protocol: request.protocol ?? 'HTTP/1.1',
       requestId,
       requestTime: requestTime(now),
       requestTimeEpoch: now,
       resourceId: route.operationId,
       resourcePath: route.path,
-      stage: STAGE,
+      stage: basePathOf(request.route).slice(1),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../auth';
-import { ERRORS, ERROR_CODES } from '../errors';
+import { ERRORS, ERROR_CODES, type ErrorCode } from '../errors';
 import { RATE_LIMIT_HEADERS } from '../headers';
 import { BAN, MAX_CUSTOM_LIMITS, PLAN_LIMITS } from '../plans';
 import { BASE_PATH } from '../routes';
@@ -33,8 +33,9 @@ export function rateLimitsSection(): string {
   ].join('\n\n');
 }
 
-function errorsSection(): string {
-  const rows = ERROR_CODES.map((code) => `| \`${code}\` | ${ERRORS[code].status} | ${ERRORS[code].message} |`);
+/** The error table, of the codes one document's answers can carry. */
+export function errorsSection(codes: readonly ErrorCode[] = ERROR_CODES): string {
+  const rows = codes.map((code) => `| \`${code}\` | ${ERRORS[code].status} | ${ERRORS[code].message} |`);
   return [
     '## Errors',
     'Every error response has `Content-Type: application/json` and the body `{"code", "message", "status"}` (the `Error` schema), whoever answers it.',
@@ -42,7 +43,7 @@ function errorsSection(): string {
   ].join('\n\n');
 }
 
-function gatewaySection(): string {
+export function gatewaySection(): string {
   return [
     '## Answers of the gateway itself',
     'These come before any operation runs. They need no API key and carry no rate-limit headers. All are listed in `x-gateway-responses`; the 400, which can answer a request for any operation, is listed under each operation too.',
@@ -52,7 +53,7 @@ function gatewaySection(): string {
   ].join('\n');
 }
 
-function lifecycleSection(): string {
+export function lifecycleSection(): string {
   return [
     '## Versioning and lifecycle',
     `The major version is in the path prefix \`${BASE_PATH}\`. Changes are recorded in the changelog (CHANGELOG.md). Filtering and pagination of the order list are planned for v2.`,
@@ -60,7 +61,7 @@ function lifecycleSection(): string {
   ].join('\n\n');
 }
 
-export function apiDescription(): string {
+export function apiDescription(codes: readonly ErrorCode[] = ERROR_CODES): string {
   return [
     'List every order in the store and cancel a pending one.',
     '## Authentication',
@@ -69,7 +70,7 @@ export function apiDescription(): string {
     '`id`, `petId` and `orderId` are int64. They are written as exact JSON integers; values above 2^53 (9007199254740992) lose digits in a JavaScript number, so parse them losslessly.',
     "A client generated from this document as is types them as `number` and parses the body with `JSON.parse`, which turns 9007199254740993 into 9007199254740992 and 9223372036854775807 into 9223372036854776000. Generate int64 as `string` instead, read the body as text (openapi-fetch: `parseAs: 'text'`) and parse it with a lossless JSON parser that gives `id` and `petId` as strings, and pass `orderId` as a string.",
     rateLimitsSection(),
-    errorsSection(),
+    errorsSection(codes),
     gatewaySection(),
     lifecycleSection(),
   ].join('\n\n');

@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from '../errors';
+import { ERROR_CODES, ERRORS, type ErrorCode } from '../errors';
 import { apiDescription } from './description';
 import {
   COMMON_ERROR_CODES,
@@ -13,6 +13,23 @@ import { errorSchema, orderSchema, petSchema, type JsonObject } from './schemas'
 import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';
 import { scopesRefusing } from '../scopes';
 
+/** What differs between the v1 document and another version's: its prefix, version, text and Order. */
+export interface Edition {
+  basePath: string;
+  version: string;
+  description(codes: readonly ErrorCode[]): string;
+  orderSchema(): JsonObject;
+  /** Extensions at the top of `info`, e.g. `x-stability`. */
+  infoExtensions?: JsonObject;
+}
+
+export const V1_EDITION: Edition = {
+  basePath: BASE_PATH,
+  version: API_VERSION,
+  description: apiDescription,
+  orderSchema,
+};
+
 export type { JsonObject } from './schemas';
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -24,34 +41,35 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
  * The deployed stages' addresses are configuration (a custom domain or the execute-api host), so
  * they are server variables named as in the specification; each includes the `/v1` prefix.
  */
-function servers(): JsonObject[] {
+function servers(basePath: string): JsonObject[] {
   const placeholder = (name: string, stage: string, example: string): JsonObject => ({
     url: `{${name}}`,
-    description: `${stage}: \`{${name}}\` of the specification, which includes the \`${BASE_PATH}\` prefix.`,
+    description: `${stage}: \`{${name}}\` of the specification, which includes the \`${basePath}\` prefix.`,
     variables: {
       [name]: {
         default: example,
-        description: `The ${stage.toLowerCase()} address: https://<custom domain>${BASE_PATH}, or the stage's execute-api URL (which also ends in ${BASE_PATH}).`,
+        description: `The ${stage.toLowerCase()} address: https://<custom domain>${basePath}, or the stage's execute-api URL (which also ends in ${basePath}).`,
       },
     },
   });
   return [
-    placeholder('base_url', 'Production', `https://api.example.com${BASE_PATH}`),
-    placeholder('staging_url', 'Staging', `https://staging-api.example.com${BASE_PATH}`),
+    placeholder('base_url', 'Production', `https://api.example.com${basePath}`),
+    placeholder('staging_url', 'Staging', `https://staging-api.example.com${basePath}`),
     {
-      url: `http://127.0.0.1:{port}${BASE_PATH}`,
+      url: `http://127.0.0.1:{port}${basePath}`,
       description: 'The local stack (`npm start`).',
       variables: { port: { default: '3000', description: 'The port given to `npm start` (PORT).' } },
     },
   ];
 }
 
-function parameters(route: Route): JsonObject[] {
-  return pathParameterNames(route.path).map((name) => {
+function parameters(route: Route, contract: OperationContract): JsonObject[] {
+  const inPath = pathParameterNames(route.path).map((name) => {
     const declared = PATH_PARAMETERS[name];
     if (!declared) throw new Error(`Path parameter ${name} of ${route.operationId} is not declared in PATH_PARAMETERS`);
     return { name, in: 'path', required: true, ...declared };
   });
+  return [...inPath, ...(contract.queryParameters ?? [])];
 }
 
 function lifecycleNote(route: Route): string | undefined {
@@ -66,7 +84,7 @@ function scopeCodes(route: Route): ErrorCode[] {
 
 function operation(route: Route, contract: OperationContract): JsonObject {
   const description = [contract.description, lifecycleNote(route)].filter(Boolean).join('\n\n');
-  const params = parameters(route);
+  const params = parameters(route, contract);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -114,6 +132,7 @@ function gatewayResponses(): JsonObject {
 export function buildOpenApiDocument(
   routes: readonly Route[] = ROUTES,
   contracts: Record<string, OperationContract> = OPERATION_CONTRACTS,
+  edition: Edition = V1_EDITION,
 ): JsonObject {
   const paths: Record<string, JsonObject> = {};
   const seen = new Set<string>();
@@ -128,10 +147,16 @@ export function buildOpenApiDocument(
     name,
     description: TAG_DESCRIPTIONS[name] ?? `Operations tagged ${name}.`,
   }));
+  const codes = documentedCodes(routes, contracts);
   return {
     openapi: '3.1.0',
-    info: { title: 'Store Orders API', version: API_VERSION, description: apiDescription() },
-    servers: servers(),
+    info: {
+      title: 'Store Orders API',
+      version: edition.version,
+      description: edition.description(codes),
+      ...edition.infoExtensions,
+    },
+    servers: servers(edition.basePath),
     security: [{ bearerAuth: [] }],
     tags,
     paths,
@@ -144,10 +169,22 @@ export function buildOpenApiDocument(
           description: 'The API key as the bearer token: `Authorization: Bearer <API key>`.',
         },
       },
-      schemas: { Order: orderSchema(), Pet: petSchema(), Error: errorSchema() },
+      schemas: {
+        Order: edition.orderSchema(),
+        // The Pet schema goes only where a route answers one (v1's deprecated pets route).
+        ...(routes.some((route) => route.operationId === 'getPetById') ? { Pet: petSchema() } : {}),
+        Error: errorSchema(codes),
+      },
     },
     'x-gateway-responses': gatewayResponses(),
   };
+}
+
+/** The codes a document's answers can carry, in the catalogue's order: its Error enum and error table. */
+function documentedCodes(routes: readonly Route[], contracts: Record<string, OperationContract>): ErrorCode[] {
+  const used = new Set<ErrorCode>([...GATEWAY_ERROR_CODES, ...COMMON_ERROR_CODES]);
+  for (const route of routes) for (const code of contracts[route.operationId]?.errors ?? []) used.add(code);
+  return ERROR_CODES.filter((code) => used.has(code));
 }
 
 /** The document as committed in openapi.json and served by the local stack. */

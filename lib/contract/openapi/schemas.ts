@@ -90,14 +90,15 @@ export function petSchema(): JsonObject {
   };
 }
 
-export function errorSchema(): JsonObject {
+/** The Error record; its code is one of `codes`, those the document's answers can carry. */
+export function errorSchema(codes: readonly ErrorCode[] = ERROR_CODES): JsonObject {
   return {
     type: 'object',
     description: 'The body of every error response, whoever answers it (the service or the gateway).',
     additionalProperties: false,
     required: ['code', 'message', 'status'],
     properties: {
-      code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
+      code: { type: 'string', enum: [...codes], description: 'Machine-readable error code.' },
       message: { type: 'string', description: 'Human-readable description.' },
       status: { type: 'integer', format: 'int32', description: 'The HTTP status code of the response.' },
     },

@@ -1,6 +1,6 @@
 import type { AdminCommand } from '../command';
 import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
-import { ordersImport, ordersShip } from './orders';
+import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
 
 /** Every admin command, in the order the usage text lists them. */
@@ -13,4 +13,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   ordersImport,
   ordersShip,
   petsImport,
+  ordersBackfillUpdatedAt,
 ];

@@ -1,9 +1,10 @@
 import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/order-errors';
 import { canonicalInt64 } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
-import { AdminFailure, shownArgument, UsageError } from '../../shared/errors';
+import { AdminFailure, Interrupted, shownArgument, UsageError } from '../../shared/errors';
 import { ORDER_IMPORT } from '../import-file';
-import { importFile } from '../import-run';
+import { mapBounded } from '../concurrency';
+import { IMPORT_CONCURRENCY, importFile } from '../import-run';
 import { int64Problem } from '../int64-text';
 
 export { IMPORT_BATCH, IMPORT_CONCURRENCY } from '../import-run';
@@ -64,4 +65,45 @@ export const ordersShip = defineCommand({
   ],
   parse: ({ args: [id = ''] }) => orderIdArgument(id),
   run: shipOrder,
+});
+
+/** Stamps updatedAt on every order written before v2; an interrupted or repeated run picks up what is left. */
+async function backfillUpdatedAt({ target, out, signal }: CommandContext): Promise<void> {
+  let stamped = 0;
+  let skipped = 0;
+  for await (const page of target.orders.ordersWithoutUpdatedAt()) {
+    const done = await mapBounded(
+      page,
+      IMPORT_CONCURRENCY,
+      (order) => target.orders.stampUpdatedAt(order.id, order.status),
+      signal,
+    );
+    // forEach skips the holes an interruption leaves where no task ran.
+    done.forEach((applied) => (applied ? stamped++ : skipped++));
+    out.progress?.(`Backfilling updatedAt: ${stamped} orders stamped`);
+    if (signal?.aborted) break;
+  }
+  out.progressDone?.();
+  const changed = skipped
+    ? `; ${skipped} changed meanwhile (a write stamps them itself; run again to catch any other)`
+    : '';
+  if (signal?.aborted)
+    throw new Interrupted(
+      `Backfill interrupted after ${stamped} orders${changed}. Run it again to finish: stamped orders are skipped.`,
+    );
+  out.out(`Backfilled updatedAt in ${target.label}: ${stamped} orders stamped${changed}.`);
+}
+
+export const ordersBackfillUpdatedAt = defineCommand({
+  name: 'orders backfill-updated-at',
+  options: {},
+  arguments: [],
+  help: [
+    'Stamps updatedAt (now) on every order written before v2, which puts it in the v2',
+    "listing's filtered pages. Run it once after the v2 deploy has finished. Only orders without",
+    'updatedAt are written, each only if it still has none and the status read: safe beside live',
+    'cancels, safe to run again, and an interrupted run is resumed by running it again.',
+  ],
+  parse: () => undefined,
+  run: (_args, context) => backfillUpdatedAt(context),
 });

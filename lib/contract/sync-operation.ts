@@ -1,0 +1,84 @@
+// What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
+import type { OperationContract } from './operations';
+import { ORDER_SCHEMA_REF } from './openapi/schemas';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from './sync';
+
+const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
+
+export const LIST_ORDERS_V2: OperationContract = {
+  description:
+    'Returns one page of orders. Follow `nextCursor` (or the `Link` header with `rel="next"`) to the ' +
+    'next page; it is absent on the last page. Every page is one request for the rate limits. ' +
+    `Without filters the order of the items is not specified. With \`${SYNC_PARAMETERS.status}\` or ` +
+    `\`${SYNC_PARAMETERS.updatedSince}\`, orders come in ascending \`updatedAt\` (ties by id), so a client ` +
+    'keeps the last `updatedAt` it saw as the watermark of its next sync. Following the cursors to the ' +
+    'end returns every matching order that did not change during the walk exactly once; an order that ' +
+    'changes during the walk moves to its new `updatedAt`, so a sync from the watermark finds it again. ' +
+    'A page reads items in proportion to its size, never to the store. A cursor carries its filters: ' +
+    'give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only ' +
+    'unfiltered pages return them until an operator has run `orders backfill-updated-at`.',
+  queryParameters: [
+    {
+      name: SYNC_PARAMETERS.limit,
+      in: 'query',
+      required: false,
+      description: `Orders per page, ${minLimit} to ${maxLimit}.`,
+      schema: { type: 'integer', minimum: minLimit, maximum: maxLimit, default: defaultLimit },
+    },
+    {
+      name: SYNC_PARAMETERS.cursor,
+      in: 'query',
+      required: false,
+      description:
+        'Opaque: the `nextCursor` of the previous page. A cursor this API did not issue, an altered one, ' +
+        'or one given with other filters than its own is 400 `INVALID_CURSOR`.',
+      schema: { type: 'string' },
+    },
+    {
+      name: SYNC_PARAMETERS.status,
+      in: 'query',
+      required: false,
+      description: 'Only orders with this status.',
+      schema: { type: 'string', enum: [...SYNC_STATUSES] },
+    },
+    {
+      name: SYNC_PARAMETERS.updatedSince,
+      in: 'query',
+      required: false,
+      description:
+        'Only orders whose `updatedAt` is at or after this instant (RFC 3339 date-time, any offset), ' +
+        'in ascending `updatedAt`.',
+      schema: { type: 'string', format: 'date-time' },
+    },
+  ],
+  success: {
+    status: 200,
+    description: 'One page of orders.',
+    headers: {
+      Link: {
+        description:
+          'RFC 8288: `<?cursor=…&limit=…>; rel="next"`, a reference relative to the request URL; present ' +
+          'exactly when `nextCursor` is.',
+        required: false,
+        schema: { type: 'string' },
+      },
+    },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['orders'],
+      properties: {
+        orders: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
+        nextCursor: {
+          type: 'string',
+          description: 'Give it as `cursor` for the next page; absent on the last page.',
+        },
+      },
+    },
+    example: {
+      orders: [{ id: 2, complete: true, status: 'shipped', updatedAt: '2026-11-22T12:00:00.000Z' }],
+      nextCursor: 'eyJ2IjoxfQ.c2lnbmF0dXJl',
+    },
+  },
+  errors: ['INVALID_QUERY', 'INVALID_CURSOR'],
+};

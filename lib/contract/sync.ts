@@ -1,0 +1,25 @@
+// The v2 listing's query, declared once: its parameters and page sizes. Read by the query parser,
+// the OpenAPI document, the client and the tests.
+import { ORDER_STATUSES } from './order';
+
+export const SYNC_PAGE = {
+  /** Orders per page when the request gives no `limit`. */
+  defaultLimit: 100,
+  minLimit: 1,
+  maxLimit: 1000,
+} as const;
+
+/** The query parameters, by name; any other is refused (INVALID_QUERY). */
+export const SYNC_PARAMETERS = {
+  limit: 'limit',
+  cursor: 'cursor',
+  status: 'status',
+  updatedSince: 'updatedSince',
+} as const;
+export type SyncParameter = keyof typeof SYNC_PARAMETERS;
+
+/** The statuses a page can be filtered by: every status. */
+export const SYNC_STATUSES = ORDER_STATUSES;
+
+/** The environment variable that carries the cursor key of a deployed function (set from a generated secret). */
+export const CURSOR_KEY_ENV = 'CURSOR_KEY';

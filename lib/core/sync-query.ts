@@ -1,0 +1,104 @@
+// The v2 listing's query string, parsed and checked: every mistake is an InvalidQueryError naming
+// its parameter, never a 5xx.
+import { isOrderStatus, type OrderStatus } from '../contract/order';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from '../contract/sync';
+import { InvalidQueryError } from './sync-errors';
+
+export interface SyncFilters {
+  status?: OrderStatus;
+  /** The lower bound on updatedAt, as the ISO 8601 UTC text with milliseconds that updatedAt uses. */
+  updatedSince?: string;
+}
+
+export interface SyncQuery {
+  limit: number;
+  filters: SyncFilters;
+  cursor?: string;
+}
+
+/** RFC 3339 date-time (section 5.6): date, `T`, time, optional fraction, `Z` or a numeric offset. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time as the ISO text updatedAt is stored in, or undefined when it is not one (a
+ * day or time out of range included). A fraction finer than a millisecond rounds up, so "at or
+ * after" never takes in a millisecond that began before the instant asked for.
+ */
+export function normalisedDateTime(text: string): string | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const fraction = m[7] ?? '';
+  const offsetMinutes = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+  if (m[9] && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  const back = new Date(local);
+  const exact =
+    back.getUTCFullYear() === year &&
+    back.getUTCMonth() === month - 1 &&
+    back.getUTCDate() === day &&
+    back.getUTCHours() === hour &&
+    back.getUTCMinutes() === minute &&
+    back.getUTCSeconds() === second;
+  if (!exact) return undefined;
+  const millis = Number(fraction.slice(0, 3).padEnd(3, '0'));
+  const finer = /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
+  const instant = new Date(local + millis + finer - offsetMinutes * 60_000);
+  // Four-digit years only: beyond them toISOString writes an expanded year no updatedAt has.
+  const iso = Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
+  return iso && /^\d{4}-/.test(iso) ? iso : undefined;
+}
+
+/** The one value of a parameter; a repeated one is refused, since which value counts would be a guess. */
+function single(values: readonly string[] | undefined, name: string): string | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  if (values.length > 1) throw new InvalidQueryError(name, 'give it at most once');
+  return values[0];
+}
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return SYNC_PAGE.defaultLimit;
+  const { minLimit, maxLimit } = SYNC_PAGE;
+  const value = /^[0-9]{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= minLimit && value <= maxLimit))
+    throw new InvalidQueryError(SYNC_PARAMETERS.limit, `must be an integer from ${minLimit} to ${maxLimit}`);
+  return value;
+}
+
+/** The query of one request, from its parameters as API Gateway gives them (every value of each). */
+export function parseSyncQuery(parameters: Record<string, readonly string[] | undefined> | null): SyncQuery {
+  const given = parameters ?? {};
+  const known: readonly string[] = Object.values(SYNC_PARAMETERS);
+  const unknown = Object.keys(given).find((name) => !known.includes(name));
+  if (unknown !== undefined)
+    throw new InvalidQueryError(unknown.slice(0, 64), `unknown parameter (known: ${known.join(', ')})`);
+
+  const limit = parseLimit(single(given.limit, SYNC_PARAMETERS.limit));
+  const filters: SyncFilters = {};
+  const status = single(given.status, SYNC_PARAMETERS.status);
+  if (status !== undefined) {
+    if (!isOrderStatus(status))
+      throw new InvalidQueryError(SYNC_PARAMETERS.status, `must be one of ${SYNC_STATUSES.join(', ')}`);
+    filters.status = status;
+  }
+  const since = single(given.updatedSince, SYNC_PARAMETERS.updatedSince);
+  if (since !== undefined) {
+    const normalised = normalisedDateTime(since);
+    if (normalised === undefined)
+      throw new InvalidQueryError(
+        SYNC_PARAMETERS.updatedSince,
+        'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z',
+      );
+    filters.updatedSince = normalised;
+  }
+  const cursor = single(given.cursor, SYNC_PARAMETERS.cursor);
+  if (cursor === '') throw new InvalidQueryError(SYNC_PARAMETERS.cursor, 'must not be empty');
+  return { limit, filters, ...(cursor !== undefined ? { cursor } : {}) };
+}

@@ -1,0 +1,45 @@
+// GET /v2/store/orders: one page of orders, filtered by status or updatedSince, with a sealed cursor
+// to the next. Same middleware as v1 (auth, limiter, error mapping): each page is one request.
+import { syncedOrderJson } from '../contract/synced-order';
+import { routeByOperation } from '../contract/routes';
+import { SYNC_PARAMETERS } from '../contract/sync';
+import { cursorFilters, openCursor, sealCursor, type PagePosition } from '../core/sync-cursor';
+import { parseSyncQuery } from '../core/sync-query';
+import type { OrderPages } from '../stores/order-pages';
+import { apiHandler, type ApiHandlerDeps } from './api-handler';
+
+export interface SyncHandlerDeps extends ApiHandlerDeps {
+  pages: Pick<OrderPages, 'page'>;
+  /** The HMAC key cursors are sealed with (every function of a deployment shares it), read per use. */
+  cursorKey: () => Uint8Array;
+}
+
+/**
+ * The next page's link (RFC 8288), as a reference relative to this request's own URL: it holds
+ * wherever the API is mounted (execute-api stage, custom domain base path, the local stack).
+ */
+function nextLink(cursor: string, limit: number): string {
+  const query = new URLSearchParams({ [SYNC_PARAMETERS.cursor]: cursor, [SYNC_PARAMETERS.limit]: String(limit) });
+  return `<?${query.toString()}>; rel="next"`;
+}
+
+export function makeListOrdersV2Handler(deps: SyncHandlerDeps) {
+  return apiHandler(routeByOperation('listOrdersV2'), deps, async (event) => {
+    const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null);
+    let filters = query.filters;
+    let position: PagePosition | undefined;
+    if (query.cursor !== undefined) {
+      const content = openCursor(query.cursor, deps.cursorKey());
+      filters = cursorFilters(content, query.filters);
+      position = content.position;
+    }
+    const page = await deps.pages.page(filters, position, query.limit);
+    const next = page.next && sealCursor({ filters, position: page.next }, deps.cursorKey());
+    const orders = page.orders.map(syncedOrderJson).join(',');
+    return {
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },
+      body: `{"orders":[${orders}]${next ? `,"nextCursor":${JSON.stringify(next)}` : ''}}`,
+    };
+  });
+}

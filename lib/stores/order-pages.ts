@@ -1,0 +1,156 @@
+// The v2 listing's page reads. Unfiltered: one Scan page of the table. Filtered: Queries on the
+// sharded index (lib/contract/tables.ts ORDER_INDEXES), merged in (updatedAt, id) order. Either
+// way a page reads items in proportion to its size, never to the store (docs/design.md).
+import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SyncedOrder } from '../contract/synced-order';
+import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
+import type { PagePosition } from '../core/sync-cursor';
+import type { SyncFilters } from '../core/sync-query';
+import { statusShard, updateShard } from '../core/sync-keys';
+import { syncedOrderFromAttributes } from './orders';
+
+export interface OrderPage {
+  orders: SyncedOrder[];
+  /** Where the next page starts; absent when nothing can follow. */
+  next?: PagePosition;
+}
+
+type Item = Record<string, AttributeValue>;
+
+/** One shard of the index, read a chunk at a time as the merge takes from it. */
+class ShardReader {
+  private buffer: { key: string; item: Item }[] = [];
+  private startKey: Item | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly query: (startKey: Item | undefined) => Promise<{ items: Item[]; last?: Item }>,
+    private readonly sortKey: string,
+    readonly shard: number,
+    public after: string | null,
+  ) {}
+
+  /** The next entry without taking it; undefined when the shard has no more. */
+  async peek(): Promise<{ key: string; item: Item } | undefined> {
+    while (this.buffer.length === 0 && !this.ended) {
+      const { items, last } = await this.query(this.startKey);
+      this.buffer = items.map((item) => ({ key: item[this.sortKey]?.S ?? '', item }));
+      this.startKey = last;
+      this.ended = last === undefined;
+    }
+    return this.buffer[0];
+  }
+
+  take(): Item {
+    const entry = this.buffer.shift();
+    if (!entry) throw new Error('take() before peek()');
+    this.after = entry.key;
+    return entry.item;
+  }
+
+  /** Read to its end and every entry taken. */
+  get exhausted(): boolean {
+    return this.ended && this.buffer.length === 0;
+  }
+}
+
+export class OrderPages {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async page(filters: SyncFilters, position: PagePosition | undefined, limit: number): Promise<OrderPage> {
+    if (filters.status === undefined && filters.updatedSince === undefined) {
+      return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit);
+    }
+    return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit);
+  }
+
+  private async scanPage(after: string | undefined, limit: number): Promise<OrderPage> {
+    const page = await this.client.send(
+      new ScanCommand({
+        TableName: this.table,
+        Limit: limit,
+        ...(after !== undefined ? { ExclusiveStartKey: { id: { N: after } } } : {}),
+      }),
+    );
+    const last = page.LastEvaluatedKey?.id?.N;
+    return {
+      orders: (page.Items ?? []).map(syncedOrderFromAttributes),
+      ...(last !== undefined ? { next: { kind: 'scan', after: last } } : {}),
+    };
+  }
+
+  /**
+   * Each shard is read a chunk at a time (about its share of the page, plus one), and the merge
+   * takes the smallest update key until the page is full: a page reads about twice its size at most.
+   */
+  private async indexPage(
+    filters: SyncFilters,
+    position: Extract<PagePosition, { kind: 'index' }> | undefined,
+    limit: number,
+  ): Promise<OrderPage> {
+    const index: IndexSpec = filters.status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
+    const status = filters.status;
+    const chunk = Math.ceil(limit / SYNC_SHARDS) + 1;
+    const done = new Set(position?.done ?? []);
+    const readers: ShardReader[] = [];
+    for (let shard = 0; shard < SYNC_SHARDS; shard++) {
+      if (done.has(shard)) continue;
+      const after = position?.after[shard] ?? null;
+      const partition = status !== undefined ? statusShard(status, shard) : updateShard(shard);
+      const query = (startKey: Item | undefined) =>
+        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey);
+      readers.push(new ShardReader(query, index.sortKey.name, shard, after));
+    }
+
+    const orders: SyncedOrder[] = [];
+    const heads = await Promise.all(readers.map((reader) => reader.peek()));
+    while (orders.length < limit) {
+      let best = -1;
+      heads.forEach((head, i) => {
+        if (head && (best < 0 || head.key < (heads[best]?.key ?? ''))) best = i;
+      });
+      const reader = readers[best];
+      if (!reader) break;
+      orders.push(syncedOrderFromAttributes(reader.take()));
+      heads[best] = orders.length < limit ? await reader.peek() : undefined;
+    }
+
+    for (const reader of readers) if (reader.exhausted) done.add(reader.shard);
+    if (done.size === SYNC_SHARDS) return { orders };
+    const after = Array.from({ length: SYNC_SHARDS }, (_, shard) => position?.after[shard] ?? null);
+    for (const reader of readers) after[reader.shard] = reader.after;
+    return { orders, next: { kind: 'index', after, done: [...done].sort((a, b) => a - b) } };
+  }
+
+  private async queryShard(
+    index: IndexSpec,
+    partition: string,
+    after: string | null,
+    since: string | undefined,
+    limit: number,
+    startKey: Item | undefined,
+  ): Promise<{ items: Item[]; last?: Item }> {
+    // After a key already taken, strictly; else from the first key at or after `since`.
+    const bound = after !== null ? ' AND #sk > :bound' : since !== undefined ? ' AND #sk >= :bound' : '';
+    const boundValue = after ?? since;
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: index.name,
+        KeyConditionExpression: `#pk = :pk${bound}`,
+        ExpressionAttributeNames: { '#pk': index.partitionKey.name, ...(bound ? { '#sk': index.sortKey.name } : {}) },
+        ExpressionAttributeValues: {
+          ':pk': { S: partition },
+          ...(bound && boundValue !== undefined ? { ':bound': { S: boundValue } } : {}),
+        },
+        Limit: limit,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { last: page.LastEvaluatedKey } : {}) };
+  }
+}

@@ -1,0 +1,73 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { SYNC_SHARDS } from '../../lib/contract/tables';
+import { cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync-cursor';
+import { InvalidCursorError } from '../../lib/core/sync-errors';
+
+const key = randomBytes(32);
+const indexed: CursorContent = {
+  filters: { status: 'pending', updatedSince: '2026-11-22T12:00:00.000Z' },
+  position: {
+    kind: 'index',
+    after: Array.from({ length: SYNC_SHARDS }, (_, i) => (i % 2 ? `2026-11-22T12:00:0${i}.000Z#1` : null)),
+    done: [0],
+  },
+};
+const scanned: CursorContent = { filters: {}, position: { kind: 'scan', after: '-9223372036854775808' } };
+
+test.each([
+  ['index', indexed],
+  ['scan', scanned],
+])('a sealed %s cursor opens to what was sealed', (_kind, content) => {
+  const cursor = sealCursor(content, key);
+  expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  expect(openCursor(cursor, key)).toEqual(content);
+});
+
+function reseal(content: unknown): string {
+  const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+  const tag = sealCursor(scanned, key).split('.')[1] ?? '';
+  return `${payload}.${tag}`;
+}
+
+test.each([
+  ['another key', () => sealCursor(indexed, randomBytes(32))],
+  ['an altered payload, tag kept', () => reseal({ v: 1, ...indexed, filters: { status: 'shipped' } })],
+  ['a truncated tag', () => sealCursor(indexed, key).slice(0, -2)],
+  ['no tag', () => sealCursor(indexed, key).split('.')[0] ?? ''],
+  ['an extra part', () => `${sealCursor(indexed, key)}.x`],
+  ['not base64 at all', () => '!!!.???'],
+])('refused: %s', (_name, cursor) => {
+  expect(() => openCursor(cursor(), key)).toThrow(InvalidCursorError);
+});
+
+test('a well-sealed cursor of the wrong shape is still refused (a change of format, say)', () => {
+  const sealedWith = (content: unknown) => {
+    const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+    // Sealed as this API seals, so only the shape check can refuse it.
+    return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
+  };
+  expect(openCursor(sealedWith({ v: 1, ...scanned }), key)).toEqual(scanned);
+  for (const content of [
+    { v: 2, ...scanned },
+    { v: 1, filters: { status: 'lost' }, position: scanned.position },
+    { v: 1, filters: {}, position: { kind: 'index', after: [null], done: [] } },
+    {
+      v: 1,
+      filters: {},
+      position: {
+        kind: 'index',
+        after: indexed.position.kind === 'index' ? indexed.position.after : [],
+        done: [SYNC_SHARDS],
+      },
+    },
+  ])
+    expect(() => openCursor(sealedWith(content), key)).toThrow(InvalidCursorError);
+});
+
+test("a cursor's filters hold; the request may repeat them or leave them out, not change or add one", () => {
+  expect(cursorFilters(indexed, {})).toEqual(indexed.filters);
+  expect(cursorFilters(indexed, indexed.filters)).toEqual(indexed.filters);
+  expect(() => cursorFilters(indexed, { status: 'shipped' })).toThrow(InvalidCursorError);
+  expect(() => cursorFilters(scanned, { status: 'pending' })).toThrow(InvalidCursorError);
+  expect(() => cursorFilters(scanned, { updatedSince: '2026-11-22T12:00:00.000Z' })).toThrow(InvalidCursorError);
+});
