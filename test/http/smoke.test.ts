@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
 import { stackTarget } from '../../tools/smoke/stack-target';
-import type { StackDynamo } from '../../tools/shared/stack-dynamo';
+import { STACK_DYNAMO_PATH, type StackDynamo } from '../../tools/shared/stack-dynamo';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';
 import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
@@ -440,7 +440,13 @@ describe('a run stopped from outside', () => {
   // timed-out CI job sends SIGTERM). The API it checks answers 401 to everything, so the run waits
   // for its new key to be accepted, with that key live, until the signal comes.
   test('SIGTERM revokes the keys the run made and exits 143', async () => {
-    const refusing: Server = createServer((_req, res) => {
+    const refusing: Server = createServer((req, res) => {
+      // It says where its DynamoDB is (the stack's), as a local stack does, and refuses the rest.
+      if (req.url === `${BASE_PATH}${STACK_DYNAMO_PATH}`) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ endpoint: stack.tables.endpoint, tables: stack.tables.names }));
+        return;
+      }
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'no' }));
     });
@@ -479,6 +485,8 @@ describe('a run stopped from outside', () => {
     const kept = await other.create({ perMinute: 1, perDay: 1 });
     const out: string[] = [];
     const code = await runSmokeCommand(['--clean-up', '--run', 'killed-run'], {
+      // The local stack at PORT says where its keys are.
+      env: { PORT: new URL(stack.baseUrl).port },
       out: { out: (line) => out.push(line), err: (line) => out.push(line) },
       stageClients: () => {
         throw new Error('no stage here');
