@@ -91,7 +91,7 @@ export function explainNagFindings(stack: StageNagSubjects): void {
       'AwsSolutions-IAM5':
         "The wildcard is a hook function's qualifier (`<hook arn>:*`), added by CDK's grant: it reaches only the pre-traffic hook functions' own versions.",
     },
-    [{ regex: '/^Resource::<Releases[A-Za-z]+HookFunction[0-9A-F]+\\.Arn>:\\*$/g' }],
+    [{ regex: '/^Resource::<Releases[A-Za-z0-9]+HookFunction[0-9A-F]+\\.Arn>:\\*$/g' }],
   );
   suppress(
     stack.releases.role,

@@ -35,6 +35,8 @@ export function executionStatements(): PolicyStatement[] {
     }),
     new PolicyStatement({ actions: ['codedeploy:*'], resources: [arn('codedeploy', '*')] }),
     new PolicyStatement({ actions: ['sns:*'], resources: [arn('sns', `${STACK_PREFIX}*`)] }),
+    // The v2 cursor key: a secret whose name CloudFormation generates (not under the stack's prefix).
+    new PolicyStatement({ actions: ['secretsmanager:*'], resources: [arn('secretsmanager', 'secret:*')] }),
     // The functions' roles, the account stack's CloudWatch role and the pipeline's own roles and policy.
     new PolicyStatement({
       actions: [
