@@ -183,7 +183,8 @@ export function buildOpenApiDocument(
 /** The codes a document's answers can carry, in the catalogue's order: its Error enum and error table. */
 function documentedCodes(routes: readonly Route[], contracts: Record<string, OperationContract>): ErrorCode[] {
   const used = new Set<ErrorCode>([...GATEWAY_ERROR_CODES, ...COMMON_ERROR_CODES]);
-  for (const route of routes) for (const code of contracts[route.operationId]?.errors ?? []) used.add(code);
+  for (const route of routes)
+    for (const code of [...(contracts[route.operationId]?.errors ?? []), ...scopeCodes(route)]) used.add(code);
   return ERROR_CODES.filter((code) => used.has(code));
 }
 
