@@ -9,7 +9,7 @@ import {
   type StreamingLambdaHandler,
 } from './api-handler';
 import { LISTINGS_IN_FLIGHT } from '../contract/plans';
-import { TooManyListingsError, type ListingsInFlight } from '../stores/listings-in-flight';
+import { StageListingsFullError, TooManyListingsError, type ListingsInFlight } from '../stores/listings-in-flight';
 import { uncount } from './rate-limit';
 import { ListingTooLargeUncompressedError } from '../core/order-errors';
 import { ListingRun } from './listing-run';
@@ -112,9 +112,10 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
       const lease = await deps.listings
         ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining)
         .catch(async (error: unknown) => {
-          // A listing refused for lack of room costs the key no request slot, so a client that
-          // waits and tries again is never pushed toward a rate limit or a ban by it.
-          if (error instanceof TooManyListingsError) await uncount(event);
+          // A listing refused for lack of room (the key's, or the stage's: a 503) costs the key no
+          // request slot, so a client that waits and tries again is never pushed toward a rate
+          // limit or a ban by it.
+          if (error instanceof TooManyListingsError || error instanceof StageListingsFullError) await uncount(event);
           throw error;
         });
       const run = new ListingRun(lease, context);
