@@ -1,14 +1,15 @@
 import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Role } from 'aws-cdk-lib/aws-iam';
+import { Alias } from 'aws-cdk-lib/aws-lambda';
+import type { ICommandHooks, NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import { FUNCTIONS, type FunctionId, type StageName } from '../../lib/contract/deployment';
-import { BUNDLING, functionEntry, HANDLER_EXPORT, REPO_ROOT } from '../functions';
+import { functionEntry } from '../functions';
+import { bundledFunction } from './bundled-function';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
 import { stableSourceMapCommand } from './stable-bundle';
 
@@ -32,8 +33,8 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * The one way this service builds a Lambda function, so every handler gets the same runtime,
- * bundling, tracing and logging. Bundling runs the locally installed esbuild: no Docker, no network.
+ * A handler of the service: built the project's one way (bundledFunction), with its settings from
+ * lib/contract/deployment.ts and the `live` alias releases move.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
@@ -46,28 +47,16 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     const settings = FUNCTIONS[props.entry];
     const nodeFlags = settings.nodeFlags ?? [];
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
-    });
-    // Instead of AWSLambdaBasicExecutionRole (create any log group, write to all of them), the
-    // function may write to its own log group only.
-    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    this.logGroup.grantWrite(this.role);
-    this.function = new NodejsFunction(this, 'Function', {
+    ({
+      function: this.function,
       role: this.role,
+      logGroup: this.logGroup,
+    } = bundledFunction(this, {
       entry: functionEntry(props.entry),
-      handler: HANDLER_EXPORT,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
       description: settings.description,
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
       memorySize: settings.memoryMb,
       timeout: Duration.seconds(settings.timeoutSeconds),
-      reservedConcurrentExecutions: props.reservedConcurrency,
-      tracing: Tracing.ACTIVE,
-      logGroup: this.logGroup,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -76,20 +65,10 @@ export class ServiceFunction extends Construct {
         ...(nodeFlags.length ? nodeFlagsEnvironment(nodeFlags) : {}),
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLING.target,
-        mainFields: [...BUNDLING.mainFields],
-        banner: BUNDLING.banner,
-        minify: BUNDLING.minify,
-        sourceMap: BUNDLING.sourceMap,
-        bundleAwsSDK: true,
-        externalModules: [...BUNDLING.external],
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-        commandHooks: bundleHooks(nodeFlags.length > 0),
-      },
-    });
+      commandHooks: bundleHooks(nodeFlags.length > 0),
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    }));
     // currentVersion is a new AWS::Lambda::Version whenever the code or a versioned setting
     // (memory, timeout, environment...) changes, as its logical id carries a hash of them. The
     // previous version is deleted only in the cleanup after a successful update, so it is there for
