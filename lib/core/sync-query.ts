@@ -38,7 +38,8 @@ export function normalisedDateTime(text: string): string | undefined {
   const fraction = m[7] ?? '';
   const offsetMinutes = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
   if (m[9] && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC would read the years 0 to 99 as 1900 to 1999; setUTCFullYear takes them as written.
+  const local = new Date(0).setUTCFullYear(year, month - 1, day) + ((hour * 60 + minute) * 60 + second) * 1000;
   const back = new Date(local);
   const exact =
     back.getUTCFullYear() === year &&

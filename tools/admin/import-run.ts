@@ -4,7 +4,7 @@
 import type { CommandContext } from './command';
 import { mapBounded, PartialFailure } from './concurrency';
 import { AdminFailure, errorMessage, Interrupted } from '../shared/errors';
-import { checkImportFile, type ImportKind } from './import-file';
+import { checkElement, checkImportFile, type ImportKind } from './import-file';
 import { fileElements, ImportSyntaxError } from './import-stream';
 import { ImportTally } from './import-tally';
 import type { Output } from '../shared/output';
@@ -28,7 +28,7 @@ async function* recordBatches<T extends { id: string }>(
 ): AsyncGenerator<T[]> {
   let batch: T[] = [];
   for await (const element of fileElements(file, signal, kind.noun)) {
-    const { record, problems } = kind.check(element);
+    const { record, problems } = checkElement(kind, element);
     if (!record) throw new AdminFailure(`${file} changed during the import (${problems[0] ?? `${kind.noun.many}[?]`})`);
     batch.push(record);
     if (batch.length === IMPORT_BATCH) {

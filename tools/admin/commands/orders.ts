@@ -5,7 +5,7 @@ import { AdminFailure, Interrupted, shownArgument, UsageError } from '../../shar
 import { ORDER_IMPORT } from '../import-file';
 import { mapBounded } from '../concurrency';
 import { IMPORT_CONCURRENCY, importFile } from '../import-run';
-import { int64Problem } from '../int64-text';
+import { int64Problem } from '../../../lib/core/int64-text';
 
 export { IMPORT_BATCH, IMPORT_CONCURRENCY } from '../import-run';
 

@@ -1,5 +1,5 @@
 import { defineCommand, type CommandContext } from '../command';
-import { PET_IMPORT } from '../import-pets';
+import { PET_IMPORT } from '../import-file';
 import { importFile } from '../import-run';
 
 function importPets(file: string, context: CommandContext): Promise<void> {

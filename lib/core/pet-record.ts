@@ -1,28 +1,14 @@
-// Checks the pets of a `pets import` file, element by element, as import-file.ts checks orders:
-// the Petstore's Pet, with int64 ids kept exact and unknown fields refused.
-import { isLosslessNumber } from 'lossless-json';
-import { isPetStatus, PET_STATUSES, type Pet, type PetLabel } from '../../lib/contract/pet';
-import { shownWords } from '../shared/errors';
-import { int64, int64FieldProblem, type ImportKind } from './import-file';
-import type { Element } from './import-stream';
+// What a valid pet is, as an import file gives it: the Petstore's Pet, with int64 ids kept exact
+// and unknown fields refused. Every problem is pushed, as for orders (order-record.ts).
+import { isPetStatus, PET_STATUSES, type Pet, type PetLabel } from '../contract/pet';
+import { int64, int64FieldProblem, isJsonObject, unknownFields } from './json-record';
 
 const PET_FIELDS: readonly (keyof Pet)[] = ['id', 'category', 'name', 'photoUrls', 'tags', 'status'];
 const LABEL_FIELDS: readonly (keyof PetLabel)[] = ['id', 'name'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  // A number is parsed into a LosslessNumber object; its fields are the library's, not the file's.
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
-}
-
-function unknownFields(fields: Record<string, unknown>, allowed: readonly string[], at: string): string[] {
-  return Object.keys(fields)
-    .filter((key) => !allowed.includes(key))
-    .map((key) => `${at}.${key}: unknown field (allowed: ${allowed.join(', ')})`);
-}
-
 /** A category or a tag: an object with an optional int64 id and an optional string name. */
 function checkLabel(value: unknown, at: string, problems: string[]): PetLabel | undefined {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     problems.push(`${at}: must be an object`);
     return undefined;
   }
@@ -40,8 +26,9 @@ function checkLabel(value: unknown, at: string, problems: string[]): PetLabel | 
   return problems.length > before ? undefined : label;
 }
 
-function checkPet(value: unknown, at: string, problems: string[]): Pet | undefined {
-  if (!isObject(value)) {
+/** One value as a pet, pushing what is wrong with it to `problems` (`at` says where it is). */
+export function checkPet(value: unknown, at: string, problems: string[]): Pet | undefined {
+  if (!isJsonObject(value)) {
     problems.push(`${at}: must be an object`);
     return undefined;
   }
@@ -73,16 +60,3 @@ function checkPet(value: unknown, at: string, problems: string[]): Pet | undefin
   if (problems.length > before || id === undefined || typeof name !== 'string' || !urls) return undefined;
   return { id, name, photoUrls: urls, ...pet };
 }
-
-/** An element as a pet, or what is wrong with it (echoed input shortened). */
-export function elementPet(element: Element): { record?: Pet; id?: string; problems: string[] } {
-  const at = `pets[${element.index}]`;
-  if (!('value' in element)) return { problems: [`${at}: ${element.problem}`] };
-  const problems: string[] = [];
-  const pet = checkPet(element.value, at, problems);
-  const id = int64((element.value as { id?: unknown } | null)?.id);
-  return { ...(pet ? { record: pet } : {}), ...(id !== undefined ? { id } : {}), problems: problems.map(shownWords) };
-}
-
-/** `pets import`'s records. */
-export const PET_IMPORT: ImportKind<Pet> = { noun: { one: 'pet', many: 'pets' }, check: elementPet };
