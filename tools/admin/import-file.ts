@@ -1,15 +1,17 @@
-// Checks the records of an import file (orders or pets), element by element as import-stream.ts
-// reads them. Every element is checked and every problem counted, so one run shows what needs fixing;
-// the caller writes nothing unless the whole file is valid. Memory holds one element, the first
-// problems, and 8 bytes per order for the duplicate-id check: never the file.
+// Checks the records of an import file (orders or pets), element by element as
+// lib/core/json-array-elements.ts reads them. Every element is checked and every problem counted,
+// so one run shows what needs fixing; the caller writes nothing unless the whole file is valid.
+// Memory holds one element, the first problems, and 8 bytes per record for the duplicate-id check:
+// never the file.
 
+import { createReadStream } from 'node:fs';
 import type { Order } from '../../lib/contract/order';
 import type { Pet } from '../../lib/contract/pet';
 import { int64 } from '../../lib/core/json-record';
 import { checkOrder } from '../../lib/core/order-record';
 import { checkPet } from '../../lib/core/pet-record';
-import { shownWords } from '../shared/errors';
-import { fileElements, ORDER_NOUN, type Element, type ImportNoun } from './import-stream';
+import { ElementReader, ORDER_NOUN, type Element, type ImportNoun } from '../../lib/core/json-array-elements';
+import { shownWords } from '../../lib/core/shown-input';
 
 /** One kind of record an import writes: what it is called, and what a valid one is (lib/core). */
 export interface ImportKind<T extends { id: string }> {
@@ -34,6 +36,25 @@ export function checkElement<T extends { id: string }>(
   const record = kind.check(element.value, at, problems);
   const id = int64((element.value as { id?: unknown } | null)?.id);
   return { ...(record ? { record } : {}), ...(id !== undefined ? { id } : {}), problems: problems.map(shownWords) };
+}
+
+/** The elements of the JSON array in `file`, read a chunk at a time; read errors are thrown as they come. */
+export async function* fileElements(
+  file: string,
+  signal: AbortSignal | undefined,
+  noun: ImportNoun,
+): AsyncGenerator<Element> {
+  const reader = new ElementReader(noun);
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (signal?.aborted) return;
+      yield* reader.feed(chunk);
+    }
+    yield* reader.end();
+  } finally {
+    stream.destroy();
+  }
 }
 
 /** The ids of a file, 8 bytes each: a sorted copy shows any id given twice. */

@@ -4,8 +4,8 @@
 import type { CommandContext } from './command';
 import { mapBounded, PartialFailure } from './concurrency';
 import { AdminFailure, errorMessage, Interrupted } from '../shared/errors';
-import { checkElement, checkImportFile, type ImportKind } from './import-file';
-import { fileElements, ImportSyntaxError } from './import-stream';
+import { checkElement, checkImportFile, fileElements, type ImportKind } from './import-file';
+import { ImportSyntaxError } from '../../lib/core/json-array-elements';
 import { ImportTally } from './import-tally';
 import type { Output } from '../shared/output';
 

@@ -1,4 +1,5 @@
 import type { StageName } from '../../lib/contract/deployment';
+import { shownWords } from '../../lib/core/shown-input';
 import { OPTION_NAMES, parseCommandLine } from './args';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import {
@@ -14,7 +15,6 @@ import {
   Interrupted,
   isUnreachable,
   missingCredentialsMessage,
-  shownWords,
   UsageError,
 } from '../shared/errors';
 import type { Output } from '../shared/output';

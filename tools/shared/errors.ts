@@ -3,6 +3,7 @@
 // (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
 
 import { KEY_PREFIX } from '../../lib/core/key-format';
+import { shownWords } from '../../lib/core/shown-input';
 import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/stores/network-errors';
 
 export class UsageError extends Error {
@@ -11,19 +12,6 @@ export class UsageError extends Error {
 
 export class AdminFailure extends Error {
   override readonly name = 'AdminFailure';
-}
-
-/** How much of an input a message echoes: enough to recognise it, never a whole pasted file. */
-export const SHOWN_INPUT_CHARS = 40;
-
-/** Input as echoed in a message: its first characters and its length when it is long. */
-export function shownInput(text: string): string {
-  return text.length > SHOWN_INPUT_CHARS ? `${text.slice(0, SHOWN_INPUT_CHARS)}... (${text.length} characters)` : text;
-}
-
-/** Every long word of a message (such as one a parser echoed) shortened as shownInput does. */
-export function shownWords(message: string): string {
-  return message.replace(new RegExp(`\\S{${SHOWN_INPUT_CHARS + 1},}`, 'g'), shownInput);
 }
 
 /**

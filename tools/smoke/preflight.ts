@@ -3,7 +3,8 @@
 // the fix, instead of every check failing the same way.
 import { BASE_PATH } from '../../lib/contract/routes';
 import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/core/key-format';
-import { errorMessage, EXIT_FAILURE, EXIT_USAGE, shownInput } from '../shared/errors';
+import { shownInput } from '../../lib/core/shown-input';
+import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStackDynamo, STACK_DYNAMO_PATH, type StackDynamo } from '../shared/stack-dynamo';
 import { bearer, call, type Answer } from './http';
 

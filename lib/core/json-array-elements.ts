@@ -1,20 +1,19 @@
-// Reads an `orders import` file as a stream: @streamparser/json emits each element of the top-level
-// array as it completes, with every number as lossless-json's LosslessNumber (the tokenizer's own
-// hook for number parsing), so an id beyond 2^53 keeps every digit. Memory holds one chunk and one
-// element, never the file. What the parser does not refuse itself is checked here, on its tokens:
-// a key given twice (JSON.parse would keep the last silently), and an element longer or deeper
-// than any order can be, which is reported as a problem of that element.
+// Reads the JSON array of an import file as it streams: @streamparser/json emits each element of
+// the top-level array as it completes, with every number as lossless-json's LosslessNumber (the
+// tokenizer's own hook for number parsing), so an id beyond 2^53 keeps every digit. Memory holds
+// one chunk and one element, never the file. What the parser does not refuse itself is checked
+// here, on its tokens: a key given twice (JSON.parse would keep the last silently), and an element
+// longer or deeper than any order can be, which is reported as a problem of that element. Pure:
+// the caller reads the file and feeds it in.
 
-import { createReadStream } from 'node:fs';
 import { Tokenizer, TokenParser, TokenType, type ParsedTokenInfo } from '@streamparser/json';
 import { LosslessNumber } from 'lossless-json';
-import { errorMessage, shownInput } from '../shared/errors';
+import { shownInput } from './shown-input';
 
 /** Longer than any order, even pretty-printed: an element beyond it is refused. */
 export const MAX_ELEMENT_CHARS = 64 * 1024;
 /** An order is one object of plain values; anything nested deeper is refused. */
 const MAX_ELEMENT_DEPTH = 8;
-const READ_CHUNK_BYTES = 64 * 1024;
 
 export type Element = { index: number; value: unknown } | { index: number; problem: string };
 
@@ -137,7 +136,8 @@ export class ElementReader {
   /** A parser's complaint, or one of ours, said where it happened: in an element, or around them. */
   private syntaxError(problem: unknown): ImportSyntaxError {
     if (problem instanceof ImportSyntaxError) return problem;
-    const message = typeof problem === 'string' ? problem : errorMessage(problem);
+    const message =
+      typeof problem === 'string' ? problem : ((problem as Error | undefined)?.message ?? String(problem));
     if (this.closed) return new ImportSyntaxError('not valid JSON: nothing after the closing ]');
     if (this.element) return new ImportSyntaxError(`not valid JSON in ${this.noun.many}[${this.index}]: ${message}`);
     return new ImportSyntaxError(`not valid JSON: ${message}`);
@@ -147,23 +147,4 @@ export class ElementReader {
 /** "an order", "a pet". */
 function article(one: string): string {
   return `${/^[aeiou]/.test(one) ? 'an' : 'a'} ${one}`;
-}
-
-/** The elements of the JSON array in `file`, read a chunk at a time; read errors are thrown as they come. */
-export async function* fileElements(
-  file: string,
-  signal?: AbortSignal,
-  noun: ImportNoun = ORDER_NOUN,
-): AsyncGenerator<Element> {
-  const reader = new ElementReader(noun);
-  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (signal?.aborted) return;
-      yield* reader.feed(chunk);
-    }
-    yield* reader.end();
-  } finally {
-    stream.destroy();
-  }
 }

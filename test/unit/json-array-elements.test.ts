@@ -1,5 +1,5 @@
 import { stringify } from 'lossless-json';
-import { ElementReader, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../tools/admin/import-stream';
+import { ElementReader, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../lib/core/json-array-elements';
 
 /** The elements of `text` fed in the given pieces. */
 function split(pieces: readonly string[]): Element[] {
