@@ -65,6 +65,9 @@ export function keyIdFromHash(hash: string): string {
   return `key_${hash.slice(0, 20)}`;
 }
 
+/** A key id as keyIdFromHash makes it. */
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{20}$/;
+
 /**
  * The bearer token of an `Authorization` header value, or undefined when the header is missing,
  * uses another scheme or carries an empty token. The scheme word is case-insensitive (RFC 7235).

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
-import { stackTarget } from '../../tools/smoke/stack-target';
+import { stackTarget } from '../../tools/admin/target';
 import { STACK_DYNAMO_PATH, type StackDynamo } from '../../tools/shared/stack-dynamo';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';

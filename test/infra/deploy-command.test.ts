@@ -2,14 +2,13 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { LIST_ORDERS_RESERVED_CONCURRENCY, STAGE_NAMES } from '../../lib/contract/deployment';
-import { cdkArguments } from '../../tools/deploy/args';
 import {
   LAMBDA_UNRESERVED_MINIMUM,
   lambdaAccountFacts,
   requiredConcurrency,
   type AccountFacts,
 } from '../../tools/deploy/preflight';
-import { runDeployCommand } from '../../tools/deploy/run';
+import { cdkArguments, runDeployCommand } from '../../tools/deploy/run';
 import { UsageError } from '../../tools/shared/errors';
 
 const ROOT = path.join(__dirname, '..', '..');

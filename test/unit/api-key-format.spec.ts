@@ -5,6 +5,7 @@ import {
   hashApiKey,
   isWellFormedApiKey,
   keyIdFromHash,
+  KEY_ID_PATTERN,
 } from '../../lib/core/key-format';
 
 describe('API key format', () => {
@@ -41,6 +42,8 @@ describe('API key format', () => {
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hashApiKey(key)).toBe(hash);
     expect(keyIdFromHash(hash)).toBe(`key_${hash.slice(0, 20)}`);
+    expect(keyIdFromHash(hash)).toMatch(KEY_ID_PATTERN);
+    expect(keyIdFromHash(hash.toUpperCase())).not.toMatch(KEY_ID_PATTERN);
     expect(hash).not.toContain(key.slice(4, 20));
   });
 

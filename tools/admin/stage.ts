@@ -11,7 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../../lib/contract/tables';
 import type { ApiKeyRecord } from '../../lib/stores/api-keys';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
-import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
+import type { PlanName } from '../../lib/contract/plans';
 import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../lib/contract/deployment';
 import { AdminFailure } from '../shared/errors';
 import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';
@@ -84,20 +84,17 @@ export async function readStageOutputs(
     if (!value) missing.push(key);
     return value ?? '';
   };
-  const tables = {
-    orders: output(TABLE_NAME_OUTPUTS.orders),
-    pets: output(TABLE_NAME_OUTPUTS.pets),
-    apiKeys: output(TABLE_NAME_OUTPUTS.apiKeys),
-    rateLimits: output(TABLE_NAME_OUTPUTS.rateLimits),
-  };
-  const usagePlanIds = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, output(USAGE_PLAN_ID_OUTPUTS[plan])]));
+  const fromOutputs = <K extends string>(keys: Record<K, string>) =>
+    Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, output(key as string)])) as Record<K, string>;
+  const tables = fromOutputs(TABLE_NAME_OUTPUTS);
+  const usagePlanIds = fromOutputs(USAGE_PLAN_ID_OUTPUTS);
   // Checked before anything is written, so a key is never stored for a stage it cannot be set up in.
   if (missing.length > 0) {
     throw new AdminFailure(
       `Stack ${stackName} has no output ${missing.join(', ')}; deploy the current version of the stack.`,
     );
   }
-  return { tables, usagePlanIds: usagePlanIds as Record<PlanName, string> };
+  return { tables, usagePlanIds };
 }
 
 /** Deleted by hand, or by an earlier run: gone is what a removal is for. */

@@ -10,6 +10,7 @@ import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
+import type { StackDynamo } from '../shared/stack-dynamo';
 
 /** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
 export interface GatewayKeys {
@@ -68,12 +69,24 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
 }
 
 /** Table names from their environment variables (lib/contract/tables.ts), falling back to the local stack's. */
-export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
+function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
   const names = { ...LOCAL_TABLES };
   for (const id of Object.keys(TABLES) as TableId[]) {
     names[id] = optionalEnv(TABLES[id].envVar, env) ?? LOCAL_TABLES[id];
   }
   return names;
+}
+
+/** The tables at a local stack's DynamoDB endpoint; the hint says what to do when it does not answer. */
+function endpointTarget(endpoint: string, names: TableNames, unreachableHint: string): AdminTarget {
+  const client = createDynamoClient({ endpoint });
+  return tablesTarget({
+    doc: createDocumentClient(client),
+    names,
+    label: `the local stack (DynamoDB at ${endpoint})`,
+    unreachableHint,
+    close: () => client.destroy(),
+  });
 }
 
 /**
@@ -82,16 +95,18 @@ export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNa
  */
 export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
   const endpoint = checkedSetting(() => localDynamoEndpoint(env));
-  const client = createDynamoClient({ endpoint });
-  return tablesTarget({
-    doc: createDocumentClient(client),
-    names: tableNamesFromEnv(env),
-    label: `the local stack (DynamoDB at ${endpoint})`,
-    unreachableHint:
-      optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
-        ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
+  return endpointTarget(
+    endpoint,
+    tableNamesFromEnv(env),
+    optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
+      ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
           'another terminal, or set DYNAMODB_PORT to the port its banner shows.'
-        : `Check DYNAMODB_ENDPOINT and the table name variables (${TABLE_ENV_VARS.join(', ')}).`,
-    close: () => client.destroy(),
-  });
+      : `Check DYNAMODB_ENDPOINT and the table name variables (${TABLE_ENV_VARS.join(', ')}).`,
+  );
+}
+
+/** The DynamoDB and tables a local stack published (the smoke command's keys and orders go there). */
+export function stackTarget({ endpoint, tables }: StackDynamo): AdminTarget {
+  const hint = `The local stack published its DynamoDB at ${endpoint}, and it does not answer: restart npm start.`;
+  return endpointTarget(endpoint, tables, hint);
 }

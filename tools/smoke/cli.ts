@@ -1,9 +1,9 @@
 // `npm run smoke`: see run.ts.
 import { constants } from 'node:os';
 import { defaultStageClients } from '../admin/stage';
+import { stackTarget } from '../admin/target';
 import { processOutput } from '../shared/output';
 import { runSmokeCommand } from './run';
-import { stackTarget } from './stack-target';
 import { errorMessage, EXIT_INTERRUPTED } from '../shared/errors';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -1,7 +1,7 @@
 import { createApiKey } from '../../../lib/stores/key-service';
 import type { ApiKeyRecord } from '../../../lib/stores/api-keys';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
-import { KEY_PREFIX } from '../../../lib/core/key-format';
+import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../lib/core/key-format';
 import {
   isPlanName,
   limitsFor,
@@ -26,7 +26,6 @@ interface CreateArgs {
   json: boolean;
 }
 
-const KEY_ID_PATTERN = /^key_[0-9a-f]{20}$/;
 const NAME_MAX_LENGTH = 100;
 
 /** A limit given on the command line: a plain positive integer within the accepted maximum. */

@@ -3,7 +3,7 @@ import { canonicalInt64 } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, Interrupted, shownArgument, UsageError } from '../../shared/errors';
 import { ORDER_IMPORT } from '../import-file';
-import { mapBounded } from '../concurrency';
+import { mapBounded } from '../../../lib/core/map-bounded';
 import { IMPORT_CONCURRENCY, importFile } from '../import-run';
 import { int64Problem } from '../../../lib/core/int64-text';
 

@@ -1,3 +1,5 @@
+// Bounded concurrency for the imports' and the backfill's conditional writes: generic, as
+// async-merge.ts is, and tested as a plain function.
 export class PartialFailure extends Error {
   override readonly name = 'PartialFailure';
   constructor(
