@@ -31,6 +31,7 @@ test.each<[string[], string]>([
   [['--bogus'], "Unknown option '--bogus'"],
   [['--key'], "Option '--key <value>' argument missing"],
   [['stray'], "Unexpected argument 'stray'. This command does not take positional arguments"],
+  [['--stage', 'staging', '--stage', 'prod'], '--stage is given more than once'],
 ])('%j: one line, exit 2', async (argv, message) => {
   expect(await smoke(argv)).toEqual({ code: EXIT_USAGE, out: [], err: [`Error: ${message}${HINT}`] });
 });

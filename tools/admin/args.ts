@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
-import { isStageName, STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
+import { STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
 import type { AdminCommand, CommandContext, OptionSpecs } from './command';
 import { COMMANDS } from './commands';
-import { parseArgsMessage, shownArgument, UsageError } from '../shared/errors';
+import { parseOptions, stageOption } from '../shared/args';
+import { shownArgument, UsageError } from '../shared/errors';
 
 /** Options every command takes; the usage text describes them under "Options". */
 export const GLOBAL_OPTIONS = {
@@ -38,33 +38,6 @@ export const OPTION_NAMES: readonly string[] = Object.keys(OPTIONS);
 const COMMAND_BY_NAME = new Map(COMMANDS.map((command) => [command.name, command]));
 const GROUPS = new Set(COMMANDS.map((command) => command.name.split(' ')[0]));
 
-function parseTokens(argv: readonly string[]): {
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-} {
-  try {
-    const { values, positionals, tokens } = parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-    // parseArgs keeps the last of a repeated option; a repeat is more likely a mistake than intent.
-    const seen = new Set<string>();
-    for (const token of tokens) {
-      if (token.kind !== 'option') continue;
-      if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
-      seen.add(token.name);
-    }
-    return { values, positionals };
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    // parseArgs' own messages name the option and what was wrong with it.
-    throw new UsageError(parseArgsMessage(error));
-  }
-}
-
 function checkOptions(command: AdminCommand, values: Record<string, unknown>): void {
   for (const option of Object.keys(values)) {
     if (!Object.hasOwn(GLOBAL_OPTIONS, option) && !Object.hasOwn(command.options, option)) {
@@ -75,12 +48,8 @@ function checkOptions(command: AdminCommand, values: Record<string, unknown>): v
 
 /** The command line as a command bound to its arguments, or a UsageError saying what is wrong with it. */
 export function parseCommandLine(argv: readonly string[]): CommandLine {
-  const { values, positionals } = parseTokens(argv);
-  let stage: StageName | undefined;
-  if (typeof values.stage === 'string') {
-    if (!isStageName(values.stage)) throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
-    stage = values.stage;
-  }
+  const { values, positionals } = parseOptions(argv, OPTIONS, true);
+  const stage = stageOption(values.stage);
   const where = stage ? { stage } : {};
   const [group, action, ...rest] = positionals;
   if (values.help || group === 'help') return { help: true, ...where };

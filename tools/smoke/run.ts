@@ -2,14 +2,8 @@
 // and orders go. Everything it reaches is injected, so tests run it against the local stack with
 // a fake AWS control plane. Every mistake is one line with its fix: a usage mistake, a URL where
 // nothing answers or that lacks the base path, a key the API refuses, a missing AWS region.
-import { parseArgs } from 'node:util';
-import {
-  API_URL_OUTPUT,
-  isStageName,
-  STAGE_NAMES,
-  V2_API_URL_OUTPUT,
-  type StageName,
-} from '../../lib/contract/deployment';
+import { API_URL_OUTPUT, STAGE_NAMES, V2_API_URL_OUTPUT, type StageName } from '../../lib/contract/deployment';
+import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
@@ -23,18 +17,17 @@ import {
   EXIT_USAGE,
   isMissingRegion,
   missingCredentialsMessage,
-  parseArgsMessage,
   UsageError,
 } from '../shared/errors';
+import { parseOptions, stageOption } from '../shared/args';
 import { DEFAULT_HOST, portSetting } from '../shared/local-config';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
 import type { StackDynamo } from '../shared/stack-dynamo';
-import { cleanUpRun } from './clean-up';
 import { bearer, call } from './http';
 import { checkBaseUrl, checkKey, findStackDynamo, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
-import { firstAccepted, ThrowawayKeys } from './throwaway-keys';
+import { firstAccepted, revokeKey, ThrowawayKeys, throwawayKeyName } from './throwaway-keys';
 
 export const SMOKE_USAGE = `Usage: npm run smoke                (the local stack that npm start runs, on PORT or 3000)
        npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--region REGION] [--key KEY] [--allow-writes] [--run ID]
@@ -81,14 +74,6 @@ const OPTIONS = {
   help: { type: 'boolean', default: false },
 } as const;
 
-function parseSmokeArgs(argv: readonly string[]) {
-  try {
-    return parseArgs({ args: [...argv], options: OPTIONS }).values;
-  } catch (error) {
-    throw new UsageError(parseArgsMessage(error));
-  }
-}
-
 /** The local stack's base URL, on PORT as npm start is. */
 function localUrl(env: NodeJS.ProcessEnv): string {
   return `http://${DEFAULT_HOST}:${checkedSetting(() => portSetting('PORT', env))}${BASE_PATH}`;
@@ -118,14 +103,13 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   // The smoke command takes no words, only options: the example shows just the one npm took.
   const tookOption = npmTookOptionMessage('smoke', Object.keys(OPTIONS), [], env);
   if (tookOption !== undefined) throw new UsageError(tookOption);
-  const values = parseSmokeArgs(argv);
+  const { values } = parseOptions(argv, OPTIONS);
   if (values.help) {
     deps.out.out(SMOKE_USAGE);
     return EXIT_OK;
   }
-  const { stage, region } = values;
-  if (stage !== undefined && !isStageName(stage))
-    throw new UsageError(`--stage must be one of ${STAGE_NAMES.join(', ')}`);
+  const { region } = values;
+  const stage = stageOption(values.stage);
   if (region !== undefined && stage === undefined) throw new UsageError('--region goes with --stage');
   if (stage === undefined && values.url !== undefined && values.key === undefined)
     throw new UsageError('--url needs --key, a key of that API (or use --stage, which makes its own)');
@@ -165,7 +149,7 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   if (key !== undefined) await checkKey(baseUrl, key, source);
   else if (source === 'local') key = await localDemoKey(admin, baseUrl);
   if (key === undefined) {
-    const own = await run.throwaway.create({ perMinute: 60, perDay: 1_000 });
+    const own = await run.throwaway.create(PLAN_LIMITS.free);
     // Only a refusal: it waits for the new key to reach API Gateway and changes nothing.
     await firstAccepted(
       () => call(baseUrl, 'DELETE', '/store/orders/not-a-number', { headers: bearer(own.key) }),
@@ -209,13 +193,39 @@ async function cleanUp(
   try {
     const { revoked, unrecorded, problems } = await cleanUpRun(admin, runId);
     deps.out.out(
-      `Run ${runId}: revoked ${revoked.length} throwaway key(s) left live, deleted ${unrecorded.length} unrecorded API Gateway key(s) (${admin.label}).`,
+      `Run ${runId}: revoked ${revoked} throwaway key(s) left live, deleted ${unrecorded} unrecorded API Gateway key(s) (${admin.label}).`,
     );
     for (const problem of problems) deps.out.err(problem);
     return problems.length === 0 ? EXIT_OK : EXIT_FAILURE;
   } finally {
     admin.close();
   }
+}
+
+/**
+ * The pipeline's `if: always()` step: a run that was killed (a cancelled or timed-out job, a lost
+ * runner) cannot revoke its own keys; they are found by the run id in their names and removed, API
+ * Gateway keys included, even one whose id the killed run never got to record.
+ */
+async function cleanUpRun(admin: AdminTarget, runId: string) {
+  const name = throwawayKeyName(runId);
+  const report = { revoked: 0, unrecorded: 0, problems: [] as string[] };
+  for (const record of (await admin.keys.list()).filter((r) => r.name === name)) {
+    try {
+      if (record.revokedAt === undefined || record.gatewayKeyId !== undefined) {
+        await revokeKey(admin, record.id);
+        report.revoked++;
+      }
+      // Killed between creating the gateway key and recording its id: the key carries the record's id as its name.
+      for (const gatewayKeyId of (await admin.gateway?.named(record.id)) ?? []) {
+        await admin.gateway?.remove(gatewayKeyId, record.plan);
+        report.unrecorded++;
+      }
+    } catch (error) {
+      report.problems.push(`Could not remove ${record.id}: ${errorMessage(error)}`);
+    }
+  }
+  return report;
 }
 
 /** One line for an error, and the exit status it means. */
