@@ -1,9 +1,9 @@
-// Throwaway keys for the smoke suite, made and revoked through the admin command's own commands,
+// Throwaway keys for the smoke suite, made and revoked through the admin command's own functions,
 // so a deployed stage's keys get their API Gateway side exactly as an operator's would, and lose
 // it again on revoke: a smoke run leaves no API Gateway key behind (they count against a hard
 // quota of 10,000 per account and Region), whether its checks pass, fail or it is interrupted.
 import type { Limits } from '../../lib/contract/plans';
-import { keysCreate, keysRevoke } from '../admin/commands/keys';
+import { keysRevoke, newKey } from '../admin/commands/keys';
 import type { Output } from '../shared/output';
 import type { AdminTarget } from '../admin/target';
 import { errorMessage } from '../shared/errors';
@@ -22,24 +22,14 @@ export interface ThrowawayKey {
   id: string;
 }
 
-/** A new enterprise key with these limits, via `keys create --json`. */
+/** A new enterprise key with these limits, made as `keys create` makes one. */
 async function createKey(admin: AdminTarget, limits: Limits, runId?: string): Promise<ThrowawayKey> {
-  const lines: string[] = [];
-  const values = {
-    plan: 'enterprise',
-    name: throwawayKeyName(runId),
-    rpm: String(limits.perMinute),
-    rpd: String(limits.perDay),
-    json: true,
-  };
-  await keysCreate.prepare({ values, args: [] })({
-    target: admin,
-    out: { out: (l) => lines.push(l), err: () => undefined },
-    now: new Date(),
-  });
-  const created = JSON.parse(lines.join('\n')) as { key?: unknown; id?: unknown };
-  if (typeof created.key !== 'string' || typeof created.id !== 'string') throw new Error('keys create printed no key');
-  return { key: created.key, id: created.id };
+  const { key, record } = await newKey(
+    admin,
+    { plan: 'enterprise', name: throwawayKeyName(runId), limits },
+    new Date(),
+  );
+  return { key, id: record.id };
 }
 
 export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { createApiKey } from '../../../lib/stores/key-service';
+import { createApiKey, type CreatedKey, type NewKeyRequest } from '../../../lib/stores/key-service';
 import type { ApiKeyRecord } from '../../../lib/stores/api-keys';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
 import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../lib/core/key-format';
@@ -149,9 +149,15 @@ async function attachGatewayKey(target: AdminTarget, record: ApiKeyRecord, now: 
   }
 }
 
+/** A new key, with its API Gateway key on a stage; the smoke command's throwaway keys are made so too. */
+export async function newKey(target: AdminTarget, request: NewKeyRequest, now: Date): Promise<CreatedKey> {
+  const created = await createApiKey(target.keys, request, { now });
+  await attachGatewayKey(target, created.record, now);
+  return created;
+}
+
 async function createKey(command: CreateArgs, { target, out, now }: CommandContext): Promise<void> {
-  const { key, record } = await createApiKey(target.keys, command, { now });
-  await attachGatewayKey(target, record, now);
+  const { key, record } = await newKey(target, command, now);
   if (command.json) {
     out.out(JSON.stringify({ key, ...publicView(record) }));
     return;
