@@ -8,7 +8,6 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { TableNames } from '../../lib/contract/tables';
 import type { ApiKeyRecord } from '../../lib/stores/api-keys';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import type { PlanName } from '../../lib/contract/plans';
@@ -21,12 +20,6 @@ export interface StageClients {
   cloudFormation: CloudFormationClient;
   apiGateway: APIGatewayClient;
   dynamo: DynamoDBClient;
-}
-
-/** Everything the admin command needs from a stage's stack outputs (names in lib/contract/deployment.ts). */
-export interface StageOutputs {
-  tables: TableNames;
-  usagePlanIds: Record<PlanName, string>;
 }
 
 /**
@@ -70,12 +63,8 @@ export async function stackOutputs(
   }
 }
 
-/** The tables and usage plans of a stage, from its stack outputs (read here unless given). */
-export async function readStageOutputs(
-  cloudFormation: CloudFormationClient,
-  stage: StageName,
-  read?: Map<string, string>,
-): Promise<StageOutputs> {
+/** The tables and usage plans of a stage, from its stack outputs (names in lib/contract/deployment.ts). */
+async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName, read?: Map<string, string>) {
   const stackName = stackNameFor(stage);
   const outputs = read ?? (await stackOutputs(cloudFormation, stage));
   const missing: string[] = [];
