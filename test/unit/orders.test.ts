@@ -1,4 +1,5 @@
-// Orders as the core and the stores see them: ids, attributes, JSON, v2 cursors, keys and queries, errors.
+// Orders as the core and the stores see them: ids, attributes, JSON, v2 cursors, keys and queries, errors,
+// and the imports' rules (records, the file's reader, bounded writes).
 // One runner, one load of the modules they share: see test/support/specs.ts.
 import { runSpecs } from '../support/specs';
 
@@ -12,4 +13,7 @@ runSpecs(__dirname, [
   'error-mapping',
   'dependency-failure',
   'dynamo-client',
+  'import-records',
+  'json-array-elements',
+  'map-bounded',
 ]);
