@@ -12,7 +12,7 @@ import type { Output } from '../shared/output';
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
 /** Records read ahead of the writes: memory holds this batch, not the file. */
-export const IMPORT_BATCH = 512;
+const IMPORT_BATCH = 512;
 
 function cannotRead(file: string, error: unknown): AdminFailure {
   const code = (error as { code?: unknown }).code;

@@ -7,7 +7,7 @@ import { mapBounded } from '../../../lib/core/map-bounded';
 import { IMPORT_CONCURRENCY, importFile } from '../import-run';
 import { int64Problem } from '../../../lib/core/int64-text';
 
-export { IMPORT_BATCH, IMPORT_CONCURRENCY } from '../import-run';
+export { IMPORT_CONCURRENCY } from '../import-run';
 
 function importOrders(file: string, context: CommandContext): Promise<void> {
   return importFile(ORDER_IMPORT, file, (order) => context.target.orders.create(order), context);
