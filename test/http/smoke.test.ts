@@ -236,7 +236,7 @@ describeWithMoto('the command line', () => {
     expect(throwaway.every((k) => k.revokedAt !== undefined)).toBe(true);
   });
 
-  // Usage mistakes, --help and options npm took: test/unit/smoke-args.test.ts.
+  // Usage mistakes, --help and options npm took: test/unit/smoke-args.spec.ts.
 
   test('--stage with no AWS region is one line naming AWS_REGION and --region, exit 2', async () => {
     configure = (clients) => failNext(clients.cloudFormation, 'DescribeStacksCommand', new Error('Region is missing'));

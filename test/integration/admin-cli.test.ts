@@ -48,7 +48,7 @@ test('npx tsx tools/admin/cli.ts creates a key in the tables the environment nam
   expect(record?.hash).toBe(hashApiKey(key));
 }, 60_000);
 
-// Usage mistakes and their lines are test/unit/admin-args.test.ts's; here, what the process does with them.
+// Usage mistakes and their lines are test/unit/admin-args.spec.ts's; here, what the process does with them.
 test('the bin launcher runs the same command, with its exit statuses, and names an option npm took', async () => {
   const bin = join(root, 'tools/admin/bin.cjs');
   const [listed, usage, failure, taken] = await Promise.all([

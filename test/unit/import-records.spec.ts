@@ -1,5 +1,5 @@
 // The import rules as plain functions (lib/core): what a valid order and pet is, and how an int64
-// written another way is explained. test/integration/admin-orders.test.ts runs them through a file.
+// written another way is explained. test/integration/admin-orders.spec.ts runs them through a file.
 import { parse } from 'lossless-json';
 import { ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX } from '../../lib/contract/order';
 import { int64Problem } from '../../lib/core/int64-text';
