@@ -14,7 +14,7 @@ import { BUSINESS_METRICS } from '../../lib/edge/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/core/key-format';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-data';
+import { DEMO_ORDERS, demoKey } from '../../lib/core/demo-data';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
