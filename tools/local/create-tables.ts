@@ -3,10 +3,11 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
-  waitForTableExists,
   type DynamoDBClient,
   type KeySchemaElement,
+  type TableStatus,
 } from '@aws-sdk/client-dynamodb';
+import { createWaiter, WaiterState } from '@smithy/core/client';
 import { TABLES, type TableId, type TableNames, type TableSpec } from '../../lib/contract/tables';
 
 /**
@@ -23,13 +24,21 @@ export class TableNotReady extends Error {
   }
 }
 
-/** The SDK's TableExists waiter, polling from 50 ms up to 250 ms apart (its defaults suit DynamoDB, not a local server). */
-async function waitUntilActive(client: DynamoDBClient, TableName: string, timeoutMs: number): Promise<void> {
+/** Reads and writes are served while a table is ACTIVE or UPDATING (a change in progress). */
+const USABLE: ReadonlySet<TableStatus | undefined> = new Set<TableStatus | undefined>(['ACTIVE', 'UPDATING']);
+
+/**
+ * The SDK's waiter, polling 50 to 250 ms apart (its DynamoDB defaults start at 20 s). Unlike its
+ * TableExists acceptor, which retries on any error, a server that fails to answer fails the start.
+ */
+async function waitUntilUsable(client: DynamoDBClient, TableName: string, timeoutMs: number): Promise<void> {
+  let status: TableStatus | undefined;
   const waiter = { client, maxWaitTime: timeoutMs / 1000, minDelay: 0.05, maxDelay: 0.25 };
-  const { state } = await waitForTableExists(waiter, { TableName });
-  if (state === 'SUCCESS') return;
-  const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-  throw new TableNotReady(TableName, Table?.TableStatus ?? 'no status', timeoutMs);
+  const { state } = await createWaiter(waiter, { TableName }, async () => {
+    status = (await client.send(new DescribeTableCommand({ TableName }))).Table?.TableStatus;
+    return { state: USABLE.has(status) ? WaiterState.SUCCESS : WaiterState.RETRY };
+  });
+  if (state !== WaiterState.SUCCESS) throw new TableNotReady(TableName, status ?? 'no status', timeoutMs);
 }
 
 const keyOf = (partition: string, sort?: string): KeySchemaElement[] => [
@@ -58,7 +67,7 @@ function keySchema(spec: TableSpec) {
 
 /**
  * Creates the tables lib/contract/tables.ts declares (deployed stages get theirs from the CDK stack,
- * from the same declarations), keeps those that exist, and waits until each is ACTIVE (else a
+ * from the same declarations), keeps those that exist, and waits until each serves requests (else a
  * TableNotReady). `readyTimeoutMs` is for impatient tests. Returns the ids of the tables it created.
  */
 export async function createTables(
@@ -79,7 +88,7 @@ export async function createTables(
             throw error;
           },
         );
-      await waitUntilActive(client, TableName, readyTimeoutMs);
+      await waitUntilUsable(client, TableName, readyTimeoutMs);
       if (spec.ttlAttribute !== undefined) {
         const TimeToLiveSpecification = { AttributeName: spec.ttlAttribute, Enabled: true };
         // dynalite does not implement TTL; expiry is then only a storage concern.
