@@ -163,11 +163,6 @@ export class RequestFraming {
     });
   }
 
-  /** Whether the answer must close the connection: the request did not arrive whole. */
-  closeAfter(req: IncomingMessage): boolean {
-    return !req.complete;
-  }
-
   /** Node's `clientError`: the request cannot be parsed or did not arrive in time. */
   answer(error: NodeJS.ErrnoException, socket: Duplex): void {
     if (this.answered.has(socket)) return;
