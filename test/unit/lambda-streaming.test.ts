@@ -19,9 +19,8 @@ function collectingStream() {
   const seen = { heads: [] as ResponsePrelude[], body: [] as Buffer[], ended: false };
   const stream = new LocalResponseStream({
     head: (prelude) => seen.heads.push(prelude),
-    write: (chunk, done) => {
+    write: async (chunk) => {
       seen.body.push(chunk);
-      done();
     },
     end: () => {
       seen.ended = true;

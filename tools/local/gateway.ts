@@ -22,7 +22,7 @@ import { basePathOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
-import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
+import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import {
   idleTimeoutMs,
   RECEIVE_LIMITS,
@@ -230,11 +230,30 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     requestId: string,
   ): Promise<Streamed | PlainResponse> {
     let statusCode = 0;
-    const target = httpStreamTarget(res, { 'X-Amzn-RequestId': requestId }, (s) => {
-      statusCode = s;
-    });
     const context = contextOf(id);
-    const { stream, done } = invokeStreamed(handler, event, context, target);
+    const { stream, done } = invokeStreamed(handler, event, context, {
+      head: (status, headers) => {
+        statusCode = status;
+        res.writeHead(status, { ...headers, 'X-Amzn-RequestId': requestId });
+      },
+      // Backpressure: the next chunk waits until the client has taken this one.
+      write: (chunk) =>
+        new Promise<void>((resolve, reject) => {
+          if (res.destroyed) return reject(new Error('client went away'));
+          if (res.write(chunk)) return resolve();
+          const onDrain = () => {
+            res.off('close', onClose);
+            resolve();
+          };
+          const onClose = () => {
+            res.off('drain', onDrain);
+            reject(new Error('client went away'));
+          };
+          res.once('drain', onDrain);
+          res.once('close', onClose);
+        }),
+      end: () => res.end(),
+    });
     res.once('close', () => {
       if (!res.writableFinished) stream.destroy(new Error('client went away'));
     });

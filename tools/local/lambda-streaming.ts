@@ -95,7 +95,8 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
   constructor(
     private readonly sink: {
       head(prelude: ResponsePrelude): void;
-      write(chunk: Buffer, done: (error?: Error | null) => void): void;
+      /** Resolves when the destination can take more. */
+      write(chunk: Buffer): Promise<void>;
       end(): void;
     },
   ) {
@@ -147,7 +148,7 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
       return;
     }
     if (body.length === 0) done();
-    else this.sink.write(body, done);
+    else this.sink.write(body).then(() => done(), done);
   }
 
   override _final(done: (error?: Error | null) => void): void {
@@ -155,10 +156,10 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
       const rest = this.body(this.framing());
       if (!this.started) throw new TypeError('The response stream ended inside its prelude');
       if (rest.length > 0) {
-        this.sink.write(rest, (error) => {
-          this.sink.end();
-          done(error);
-        });
+        this.sink
+          .write(rest)
+          .finally(() => this.sink.end())
+          .then(() => done(), done);
         return;
       }
     } catch (error) {

@@ -6,10 +6,9 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, Context } from '
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { BASE_PATH, basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
 
-export const LOCAL_ACCOUNT = '000000000000';
-export const LOCAL_API_ID = 'local';
-export const LOCAL_REGION = 'local';
-export const STAGE = BASE_PATH.slice(1);
+const LOCAL_ACCOUNT = '000000000000';
+const LOCAL_API_ID = 'local';
+const LOCAL_REGION = 'local';
 
 export function methodArn(method: string, resourcePath: string, basePath: string = BASE_PATH): string {
   return `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${basePath.slice(1)}/${method}${resourcePath}`;
