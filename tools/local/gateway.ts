@@ -23,13 +23,7 @@ import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/con
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
 import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
-import {
-  idleTimeoutMs,
-  RECEIVE_LIMITS,
-  receiveServerOptions,
-  RequestFraming,
-  type ReceiveLimits,
-} from './request-framing';
+import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
 export type TokenAuthorizer = (
@@ -324,7 +318,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
   const limits = options.receiveLimits ?? RECEIVE_LIMITS;
   const framing = new RequestFraming(limits);
-  const server = createServer({ requireHostHeader: false, ...receiveServerOptions(limits) }, (req, res) => {
+  const server = createServer({ requireHostHeader: false, ...limits }, (req, res) => {
     const started = Date.now();
     const requestId = randomUUID();
     framing.track(req, res);

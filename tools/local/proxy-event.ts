@@ -57,7 +57,7 @@ function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | 
  * API Gateway's id of the key a usage identifier names. The real one is assigned when the admin
  * command creates the key; locally a stable stand-in of the same shape (10 characters) is derived.
  */
-export function localApiKeyId(usageIdentifierKey: string): string {
+function localApiKeyId(usageIdentifierKey: string): string {
   return createHash('sha256').update(usageIdentifierKey).digest('hex').slice(0, 10);
 }
 
