@@ -26,11 +26,6 @@ import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
-export type TokenAuthorizer = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
-
 /** A route the gateway answers itself, without the authorizer (the OpenAPI document, docs). */
 export interface PublicRoute {
   method: 'GET';
@@ -54,7 +49,7 @@ export interface LocalGatewayOptions {
   routes: readonly Route[];
   /** One handler per route, by operationId: streamed for routes declared `streaming`. */
   handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
-  authorizer: TokenAuthorizer;
+  authorizer: (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
   publicRoutes?: readonly PublicRoute[];
   /** Each function's memory and timeout: lib/contract/deployment.ts's unless a test needs a short deadline. */
   functions?: Record<FunctionId, FunctionSettings>;
