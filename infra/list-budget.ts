@@ -1,6 +1,6 @@
 // How many orders one listOrders response can carry on AWS, computed from measured figures and the
 // documented limits: the memory and timeout lib/contract/deployment.ts declares for list-orders are
-// what it derives (test/unit/list-budget.test.ts checks them against the measured figures), the
+// what it derives (test/unit/list-budget.spec.ts checks them against the measured figures), the
 // bench prints the ceiling of each run's own figures with it, and docs/design.md's table is its output.
 
 import { FUNCTIONS, STREAMING_INTEGRATION_HEADROOM_SECONDS } from '../lib/contract/deployment';

@@ -1,6 +1,7 @@
 import { NagSuppressions } from 'cdk-nag';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
+import { BASE_PATH, V2_BASE_PATH } from '../lib/contract/routes';
 import type { OrdersApi } from './constructs/orders-api';
 import type { ServiceAlarms } from './constructs/service-alarms';
 import type { ServiceFunction } from './constructs/service-function';
@@ -9,7 +10,8 @@ import type { ServiceReleases } from './constructs/service-releases';
 /** The parts of a stage stack that carry findings (the stack passes itself; its type is not imported, so no circle). */
 export interface StageNagSubjects {
   functions: Record<string, ServiceFunction>;
-  api: OrdersApi;
+  /** Every RestApi of the stage (v1, v2): each carries the same findings, for the same reasons. */
+  apis: readonly OrdersApi[];
   alarms: ServiceAlarms;
   releases: ServiceReleases;
 }
@@ -38,25 +40,7 @@ export function explainNagFindings(stack: StageNagSubjects): void {
     );
   }
 
-  const { api } = stack.api;
-  for (const method of api.methods) {
-    suppress(method, {
-      'AwsSolutions-COG4':
-        'Clients are machines holding bearer API keys, checked by the Lambda TOKEN authorizer; there are no Cognito users.',
-    });
-  }
-  for (const resource of stack.api.methodNotAllowed) {
-    const any = resource.node.findChild('ANY');
-    suppress(any, {
-      'AwsSolutions-APIG4':
-        'This ANY method only answers 405 METHOD_NOT_ALLOWED from a MOCK integration: it reaches no backend and reveals only which methods exist, which the OpenAPI document publishes.',
-    });
-  }
-
-  suppress(api, {
-    'AwsSolutions-APIG2':
-      'The only request input is the orderId path parameter, which the handler validates strictly (int64) and refuses with INVALID_ORDER_ID in the Error shape; an API Gateway validator cannot answer in that shape.',
-  });
+  for (const ordersApi of stack.apis) explainApiFindings(ordersApi);
   if (stack.alarms.email) {
     suppress(stack.alarms.email.topic, {
       'AwsSolutions-SNS2':
@@ -101,13 +85,41 @@ export function explainNagFindings(stack: StageNagSubjects): void {
     },
     ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
   );
+}
+
+/** Why request validation is left to the handlers, by version prefix: each names its own inputs. */
+const REQUEST_VALIDATION: Record<string, string> = {
+  [BASE_PATH]:
+    'The only request input is the orderId path parameter, which the handler validates strictly (int64) and refuses with INVALID_ORDER_ID in the Error shape; an API Gateway validator cannot answer in that shape.',
+  [V2_BASE_PATH]:
+    'The only request inputs are the query parameters (limit, cursor, status, updatedSince), which the handler validates strictly and refuses with INVALID_QUERY or INVALID_CURSOR in the Error shape, naming the parameter; an API Gateway validator cannot answer in that shape.',
+};
+
+/** The findings of one RestApi: the same for v1 and v2, as both are built by OrdersApi. */
+function explainApiFindings(ordersApi: OrdersApi): void {
+  const { api } = ordersApi;
+  for (const method of api.methods) {
+    suppress(method, {
+      'AwsSolutions-COG4':
+        'Clients are machines holding bearer API keys, checked by the Lambda TOKEN authorizer; there are no Cognito users.',
+    });
+  }
+  for (const resource of ordersApi.methodNotAllowed) {
+    const any = resource.node.findChild('ANY');
+    suppress(any, {
+      'AwsSolutions-APIG4':
+        'This ANY method only answers 405 METHOD_NOT_ALLOWED from a MOCK integration: it reaches no backend and reveals only which methods exist, which the OpenAPI document publishes.',
+    });
+  }
+  const validation = REQUEST_VALIDATION[ordersApi.basePath];
+  if (validation === undefined) throw new Error(`No reason is given for ${ordersApi.basePath}'s request validation`);
+  suppress(api, { 'AwsSolutions-APIG2': validation });
   suppress(api.deploymentStage, {
     'AwsSolutions-APIG3':
       'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',
   });
 }
 
-/** The account stack's one finding, on the CloudWatch role it sets. */
 /** The v2 cursor key's finding: it is not rotated automatically, on purpose. */
 export function explainCursorKeyFindings(cursorKey: IConstruct): void {
   suppress(cursorKey, {
@@ -116,6 +128,7 @@ export function explainCursorKeyFindings(cursorKey: IConstruct): void {
   });
 }
 
+/** The account stack's one finding, on the CloudWatch role it sets. */
 export function explainAccountNagFindings(cloudWatchRole: IRole): void {
   suppress(
     cloudWatchRole,

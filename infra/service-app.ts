@@ -46,10 +46,13 @@ export function addServiceStacks(scope: Construct): ServiceStacks {
     });
     if (account) {
       stages[stage].addStackDependency(account, 'execution logging needs the account-level CloudWatch role');
-      Tags.of(stages[stage].api.executionLogs).add(
-        EXECUTION_LOGGING_ROLE_TAG,
-        Fn.getStackOutput(account.stackName, CLOUDWATCH_ROLE_OUTPUT),
-      );
+      // Each API's stage (v1, v2) is made after its own execution log group: each group is tagged.
+      for (const api of stages[stage].apis) {
+        Tags.of(api.executionLogs).add(
+          EXECUTION_LOGGING_ROLE_TAG,
+          Fn.getStackOutput(account.stackName, CLOUDWATCH_ROLE_OUTPUT),
+        );
+      }
     }
   }
   // Every finding is either fixed or explained next to its resource (infra/nag.ts); any other fails.

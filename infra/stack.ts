@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
-import { ROUTES } from '../lib/contract/routes';
+import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
 import { CURSOR_KEY_ENV } from '../lib/contract/sync';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PLAN_NAMES } from '../lib/contract/plans';
@@ -16,6 +16,9 @@ import {
   stageListingsCap,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
+  V2_API_URL_OUTPUT,
+  V2_EXECUTE_API_URL_OUTPUT,
+  V2_REST_API_ID_OUTPUT,
   type FunctionId,
 } from '../lib/contract/deployment';
 import { OrdersApi } from './constructs/orders-api';
@@ -37,7 +40,10 @@ export class StoreOrdersStack extends Stack {
   readonly config: StageConfig;
   readonly tables: ServiceTables;
   readonly functions: Record<FunctionId, ServiceFunction>;
+  /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
   readonly api: OrdersApi;
+  /** v2 (beta): a RestApi of its own with stage v2, in v1's usage plans and on its domain. */
+  readonly v2Api: OrdersApi;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
   readonly releases: ServiceReleases;
@@ -88,7 +94,7 @@ export class StoreOrdersStack extends Stack {
     // made from, so they kept their ids when the API became a construct: an update does not
     // replace the API (its URL) or the usage plans (which keys are bound to).
     // API Gateway invokes each function's live alias, never $LATEST, so releases go through CodeDeploy.
-    this.api = new OrdersApi(this, 'Default', {
+    const apiProps = {
       config,
       authorizer: this.functions.authorizer.alias,
       routeFunctions: {
@@ -98,18 +104,36 @@ export class StoreOrdersStack extends Stack {
         'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
       logRemovalPolicy: removalPolicy,
-    });
+    };
+    this.api = new OrdersApi(this, 'Default', { ...apiProps, routes: ROUTES });
+    // A stage of the v1 API would serve v1's whole resource tree under /v2 (docs/design.md#deployed-apis).
+    this.v2Api = new OrdersApi(this, 'V2', { ...apiProps, routes: V2_ROUTES, joins: this.api });
 
+    const buffered = (api: OrdersApi, routes: readonly Route[]) =>
+      Object.fromEntries(
+        routes.filter((r) => !r.streaming).map((r) => [r.operationId, api.routeMethods[r.operationId] as Method]),
+      );
     this.alarms = new ServiceAlarms(this, 'Alarms', {
-      stage: this.api.api.deploymentStage,
-      bufferedRoutes: Object.fromEntries(
-        ROUTES.filter((r) => !r.streaming).map((r) => [r.operationId, this.api.routeMethods[r.operationId] as Method]),
-      ),
+      // v1's alarms keep the ids they were deployed with; v2's carry its prefix.
+      apiStages: [
+        { idSuffix: '', label: '', stage: this.api.api.deploymentStage, bufferedRoutes: buffered(this.api, ROUTES) },
+        {
+          idSuffix: 'V2',
+          label: this.v2Api.basePath,
+          stage: this.v2Api.api.deploymentStage,
+          bufferedRoutes: buffered(this.v2Api, V2_ROUTES),
+        },
+      ],
       longRunning: Object.fromEntries(
-        ROUTES.filter((r) => r.streaming).map((r) => [
-          r.function,
-          { fn: this.functions[r.function].function, timeout: Duration.seconds(FUNCTIONS[r.function].timeoutSeconds) },
-        ]),
+        [...ROUTES, ...V2_ROUTES]
+          .filter((r) => r.streaming)
+          .map((r) => [
+            r.function,
+            {
+              fn: this.functions[r.function].function,
+              timeout: Duration.seconds(FUNCTIONS[r.function].timeoutSeconds),
+            },
+          ]),
       ),
       authorizerLogs: this.functions.authorizer.logGroup,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
@@ -146,11 +170,16 @@ export class StoreOrdersStack extends Stack {
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
-      stage: this.api.api.deploymentStage,
+      apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);
     this.addOutputs();
     explainNagFindings(this);
+  }
+
+  /** Every RestApi of the stage, v1 first. */
+  get apis(): readonly OrdersApi[] {
+    return [this.api, this.v2Api];
   }
 
   private addOutputs(): void {
@@ -158,6 +187,16 @@ export class StoreOrdersStack extends Stack {
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.url, description: 'Base URL of the API, ending in /v1/' });
     new CfnOutput(this, EXECUTE_API_URL_OUTPUT, { value: api.url, description: 'execute-api URL of the v1 stage' });
     new CfnOutput(this, REST_API_ID_OUTPUT, { value: api.restApiId });
+    // v2 is a RestApi of its own: on the execute-api host its URL has another API id than v1's.
+    new CfnOutput(this, V2_API_URL_OUTPUT, {
+      value: this.v2Api.url,
+      description: 'Base URL of the v2 (beta) API, ending in /v2/: beside v1 on the custom domain, if any',
+    });
+    new CfnOutput(this, V2_EXECUTE_API_URL_OUTPUT, {
+      value: this.v2Api.api.url,
+      description: 'execute-api URL of the v2 stage (its own API id)',
+    });
+    new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
     new CfnOutput(this, DASHBOARD_URL_OUTPUT, {
       value: this.dashboard.url,
       description: 'CloudWatch dashboard of this stage',

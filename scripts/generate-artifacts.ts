@@ -1,6 +1,6 @@
 // Every file, or block of a file, derived from the declarations in lib/ and infra/ (and the docs'
 // bench blocks, from bench/results.json): `npm run generate` writes them all, and
-// test/unit/generated.test.ts fails when one differs from what this list renders.
+// test/unit/generated.spec.ts fails when one differs from what this list renders.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DOC_BLOCKS, type BenchResults } from '../bench/report';

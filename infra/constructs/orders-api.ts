@@ -29,7 +29,7 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/contract/gateway-responses';
-import { BASE_PATH, ROUTES, type FunctionName, type Route } from '../../lib/contract/routes';
+import { basePathOf, BASE_PATH, type FunctionName, type Route } from '../../lib/contract/routes';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
 import { integrationTimeoutSeconds } from '../../lib/contract/deployment';
@@ -37,22 +37,36 @@ import type { CustomDomainConfig, StageConfig } from '../stages';
 import { addGatewayResponses, literal, velocitySafe } from './gateway-responses';
 import { pascalCase } from './names';
 
-/** `/v1` is both the stage name and a custom domain's base path, so every address carries it. */
-const API_STAGE_NAME = BASE_PATH.replace(/^\//, '');
-
 export interface OrdersApiProps {
   config: StageConfig;
+  /**
+   * The routes this API serves, all under one version prefix (`/v1`, `/v2`): the prefix is both the
+   * stage name and the base path on a custom domain, so every address carries it.
+   */
+  routes: readonly Route[];
   /** Aliases, not functions: what API Gateway invokes is what CodeDeploy shifts on a release. */
   authorizer: IAlias;
   routeFunctions: Record<FunctionName, IAlias>;
   /** What happens to the API's log groups when the stack goes. */
   logRemovalPolicy: RemovalPolicy;
+  /**
+   * The stage's first API, whose usage plans and custom domain this one joins: its stage is added
+   * to each plan (a key works on both and has one quota) and mapped at its base path on the domain.
+   * Without it, the API makes the plans and the domain itself.
+   */
+  joins?: OrdersApi;
+}
+
+/** The RestApi's name: v1 keeps the name it was first deployed with; another version adds its prefix. */
+export function restApiName(stage: string, basePath: string): string {
+  return basePath === BASE_PATH ? `store-orders-${stage}` : `store-orders-${stage}${basePath.replace('/', '-')}`;
 }
 
 /**
- * The REST API clients call: the bearer-key authorizer, the routes of lib/contract/routes.ts, the
- * gateway's own answers (405, gateway responses), the usage plans, the access and execution logs,
- * and the optional custom domain.
+ * A REST API clients call, one per version prefix: the bearer-key authorizer, the routes given,
+ * the gateway's own answers (405, gateway responses), the usage plans, the access and execution
+ * logs, and the optional custom domain. Stages of one RestApi share its resource tree, so each
+ * version is an API of its own (docs/design.md#deployed-apis).
  */
 export class OrdersApi extends Construct {
   readonly api: RestApi;
@@ -65,12 +79,20 @@ export class OrdersApi extends Construct {
   readonly accessLogs: LogGroup;
   /** The group API Gateway writes execution logs to, created here so that it has a retention. */
   readonly executionLogs: LogGroup;
-  /** The base URL clients use, ending in `/v1/`: the custom domain's when there is one. */
+  /** The version prefix, e.g. `/v1`. */
+  readonly basePath: string;
+  /** The stage name: the prefix without its slash. */
+  readonly stageName: string;
+  /** The custom domain, on the API that made it. */
+  readonly domain?: DomainName;
+  /** The base URL clients use, ending in the prefix and a slash: the custom domain's when there is one. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: OrdersApiProps) {
     super(scope, id);
     const { config } = props;
+    this.basePath = singleBasePath(props.routes);
+    this.stageName = this.basePath.replace(/^\//, '');
     this.authorizer = new TokenAuthorizer(this, 'BearerKeyAuthorizer', {
       handler: props.authorizer,
       identitySource: IdentitySource.header('Authorization'),
@@ -83,8 +105,11 @@ export class OrdersApi extends Construct {
       removalPolicy: props.logRemovalPolicy,
     });
     this.api = new RestApi(this, 'Api', {
-      restApiName: `store-orders-${config.stage}`,
-      description: `Store Orders API, ${config.stage}`,
+      restApiName: restApiName(config.stage, this.basePath),
+      description:
+        this.basePath === BASE_PATH
+          ? `Store Orders API, ${config.stage}`
+          : `Store Orders API ${this.stageName}, ${config.stage}`,
       // Regional: a streamed response may idle for up to five minutes, against 30 s when edge-optimized.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The authorizer returns the key's usage identifier, which selects the usage plan.
@@ -93,7 +118,7 @@ export class OrdersApi extends Construct {
       cloudWatchRole: false,
       defaultMethodOptions: { authorizer: this.authorizer, apiKeyRequired: true },
       deployOptions: {
-        stageName: API_STAGE_NAME,
+        stageName: this.stageName,
         tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.INFO,
@@ -108,21 +133,31 @@ export class OrdersApi extends Construct {
     // API Gateway would create this group itself on first use, outside the stack and kept forever.
     // Created first, it has the stage's retention and goes (or stays) with the stack.
     this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
-      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${this.stageName}`,
       retention: config.logRetention,
       removalPolicy: props.logRemovalPolicy,
     });
     this.api.deploymentStage.node.addDependency(this.executionLogs);
 
-    this.addRoutes(props.routeFunctions);
+    this.addRoutes(props.routes, props.routeFunctions);
     addGatewayResponses(this.api);
-    this.usagePlans = this.addUsagePlans(config);
-    this.url = config.customDomain ? this.addCustomDomain(config.customDomain) : this.api.url;
+    const { joins } = props;
+    if (joins) {
+      this.usagePlans = joins.usagePlans;
+      for (const plan of Object.values(this.usagePlans)) {
+        plan.addApiStage({ api: this.api, stage: this.api.deploymentStage });
+      }
+      joins.domain?.addBasePathMapping(this.api, { basePath: this.stageName, stage: this.api.deploymentStage });
+    } else {
+      this.usagePlans = this.addUsagePlans(config);
+      if (config.customDomain) this.domain = this.addCustomDomain(config.customDomain);
+    }
+    this.url = config.customDomain ? `https://${config.customDomain.domainName}${this.basePath}/` : this.api.url;
   }
 
-  private addRoutes(functions: Record<FunctionName, IAlias>): void {
+  private addRoutes(routes: readonly Route[], functions: Record<FunctionName, IAlias>): void {
     const byPath = new Map<string, Route[]>();
-    for (const route of ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+    for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
     for (const [path, routes] of byPath) {
       const resource = this.api.root.resourceForPath(path);
       for (const route of routes) {
@@ -186,8 +221,8 @@ export class OrdersApi extends Construct {
     return plans;
   }
 
-  /** Returns the base URL on the custom domain. */
-  private addCustomDomain(config: CustomDomainConfig): string {
+  /** The domain, its certificate and its alias record, with this API mapped at its base path. */
+  private addCustomDomain(config: CustomDomainConfig): DomainName {
     const zone = config.hostedZone
       ? HostedZone.fromHostedZoneAttributes(this, 'HostedZone', config.hostedZone)
       : undefined;
@@ -204,7 +239,7 @@ export class OrdersApi extends Construct {
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
-    domain.addBasePathMapping(this.api, { basePath: API_STAGE_NAME, stage: this.api.deploymentStage });
+    domain.addBasePathMapping(this.api, { basePath: this.stageName, stage: this.api.deploymentStage });
     if (zone) {
       new ARecord(this, 'CustomDomainAlias', {
         zone,
@@ -212,8 +247,18 @@ export class OrdersApi extends Construct {
         target: RecordTarget.fromAlias(new ApiGatewayDomain(domain)),
       });
     }
-    return `https://${config.domainName}${BASE_PATH}/`;
+    return domain;
   }
+}
+
+/** The one version prefix of the routes an API serves. */
+function singleBasePath(routes: readonly Route[]): string {
+  const prefixes = [...new Set(routes.map(basePathOf))];
+  const [prefix] = prefixes;
+  if (prefix === undefined || prefixes.length > 1) {
+    throw new Error(`An API serves the routes of one version prefix, not ${prefixes.join(', ') || 'none'}`);
+  }
+  return prefix;
 }
 
 function integrationFor(route: Route, functions: Record<FunctionName, IAlias>): LambdaIntegration {

@@ -24,7 +24,12 @@ import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
 import { pascalCase } from './names';
 
-export interface ServiceAlarmsProps {
+/** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
+export interface ApiStageAlarms {
+  /** Added to its alarms' ids: empty for v1, whose alarms keep the ids they were deployed with. */
+  idSuffix: string;
+  /** Names the stage in alarm descriptions (`/v2`); empty for v1, whose descriptions are unchanged. */
+  label: string;
   stage: Stage;
   /**
    * The methods whose whole answer is one buffered response, by operation id. A streamed route is
@@ -32,6 +37,11 @@ export interface ServiceAlarmsProps {
    * would look slow.
    */
   bufferedRoutes: Record<string, Method>;
+}
+
+export interface ServiceAlarmsProps {
+  /** Every API stage: each has its 5XX rate alarmed on, and its buffered routes' p99 latency. */
+  apiStages: readonly ApiStageAlarms[];
   /**
    * Functions whose one invocation may legitimately run long (a streamed listing), with their
    * timeout: an alarm fires when one nears it, since a slightly larger answer would end cut.
@@ -79,26 +89,28 @@ export class ServiceAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
-    const { stage } = props;
     const config = props.config.alarms;
 
-    this.add('ServerErrorRate', {
-      alarmDescription: `More than ${config.serverErrorRate * 100}% of requests answered with a 5XX.`,
-      metric: stage.metricServerError({ statistic: 'Average', period: PERIOD }),
-      threshold: config.serverErrorRate,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-    });
-
-    for (const [operationId, method] of Object.entries(props.bufferedRoutes)) {
-      this.add(`LatencyP99${pascalCase(operationId)}`, {
-        alarmDescription: `p99 latency of ${operationId} above ${config.p99LatencyMs} ms.`,
-        metric: method.metricLatency(stage, { statistic: 'p99', period: PERIOD }),
-        threshold: config.p99LatencyMs,
+    for (const { idSuffix, label, stage, bufferedRoutes } of props.apiStages) {
+      this.add(`ServerErrorRate${idSuffix}`, {
+        alarmDescription: `More than ${config.serverErrorRate * 100}% of requests${label ? ` to ${label}` : ''} answered with a 5XX.`,
+        metric: stage.metricServerError({ statistic: 'Average', period: PERIOD }),
+        threshold: config.serverErrorRate,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
+        evaluationPeriods: 1,
       });
+
+      // Operation ids are unique across versions, so these ids need no suffix.
+      for (const [operationId, method] of Object.entries(bufferedRoutes)) {
+        this.add(`LatencyP99${pascalCase(operationId)}`, {
+          alarmDescription: `p99 latency of ${operationId} above ${config.p99LatencyMs} ms.`,
+          metric: method.metricLatency(stage, { statistic: 'p99', period: PERIOD }),
+          threshold: config.p99LatencyMs,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+        });
+      }
     }
 
     for (const [name, { fn, timeout }] of Object.entries(props.longRunning)) {

@@ -10,8 +10,8 @@ import type { StageName } from '../../lib/contract/deployment';
 
 export interface ServiceDashboardProps {
   stageName: StageName;
-  /** The API Gateway stage whose traffic, errors and latency are shown. */
-  stage: Stage;
+  /** The API Gateway stages (v1, v2) whose traffic, errors and latency are shown, a row each. */
+  apiStages: readonly { basePath: string; stage: Stage }[];
 }
 
 const PERIOD = Duration.minutes(5);
@@ -49,7 +49,21 @@ export class ServiceDashboard extends Construct {
       );
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width: WIDTH, height: HEIGHT });
-    const { stage } = props;
+    const apiRow = ({ basePath, stage }: ServiceDashboardProps['apiStages'][number]) => [
+      graph(
+        `Requests and errors (${basePath})`,
+        [stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' })],
+        [
+          stage.metricClientError({ statistic: 'Sum', period: PERIOD, label: '4XX' }),
+          stage.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5XX' }),
+        ],
+      ),
+      graph(`Latency (${basePath}, ms)`, [
+        stage.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }),
+        stage.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99' }),
+        stage.metricIntegrationLatency({ statistic: 'p99', period: PERIOD, label: 'integration p99' }),
+      ]),
+    ];
 
     const dashboardName = `store-orders-${props.stageName}`;
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -60,27 +74,13 @@ export class ServiceDashboard extends Construct {
           new TextWidget({
             markdown:
               `# Store Orders API (${props.stageName})\n` +
-              'API Gateway metrics of the v1 stage, then the business metrics the functions write as EMF. ' +
-              "listOrders' latency spans the whole stream.",
+              `API Gateway metrics of each API (${props.apiStages.map((s) => s.basePath).join(', ')}, a RestApi each), ` +
+              "then the business metrics the functions write as EMF. v1 listOrders' latency spans the whole stream.",
             width: 2 * WIDTH,
             height: 2,
           }),
         ],
-        [
-          graph(
-            'Requests and errors',
-            [stage.metricCount({ statistic: 'Sum', period: PERIOD, label: 'requests' })],
-            [
-              stage.metricClientError({ statistic: 'Sum', period: PERIOD, label: '4XX' }),
-              stage.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5XX' }),
-            ],
-          ),
-          graph('Latency (ms)', [
-            stage.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }),
-            stage.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99' }),
-            stage.metricIntegrationLatency({ statistic: 'p99', period: PERIOD, label: 'integration p99' }),
-          ]),
-        ],
+        ...props.apiStages.map(apiRow),
         [
           graph('Cancels by outcome', business(BUSINESS_METRICS.cancels, 'Sum')),
           graph('Authorizer refusals by cause', business(BUSINESS_METRICS.authorizerRefusals, 'Sum')),

@@ -139,6 +139,13 @@ export const ACCOUNT_STACK_NAME = 'StoreOrders-account';
 export const API_URL_OUTPUT = 'ApiUrl';
 export const EXECUTE_API_URL_OUTPUT = 'ExecuteApiUrl';
 export const REST_API_ID_OUTPUT = 'RestApiId';
+/**
+ * v2 (beta) is a RestApi of its own (stage v2): its base URL, `/v2/` beside v1's `/v1/` on a custom
+ * domain, else its execute-api URL, whose host (API id) is not v1's.
+ */
+export const V2_API_URL_OUTPUT = 'V2ApiUrl';
+export const V2_EXECUTE_API_URL_OUTPUT = 'V2ExecuteApiUrl';
+export const V2_REST_API_ID_OUTPUT = 'V2RestApiId';
 /** The stage's CloudWatch dashboard in the console. */
 export const DASHBOARD_URL_OUTPUT = 'DashboardUrl';
 /** The account stack's output naming the role API Gateway's execution logging uses. */

@@ -1,5 +1,5 @@
 // The route table, declared once: read by the local gateway, the CDK stack and the OpenAPI
-// document. Paths are relative to the `/v1` base path.
+// document. Paths are relative to their route's version prefix (`/v1` unless it names another).
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Stability = 'stable' | 'beta' | 'experimental';
@@ -68,7 +68,7 @@ export const ROUTES: readonly Route[] = [
   },
 ];
 
-/** v2 (beta): the paged, filtered listing, beside v1 on the same API. */
+/** v2 (beta): the paged, filtered listing, under `/v2` beside `/v1` (deployed, a RestApi of its own with stage v2). */
 export const V2_BASE_PATH = '/v2';
 export const V2_API_VERSION = '2.0.0-beta';
 

@@ -12,7 +12,12 @@ import { stackTarget } from '../../tools/smoke/stack-target';
 import { STACK_DYNAMO_PATH, type StackDynamo } from '../../tools/shared/stack-dynamo';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';
-import { API_URL_OUTPUT, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS } from '../../lib/contract/deployment';
+import {
+  API_URL_OUTPUT,
+  TABLE_NAME_OUTPUTS,
+  USAGE_PLAN_ID_OUTPUTS,
+  V2_API_URL_OUTPUT,
+} from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
@@ -35,7 +40,7 @@ import { TABLES, type TableId } from '../../lib/contract/tables';
 import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
-import { BASE_PATH, ROUTES } from '../../lib/contract/routes';
+import { BASE_PATH, ROUTES, V2_BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
 import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecated-route';
@@ -80,10 +85,16 @@ afterAll(async () => {
   await Promise.all([stack.close(), moto?.stop()]);
 });
 
-async function smoke(baseUrl: string, allowWrites: boolean): Promise<{ results: CheckResult[]; lines: string[] }> {
+/** The suite against the API at `origin`: v1 under BASE_PATH, and v2 under V2_BASE_PATH unless `v2` is false. */
+async function smoke(
+  origin: string,
+  allowWrites: boolean,
+  v2 = true,
+): Promise<{ results: CheckResult[]; lines: string[] }> {
   const lines: string[] = [];
   const results = await runSmoke({
-    baseUrl,
+    baseUrl: `${origin}${BASE_PATH}`,
+    ...(v2 ? { v2BaseUrl: `${origin}${V2_BASE_PATH}` } : {}),
     key,
     admin,
     allowWrites,
@@ -96,7 +107,7 @@ async function smoke(baseUrl: string, allowWrites: boolean): Promise<{ results: 
 
 test('every check passes against the local stack, one line each, writes included', async () => {
   const before = await ordersById(stack.app.orders);
-  const { results, lines } = await smoke(`${stack.baseUrl}${BASE_PATH}`, true);
+  const { results, lines } = await smoke(stack.baseUrl, true);
   expect(results.map((r) => `${r.outcome} ${r.name}`)).toEqual(CHECK_NAMES.map((name) => `ok ${name}`));
   expect(lines).toHaveLength(CHECK_NAMES.length);
   expect(lines.every((line) => line.startsWith('ok   '))).toBe(true);
@@ -114,10 +125,15 @@ test('every check passes against the local stack, one line each, writes included
   expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
 });
 
-test('without --allow-writes nothing is written, and the write check says it was skipped', async () => {
+test('without --allow-writes nothing is written, and the write check says it was skipped; without a v2 URL, the v2 check', async () => {
   const before = await ordersById(stack.app.orders);
-  const { results } = await smoke(`${stack.baseUrl}${BASE_PATH}`, false);
+  const { results } = await smoke(stack.baseUrl, false, false);
   expect(results.filter((r) => r.outcome !== 'ok')).toEqual([
+    {
+      name: CHECK_NAMES.find((name) => name.startsWith(`GET ${V2_BASE_PATH}/`)),
+      outcome: 'skip',
+      detail: 'no v2 base URL: no V2ApiUrl stack output (deployed before v2), nor a base URL ending in /v1',
+    },
     { name: CHECK_NAMES[CHECK_NAMES.length - 1], outcome: 'skip', detail: 'writes need --allow-writes' },
   ]);
   expect(await ordersById(stack.app.orders)).toEqual(before);
@@ -128,7 +144,7 @@ test('against a server that answers 200 to everything, the checks fail', async (
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const { results, lines } = await smoke(`http://127.0.0.1:${port}${BASE_PATH}`, false);
+    const { results, lines } = await smoke(`http://127.0.0.1:${port}`, false);
     const failed = results.filter((r) => r.outcome === 'FAIL').map((r) => r.name);
     // The write check is skipped; every other one notices.
     expect(failed).toEqual(CHECK_NAMES.slice(0, -1));
@@ -154,6 +170,7 @@ describeWithMoto('the command line', () => {
     const cloudFormation = moto.cloudFormation();
     await createStackWithOutputs(cloudFormation, 'StoreOrders-staging', {
       [API_URL_OUTPUT]: `${stack.baseUrl}${BASE_PATH}/`,
+      [V2_API_URL_OUTPUT]: `${stack.baseUrl}${V2_BASE_PATH}/`,
       ...Object.fromEntries(
         Object.entries(TABLE_NAME_OUTPUTS).map(([table, key]) => [key, stack.tables.names[table as TableId]]),
       ),

@@ -3,7 +3,7 @@ import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/c
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { ERRORS, errorJson, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/contract/plans';
-import { ROUTES } from '../../lib/contract/routes';
+import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';
 import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
@@ -18,24 +18,38 @@ const routedPaths = [...new Set(ROUTES.map((r) => r.path))];
 describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
   const stage = () => stageNamed(synthesised, stageName);
 
-  test('is a regional REST API whose API key comes from the authorizer', () => {
-    stage().template.hasResourceProperties('AWS::ApiGateway::RestApi', {
-      ApiKeySourceType: 'AUTHORIZER',
-      EndpointConfiguration: { Types: ['REGIONAL'] },
-    });
+  test('every API (v1, v2) is a regional REST API whose API key comes from the authorizer', () => {
+    const { template, stack } = stage();
+    template.resourceCountIs('AWS::ApiGateway::RestApi', stack.apis.length);
+    for (const { api } of stack.apis) {
+      const { id, resource } = onlyResource(template, 'AWS::ApiGateway::RestApi', { Name: api.restApiName });
+      expect(id).toBe(logicalId(api));
+      expect(resource.Properties).toMatchObject({
+        ApiKeySourceType: 'AUTHORIZER',
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      });
+    }
   });
 
-  test('is deployed to the stage v1, so the URL ends in /v1', () => {
+  test('is deployed to the stage v1, so the URL ends in /v1; each API has one stage, named for its prefix', () => {
     const { template, stack } = stage();
-    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    template.resourceCountIs('AWS::ApiGateway::Stage', stack.apis.length);
     template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1', RestApiId: ref(stack.api.api) });
+    for (const api of stack.apis) {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: api.basePath.slice(1),
+        RestApiId: ref(api.api),
+      });
+    }
   });
 
   test('has a TOKEN authorizer on the Authorization header with the key-format regex and a short cache', () => {
     const { template, stack } = stage();
     expect(AUTHORIZER_CACHE_TTL_SECONDS).toBeLessThanOrEqual(300);
-    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    // One per API (each RestApi has its own), all invoking the one authorizer function (v2.spec.ts).
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', stack.apis.length);
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      RestApiId: ref(stack.api.api),
       Type: 'TOKEN',
       IdentitySource: 'method.request.header.Authorization',
       IdentityValidationExpression: AUTHORIZATION_HEADER_PATTERN_SOURCE,
@@ -59,6 +73,7 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       expect(resource.path).toBe(route.path);
       const alias = stack.functions[route.function].alias;
       template.hasResourceProperties('AWS::ApiGateway::Method', {
+        RestApiId: ref(stack.api.api),
         HttpMethod: route.method,
         ResourceId: ref(resource),
         OperationName: route.operationId,
@@ -100,7 +115,17 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
   );
 
   test('has exactly the routes of the table plus one 405 method per routed path', () => {
-    stage().template.resourceCountIs('AWS::ApiGateway::Method', ROUTES.length + routedPaths.length);
+    const { template, stack } = stage();
+    const methods = template.findResources('AWS::ApiGateway::Method', {
+      Properties: { RestApiId: ref(stack.api.api) },
+    });
+    expect(Object.keys(methods)).toHaveLength(ROUTES.length + routedPaths.length);
+    // And v2's (test/infra/v2.spec.ts), on its own API: no other method anywhere.
+    const v2Paths = new Set(V2_ROUTES.map((r) => r.path)).size;
+    template.resourceCountIs(
+      'AWS::ApiGateway::Method',
+      ROUTES.length + routedPaths.length + V2_ROUTES.length + v2Paths,
+    );
   });
 
   test.each(routedPaths)('any other method on %s is answered 405 with an Error body and Allow', (path) => {
@@ -152,14 +177,18 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
     });
   });
 
-  test('has one usage plan per tier, bound to the v1 stage, never stricter than the plan', () => {
+  test('has one usage plan per tier, bound to the v1 stage and then the v2 stage, never stricter than the plan', () => {
     const { template, stack } = stage();
     template.resourceCountIs('AWS::ApiGateway::UsagePlan', PLAN_NAMES.length);
     for (const plan of PLAN_NAMES) {
       const backstop = usagePlanBackstop(plan);
       const { resource } = onlyResource(template, 'AWS::ApiGateway::UsagePlan', {
         UsagePlanName: `store-orders-${stageName}-${plan}`,
-        ApiStages: [{ ApiId: ref(stack.api.api), Stage: ref(stack.api.api.deploymentStage) }],
+        ApiStages: stack.apis.map((api) => ({
+          ApiId: ref(api.api),
+          Stage: ref(api.api.deploymentStage),
+          Throttle: {},
+        })),
         Throttle: backstop.throttle
           ? { RateLimit: backstop.throttle.rateLimit, BurstLimit: backstop.throttle.burstLimit }
           : Match.absent(),
@@ -178,19 +207,22 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
     }
   });
 
-  test('throttles the stage by default, never more strictly than the most generous usage plan', () => {
-    const { template } = stage();
+  test('throttles each stage by default, never more strictly than the most generous usage plan', () => {
+    const { template, stack } = stage();
     const { throttle } = STAGES[stageName];
-    template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: Match.arrayWith([
-        Match.objectLike({
-          HttpMethod: '*',
-          ResourcePath: '/*',
-          ThrottlingRateLimit: throttle.rateLimit,
-          ThrottlingBurstLimit: throttle.burstLimit,
-        }),
-      ]),
-    });
+    for (const api of stack.apis) {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        RestApiId: ref(api.api),
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            ThrottlingRateLimit: throttle.rateLimit,
+            ThrottlingBurstLimit: throttle.burstLimit,
+          }),
+        ]),
+      });
+    }
     for (const plan of PLAN_NAMES) {
       const planThrottle = usagePlanBackstop(plan).throttle;
       if (!planThrottle) continue;
@@ -221,9 +253,13 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
       ['DEFAULT_5XX', 500, 'INTERNAL_ERROR', {}],
     ] as const;
 
+    // v1's; v2's are the same, type by type (test/infra/v2.spec.ts).
     test.each(expectations)('%s is %i %s with a JSON Error body', (type, status, code, headers) => {
-      const { template } = stage();
-      const { resource } = onlyResource(template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: type });
+      const { template, stack } = stage();
+      const { resource } = onlyResource(template, 'AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        RestApiId: ref(stack.api.api),
+      });
       const props = resource.Properties as {
         StatusCode: string;
         ResponseParameters: Record<string, string>;
@@ -243,6 +279,7 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
     test('DEFAULT_4XX answers a 4xx Error body', () => {
       const { resource } = onlyResource(stage().template, 'AWS::ApiGateway::GatewayResponse', {
         ResponseType: 'DEFAULT_4XX',
+        RestApiId: ref(stage().stack.api.api),
       });
       const props = resource.Properties as { StatusCode: string; ResponseTemplates: Record<string, string> };
       expect(Number(props.StatusCode)).toBeGreaterThanOrEqual(400);

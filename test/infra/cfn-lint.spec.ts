@@ -2,16 +2,15 @@
 // pipeline stacks): no finding, or one ignored in .cfnlintrc.yaml with its reason. cfn-lint is a
 // Python command (`npm run setup:aws-tools`); where it is missing outside CI this says so in the
 // test's name and on the console, and in CI (CI=true) a missing linter fails.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { inCi, toolMissing } from '../support/aws-tools';
 import { synthesiseStages } from './synth';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CONFIG = path.join(ROOT, '.cfnlintrc.yaml');
-const probe = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-const missing =
-  probe.error === undefined ? undefined : 'cfn-lint is not installed (npm run setup:aws-tools installs it)';
+const missing = toolMissing('cfn-lint');
 
 interface Linted {
   templates: string[];
@@ -43,7 +42,7 @@ if (missing === undefined) {
     linted = lint();
   });
 
-  describe(`cfn-lint (${probe.stdout.trim()})`, () => {
+  describe('cfn-lint', () => {
     test('finds nothing in any synthesised template', async () => {
       const { templates, code, stdout, stderr } = await linted;
       expect(templates.length).toBeGreaterThanOrEqual(4);
@@ -54,9 +53,8 @@ if (missing === undefined) {
   });
 } else {
   describe(`cfn-lint did not run: ${missing}`, () => {
-    test(process.env.CI === 'true' ? 'CI=true: a missing cfn-lint fails' : 'outside CI it is reported, not run', () => {
-      if (process.env.CI === 'true')
-        throw new Error(`${missing}; the pipeline's test job runs npm run setup:aws-tools`);
+    test(inCi ? 'CI=true: a missing cfn-lint fails' : 'outside CI it is reported, not run', () => {
+      if (inCi) throw new Error(`${missing}; the pipeline's test job runs npm run setup:aws-tools`);
       console.warn(`cfn-lint did not run over the synthesised templates: ${missing}.`);
     });
   });

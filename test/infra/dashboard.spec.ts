@@ -75,6 +75,24 @@ describe.each(STAGE_NAMES)('%s', (stage) => {
     expect([...apiMetrics].sort()).toEqual(['4XXError', '5XXError', 'Count', 'IntegrationLatency', 'Latency']);
   });
 
+  test("graphs each API's requests, 4XX, 5XX and latency: v1's and v2's, by API name", () => {
+    const apiNames = new Set(
+      rows
+        .filter((row) => row[0] === 'AWS/ApiGateway')
+        .map((row) => {
+          const at = row.indexOf('ApiName');
+          return at < 0 ? undefined : row[at + 1];
+        }),
+    );
+    expect([...apiNames].sort()).toEqual(stacks[stage].apis.map(({ api }) => api.restApiName).sort());
+    for (const { api } of stacks[stage].apis) {
+      const metrics = rows.filter((row) => row[0] === 'AWS/ApiGateway' && row.includes(api.restApiName));
+      expect(new Set(metrics.map((row) => row[1]))).toEqual(
+        new Set(['4XXError', '5XXError', 'Count', 'IntegrationLatency', 'Latency']),
+      );
+    }
+  });
+
   test('every function is told its stage, which its metrics carry', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
       Properties: { Environment?: { Variables?: Record<string, unknown> } };

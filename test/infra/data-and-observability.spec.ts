@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { PLAN_NAMES } from '../../lib/contract/plans';
-import { ROUTES } from '../../lib/contract/routes';
+import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
 import { TABLES, type TableId } from '../../lib/contract/tables';
 import { readFileSync } from 'node:fs';
@@ -273,14 +273,19 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     test('no latency alarm counts a streamed answer, whose latency spans the whole stream', () => {
       const s = stage();
       const alarms = latencyAlarms(s);
-      expect(alarms).toHaveLength(ROUTES.filter((r) => !r.streaming).length);
-      const streamedPaths = ROUTES.filter((r) => r.streaming).map((r) => `${r.method} ${r.path}`);
+      // v1's buffered routes, and v2's on its own stage (test/infra/v2.spec.ts).
+      expect(alarms).toHaveLength([...ROUTES, ...V2_ROUTES].filter((r) => !r.streaming).length);
+      // v2's GET /store/orders is buffered: only the same method and path on v1's API is streamed.
+      const v1Api = s.stack.api.api.restApiName;
+      const streamedPaths = ROUTES.filter((r) => r.streaming).map((r) => `${v1Api} ${r.method} ${r.path}`);
       for (const alarm of alarms) {
         const dimensions = alarm.Properties?.Dimensions as { Name: string; Value: unknown }[];
         const value = (name: string) => dimensions.find((d) => d.Name === name)?.Value;
         // A stage-wide alarm (no Method/Resource dimension) would include the streamed route.
         expect(value('Method')).toEqual(expect.any(String));
-        expect(streamedPaths).not.toContain(`${String(value('Method'))} ${String(value('Resource'))}`);
+        expect(streamedPaths).not.toContain(
+          `${String(value('ApiName'))} ${String(value('Method'))} ${String(value('Resource'))}`,
+        );
       }
     });
 
@@ -412,10 +417,12 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
     test('alarms notify the configured topic, or nobody', () => {
       const { template, stack } = stage();
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-      // 5XX rate, authorizer failures, throttles, one per route (latency or duration), two store-size
-      // alarms, the bytes a listing sent (cut ones included), and two rollback alarms (errors,
-      // latency) per function, for its releases.
-      expect(alarms).toHaveLength(6 + ROUTES.length + 2 * Object.keys(stack.functions).length);
+      // Authorizer failures, throttles, two store-size alarms, the bytes a listing sent (cut ones
+      // included); per API (v1, v2) its 5XX rate, and one per route (latency or duration); and two
+      // rollback alarms (errors, latency) per function, for its releases.
+      expect(alarms).toHaveLength(
+        5 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length,
+      );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
         expect(alarm.Properties?.AlarmActions).toEqual(expected);

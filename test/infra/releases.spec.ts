@@ -1,4 +1,4 @@
-import { ROUTES } from '../../lib/contract/routes';
+import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionId } from '../../lib/contract/deployment';
@@ -67,8 +67,8 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         .filter((r) => r.Type === 'AWS::ApiGateway::Authorizer')
         .map((r) => r.Properties?.AuthorizerUri),
     ];
-    // Every route and the authorizer: none may slip through unchecked.
-    expect(uris).toHaveLength(ROUTES.length + 1);
+    // Every route, v1's and v2's, and each API's authorizer: none may slip through unchecked.
+    expect(uris).toHaveLength(ROUTES.length + V2_ROUTES.length + stack.apis.length);
     const aliases = FUNCTION_IDS.map((name) => JSON.stringify(ref(stack.functions[name].alias)));
     for (const uri of uris) {
       const text = JSON.stringify(uri);
@@ -85,8 +85,11 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
   test('API Gateway may invoke the aliases only: every permission names an alias, one per route and the authorizer', () => {
     const { template, stack } = stage();
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
-    // The functions the RestApi invokes: v1's routes and the authorizer (v2's route is not on it yet).
-    const invoked: FunctionId[] = ['authorizer', ...new Set(ROUTES.map((route) => route.function))];
+    // The functions each RestApi invokes: its routes' and the authorizer (v1's API, then v2's).
+    const invoked: FunctionId[] = [ROUTES, V2_ROUTES].flatMap((routes) => [
+      'authorizer' as const,
+      ...new Set(routes.map((route) => route.function)),
+    ]);
     expect(permissions).toHaveLength(invoked.length);
     const targets = permissions.map((p) => JSON.stringify(p.Properties?.FunctionName)).sort();
     expect(targets).toEqual(invoked.map((name) => JSON.stringify(ref(stack.functions[name].alias))).sort());

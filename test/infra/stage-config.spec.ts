@@ -1,7 +1,7 @@
 import { Aspects } from 'aws-cdk-lib/core';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { API_URL_OUTPUT, STAGE_NAMES } from '../../lib/contract/deployment';
+import { API_URL_OUTPUT, STAGE_NAMES, V2_API_URL_OUTPUT } from '../../lib/contract/deployment';
 import { StoreOrdersStack } from '../../infra/stack';
 import { ROLLBACK_ALARM_MINUTES, STAGES, validateConfig, type StageConfig } from '../../infra/stages';
 import { ref, synthesisMessages, testApp } from './synth';
@@ -87,6 +87,24 @@ describe('a custom domain', () => {
       RestApiId: ref(stack.api.api),
       Stage: ref(stack.api.api.deploymentStage),
     });
+  });
+
+  test('serves the v2 API beside it, under the base path v2, on the same domain', () => {
+    for (const { template, stack } of [prod, staging]) {
+      const domain = stack.api.domain;
+      if (!domain) throw new Error('the variant has no custom domain');
+      template.resourceCountIs('AWS::ApiGateway::DomainName', 1);
+      template.resourceCountIs('AWS::ApiGateway::BasePathMapping', 2);
+      template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', {
+        BasePath: 'v2',
+        DomainName: ref(domain),
+        RestApiId: ref(stack.v2Api.api),
+        Stage: ref(stack.v2Api.api.deploymentStage),
+      });
+    }
+    expect(prod.stack.v2Api.domain).toBeUndefined();
+    prod.template.hasOutput(V2_API_URL_OUTPUT, { Value: 'https://api.example.com/v2/' });
+    staging.template.hasOutput(V2_API_URL_OUTPUT, { Value: 'https://staging.api.example.com/v2/' });
   });
 
   test('gets an alias record in the given zone, and becomes the URL clients are given', () => {

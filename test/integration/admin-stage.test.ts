@@ -3,10 +3,13 @@
 // produce (throttling, a usage plan gone mid-run, no credentials or region) are injected into the
 // one call they concern, through the SDK's middleware.
 import {
+  CreateRestApiCommand,
   DeleteApiKeyCommand,
   GetApiKeyCommand,
   GetApiKeysCommand,
   GetUsagePlanKeysCommand,
+  GetUsagePlansCommand,
+  UpdateUsagePlanCommand,
   type APIGatewayClient,
 } from '@aws-sdk/client-api-gateway';
 import { hashApiKey } from '../../lib/core/key-format';
@@ -15,6 +18,7 @@ import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createDynamoClient } from '../../lib/stores/dynamo';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
+import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { stageTarget, type StageClients } from '../../tools/admin/stage';
 import {
@@ -178,6 +182,31 @@ describeWithMoto('admin --stage against moto_server', () => {
       expect(await authenticate(keys, created.key)).toMatchObject({ usageIdentifier: hashApiKey(created.key) });
     },
   );
+
+  test('a key made with --stage works on v1 and v2: its one usage-plan binding reaches both API stages of the plan', async () => {
+    // The stack puts v1's stage and v2's (each its own RestApi) in every usage plan
+    // (test/infra/v2.spec.ts); here the business plan is given both, as deployed. API Gateway admits a
+    // key to every API stage of the plan it is bound to, under the plan's one quota: the admin
+    // command needs no step per API, and binds the key once.
+    const stages = await Promise.all(
+      [BASE_PATH, V2_BASE_PATH].map(async (basePath) => {
+        const { id } = await gateway.send(new CreateRestApiCommand({ name: `store-orders-staging${basePath}` }));
+        return `${id}:${basePath.slice(1)}`;
+      }),
+    );
+    const plan = planIds.staging.business;
+    await gateway.send(
+      new UpdateUsagePlanCommand({
+        usagePlanId: plan,
+        patchOperations: stages.map((value) => ({ op: 'add', path: '/apiStages', value })),
+      }),
+    );
+
+    const created = await createOnStage('--plan', 'business');
+    const { items } = await gateway.send(new GetUsagePlansCommand({ keyId: created.gatewayKeyId }));
+    expect((items ?? []).map((p) => p.id)).toEqual([plan]);
+    expect((items?.[0]?.apiStages ?? []).map((s) => `${s.apiId}:${s.stage}`).sort()).toEqual([...stages].sort());
+  });
 
   test('keys revoke --stage revokes the record and deletes its API Gateway key and usage-plan binding', async () => {
     const created = await createOnStage('--plan', 'pro');

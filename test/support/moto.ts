@@ -3,27 +3,15 @@
 // port, reset between tests when a file asks, stopped after. It speaks the services' own wire
 // protocols, so the SDK's serialisation, pagination and error mapping are exercised, not mocked.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
-import * as path from 'node:path';
 import { APIGatewayClient, CreateUsagePlanCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { inCi, toolMissing } from './aws-tools';
 
 export const MOTO_REGION = 'eu-west-1';
 
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-
-/** Why moto_server cannot run here (none on PATH that this user may execute), or undefined. */
-export const motoMissing: string | undefined = (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
-  try {
-    accessSync(path.join(dir, 'moto_server'), constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-})
-  ? undefined
-  : 'moto_server is not installed or not executable by this user (npm run setup:aws-tools installs it)';
+/** Why moto_server cannot run here, or undefined. */
+export const motoMissing: string | undefined = toolMissing('moto_server');
 
 /**
  * `describe` for tests that need moto_server. Where it is missing outside CI they do not run, and

@@ -3,8 +3,14 @@
 // a fake AWS control plane. Every mistake is one line with its fix: a usage mistake, a URL where
 // nothing answers or that lacks the base path, a key the API refuses, a missing AWS region.
 import { parseArgs } from 'node:util';
-import { API_URL_OUTPUT, isStageName, STAGE_NAMES, type StageName } from '../../lib/contract/deployment';
-import { BASE_PATH } from '../../lib/contract/routes';
+import {
+  API_URL_OUTPUT,
+  isStageName,
+  STAGE_NAMES,
+  V2_API_URL_OUTPUT,
+  type StageName,
+} from '../../lib/contract/deployment';
+import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import { closeStageClients, stackOutputs, stageTarget, type StageClients } from '../admin/stage';
 import type { AdminTarget } from '../admin/target';
 import { workingDemoKeys } from '../local/demo-data';
@@ -39,7 +45,7 @@ Checks a running API from outside, as a client would, one line per check; exits 
 2 if it cannot start (a usage mistake, nothing answering at the URL, a URL without the base path
 ${BASE_PATH}, a key the API refuses, no AWS region).
 With no option it checks the local stack with a demo key (or a throwaway key of its own).
---stage reads the stack outputs (ApiUrl) with your AWS credentials and region (AWS_REGION, or
+--stage reads the stack outputs (ApiUrl, V2ApiUrl) with your AWS credentials and region (AWS_REGION, or
 --region), and creates (then revokes) its keys with the admin command's functions; their API
 Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C,
 SIGTERM). --run ID puts the id in the throwaway keys' names; --clean-up --run ID then removes
@@ -128,6 +134,7 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   if (values['clean-up']) return cleanUp(deps, stage, region, values.run, values.url);
 
   let url = values.url;
+  let v2Url: string | undefined;
   let source: UrlSource = url !== undefined ? 'url' : 'local';
   if (stage !== undefined) {
     const clients = deps.stageClients(region);
@@ -137,6 +144,8 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
       throw error;
     });
     run.admin = await stageTarget(stage, clients, outputs);
+    // v2 is a RestApi of its own: on the execute-api host, not v1's URL with another prefix.
+    v2Url = outputs.get(V2_API_URL_OUTPUT) || undefined;
     if (url === undefined) {
       url = outputs.get(API_URL_OUTPUT);
       source = 'stage';
@@ -144,6 +153,9 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
     if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
   }
   const baseUrl = (url ?? localUrl(env)).replace(/\/+$/, '');
+  // Without a stage, v2 is beside v1 on the same host (the local stack, a custom domain).
+  v2Url ??=
+    stage === undefined && baseUrl.endsWith(BASE_PATH) ? baseUrl.slice(0, -BASE_PATH.length) + V2_BASE_PATH : undefined;
   await checkBaseUrl(baseUrl, source);
   // Without a stage, keys go only to the DynamoDB the API at the URL says is its own.
   run.admin ??= deps.local(await findStackDynamo(baseUrl, source));
@@ -164,6 +176,7 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   deps.out.out(`Smoke test of ${baseUrl} (keys and orders through ${admin.label})`);
   const results = await runSmoke({
     baseUrl,
+    ...(v2Url !== undefined ? { v2BaseUrl: v2Url.replace(/\/+$/, '') } : {}),
     key,
     admin,
     throwaway: run.throwaway,

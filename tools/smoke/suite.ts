@@ -26,6 +26,8 @@ export const SMOKE_ORDER_IDS = { first: 9_100_000_000_000_000_000n, count: 1_000
 export interface SmokeOptions {
   /** The API's base URL, ending in the base path (e.g. `https://…/v1`). */
   baseUrl: string;
+  /** v2's base URL (e.g. `https://…/v2`), another API id on the execute-api host; its check is skipped without it. */
+  v2BaseUrl?: string;
   /** A working key for the read checks. */
   key: string;
   /** Where the admin command's functions create and revoke throwaway keys (and import orders). */
@@ -129,6 +131,37 @@ const CHECKS: Check[] = [
       must(bad === undefined, `an element has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
       mustHaveRateLimitHeaders(answer);
       return `${orders.length} orders`;
+    },
+  },
+  {
+    name: 'GET /v2/store/orders?limit=1: 401 without a key; with one, 200, one page of at most one order, rate-limit headers',
+    run: async ({ v2BaseUrl, key }) => {
+      if (v2BaseUrl === undefined)
+        throw new Skip('no v2 base URL: no V2ApiUrl stack output (deployed before v2), nor a base URL ending in /v1');
+      mustBeUnauthorized(await call(v2BaseUrl, 'GET', '/store/orders'));
+      const answer = await call(v2BaseUrl, 'GET', '/store/orders?limit=1', { headers: bearer(key) });
+      must(answer.status === 200, `expected 200, got ${answer.status}: ${answer.text.slice(0, 200)}`);
+      must(/^application\/json\b/.test(answer.headers.get('content-type') ?? ''), 'the page is not application/json');
+      let page: unknown;
+      try {
+        page = parse(answer.text);
+      } catch (error) {
+        fail(`the body is not one valid JSON value (${errorMessage(error)})`);
+      }
+      const { orders, nextCursor } = (page ?? {}) as { orders?: unknown; nextCursor?: unknown };
+      must(Array.isArray(orders) && orders.length <= 1, 'the body is not {"orders": [at most one order]}');
+      const bad = orders.find(
+        (order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id),
+      );
+      must(bad === undefined, `an order has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
+      must(
+        nextCursor === undefined || (typeof nextCursor === 'string' && nextCursor !== ''),
+        'nextCursor is not a string',
+      );
+      if (nextCursor !== undefined)
+        must(/rel="next"/.test(header(answer, 'Link')), 'a next page without Link rel="next"');
+      mustHaveRateLimitHeaders(answer);
+      return nextCursor === undefined ? `${orders.length} order(s), the last page` : 'one order, and a next page';
     },
   },
   {

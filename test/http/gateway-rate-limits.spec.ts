@@ -1,6 +1,6 @@
 // Rate limits as a client sees them over HTTP, with the clock moved by hand: that every route runs
 // the limiter and answers its decisions with their headers, Error bodies and Retry-After. The rules
-// themselves are unit tests (test/unit/rate-limiter-*.test.ts), so the requests that only fill a
+// themselves are unit tests (test/unit/rate-limiter-*.spec.ts), so the requests that only fill a
 // window go straight to a limiter on the stack's table and clock. Limits come from the plans.
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';

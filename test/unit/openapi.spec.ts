@@ -1,4 +1,4 @@
-// The document's content; that the committed openapi.json is this document is test/unit/generated.test.ts.
+// The document's content; that the committed openapi.json is this document is test/unit/generated.spec.ts.
 import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
 import { ERROR_CODES, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';

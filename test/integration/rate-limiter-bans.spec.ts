@@ -4,7 +4,7 @@
 // goes on sending past its 429s is still banned. Through all of it, no window serves more than
 // its limit. Both server behaviours: the embedded server (the item read after a failed
 // condition) and DynamoDB (the item returned with it, as it stood when the condition failed).
-// The rules themselves are unit tests of the algorithm (test/unit/rate-limiter-admit.test.ts);
+// The rules themselves are unit tests of the algorithm (test/unit/rate-limiter-admit.spec.ts);
 // here the DynamoDB store's writes meet late and lost replies for real. The clock is injected and
 // replies are held by gates, then a few milliseconds late: nothing waits for real time.
 import { randomUUID } from 'node:crypto';
@@ -32,7 +32,7 @@ const newKey = () => `key-${randomUUID()}`;
 /**
  * Small custom limits keep the bursts short: what the store does under late replies does not depend
  * on their size. The free plan at full size runs the same scenarios over the in-memory store in
- * test/unit/rate-limiter-admit.test.ts.
+ * test/unit/rate-limiter-admit.spec.ts.
  */
 const small = limitsFor('enterprise', { perMinute: 12, perDay: 1000 });
 /**

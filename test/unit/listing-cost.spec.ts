@@ -1,4 +1,4 @@
-// The bounds docs/listing-limits.md explains; its cost table is a generated block (test/unit/generated.test.ts).
+// The bounds docs/listing-limits.md explains; its cost table is a generated block (test/unit/generated.spec.ts).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cappedCost, uncappedCost } from '../../infra/listing-cost';

@@ -1,0 +1,5 @@
+// What a listing may cost and carry: content coding, the encoded stream, the listing budget and the cost model.
+// One runner, one load of the modules they share: see test/support/specs.ts.
+import { runSpecs } from '../support/specs';
+
+runSpecs(__dirname, ['content-coding', 'encoded-stream', 'list-budget', 'listing-cost', 'monthly-cost']);
