@@ -11,10 +11,10 @@ beforeAll(async () => {
   stack = await startLocalStack({
     // Short enough that the slow-body test does not wait a minute; the check interval bounds the delay.
     receiveLimits: {
-      headersTimeoutMs: 1_000,
-      requestTimeoutMs: 2_000,
-      keepAliveTimeoutMs: 5_000,
-      checkIntervalMs: 250,
+      headersTimeout: 1_000,
+      requestTimeout: 2_000,
+      keepAliveTimeout: 5_000,
+      connectionsCheckingInterval: 250,
     },
   });
 });

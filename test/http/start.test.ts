@@ -14,7 +14,7 @@ import { BUSINESS_METRICS } from '../../lib/edge/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/core/key-format';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-data';
+import { DEMO_ORDERS, demoKey } from '../../lib/core/demo-data';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
@@ -361,7 +361,7 @@ async function expectWorkingDemoKey(stack: Started): Promise<void> {
 }
 
 test('--dynamodb-endpoint on a stock dynalite waits for the tables to be ACTIVE, seeds, and prints a working key', async () => {
-  const server = await stockDynalite(1_500);
+  const server = await stockDynalite(300);
   const stack = await startHere(['--quiet', '--dynamodb-endpoint', server.endpoint]);
   try {
     await expectWorkingDemoKey(stack);
@@ -399,21 +399,20 @@ function tablesOnlyGate(endpoint: string): Promise<{ endpoint: string; close(): 
 }
 
 test('the empty tables of an interrupted first start get the demo data on the next start', async () => {
-  const server = await stockDynalite(3_000);
+  const server = await stockDynalite(300);
   const gate = await tablesOnlyGate(server.endpoint);
   const client = createDynamoClient({ endpoint: server.endpoint });
   try {
-    // The first start is killed once its tables exist, still CREATING (on a loaded machine perhaps
-    // ACTIVE by then): nothing seeded yet, since it reaches the store only through the gate.
-    const first = launch(['--port', '0', '--quiet', '--dynamodb-endpoint', gate.endpoint], userEnv());
-    const exited = new Promise((resolve) => first.once('close', resolve));
+    // The first start is cut off from the store once its tables exist, still CREATING (on a loaded
+    // machine perhaps ACTIVE by then): nothing seeded yet, since it reaches the store only through the gate.
+    const first = startHere(['--quiet', '--dynamodb-endpoint', gate.endpoint]);
     for (;;) {
       const { TableNames = [] } = await client.send(new ListTablesCommand({}));
       if (TableNames.length === Object.keys(LOCAL_TABLES).length) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    first.kill('SIGKILL');
-    await exited;
+    await gate.close();
+    await expect(first).rejects.toThrow(/Cannot reach DynamoDB/);
 
     const second = await startHere(['--quiet', '--dynamodb-endpoint', server.endpoint]);
     try {

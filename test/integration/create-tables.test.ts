@@ -23,7 +23,7 @@ async function withDynalite(createTableMs: number, use: (endpoint: string) => Pr
 const names = tableNamesWithPrefix('create-tables');
 
 test('the tables are ACTIVE when createTables returns, on a server that creates them slowly', async () => {
-  await withDynalite(1_000, async (endpoint) => {
+  await withDynalite(300, async (endpoint) => {
     const client = createDynamoClient({ endpoint });
     try {
       expect((await createTables(client, names)).sort()).toEqual(Object.keys(TABLES).sort());
@@ -37,18 +37,18 @@ test('the tables are ACTIVE when createTables returns, on a server that creates 
       client.destroy();
     }
   });
-}, 60_000);
+});
 
 test('a table that does not become ACTIVE in time is a TableNotReady naming it and its status', async () => {
-  // Tables CREATING for 5 s against a 0.3 s bound: only a stall of over 4.5 s could let them be
+  // Tables CREATING for 1.5 s against a 0.1 s bound: only a stall of over 1.4 s could let them be
   // ACTIVE before the bound is reached.
-  await withDynalite(5_000, async (endpoint) => {
+  await withDynalite(1_500, async (endpoint) => {
     const client = createDynamoClient({ endpoint });
     try {
-      const failure = createTables(client, names, { readyTimeoutMs: 300 });
+      const failure = createTables(client, names, { readyTimeoutMs: 100 });
       await expect(failure).rejects.toBeInstanceOf(TableNotReady);
       await expect(failure).rejects.toThrow(
-        /^Table create-tables-\S+ did not become ACTIVE within 0.3 s \(still CREATING\)$/,
+        /^Table create-tables-\S+ did not become ACTIVE within 0.1 s \(still CREATING\)$/,
       );
       // The next start (default bound) finds the tables and waits them out: nothing is left pending.
       expect(await createTables(client, names)).toEqual([]);
@@ -56,4 +56,4 @@ test('a table that does not become ACTIVE in time is a TableNotReady naming it a
       client.destroy();
     }
   });
-}, 60_000);
+});

@@ -7,7 +7,6 @@ import {
   installLocalLambdaRuntime,
   LocalResponseStream,
   PRELUDE_CONTENT_TYPE,
-  PreludeDecoder,
   type ResponsePrelude,
 } from '../../tools/local/lambda-streaming';
 
@@ -19,9 +18,8 @@ function collectingStream() {
   const seen = { heads: [] as ResponsePrelude[], body: [] as Buffer[], ended: false };
   const stream = new LocalResponseStream({
     head: (prelude) => seen.heads.push(prelude),
-    write: (chunk, done) => {
+    write: async (chunk) => {
       seen.body.push(chunk);
-      done();
     },
     end: () => {
       seen.ended = true;
@@ -44,17 +42,16 @@ test('framing is the prelude as JSON followed by exactly 8 NUL bytes', () => {
   expect([...framed.subarray(json.length)]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
 });
 
-test('the decoder finds the prelude and the body wherever the bytes are split', () => {
+test('a framed stream’s prelude and body are found wherever the writes split the bytes', async () => {
   const bytes = Buffer.concat([...framePrelude(PRELUDE), Buffer.from('{"code":"RATE_LIMITED"}')]);
   for (let cut = 0; cut <= bytes.length; cut++) {
-    const decoder = new PreludeDecoder();
-    const preludes: ResponsePrelude[] = [];
-    const body = Buffer.concat([
-      decoder.push(bytes.subarray(0, cut), (p) => preludes.push(p)),
-      decoder.push(bytes.subarray(cut), (p) => preludes.push(p)),
-    ]);
-    expect(preludes).toEqual([PRELUDE]);
-    expect(body.toString()).toBe('{"code":"RATE_LIMITED"}');
+    const { stream, seen } = collectingStream();
+    stream.setContentType(PRELUDE_CONTENT_TYPE);
+    stream.write(bytes.subarray(0, cut));
+    stream.end(bytes.subarray(cut));
+    await finished(stream);
+    expect(seen.heads).toEqual([PRELUDE]);
+    expect(Buffer.concat(seen.body).toString()).toBe('{"code":"RATE_LIMITED"}');
   }
 });
 

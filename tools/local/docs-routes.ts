@@ -9,7 +9,7 @@ import type { PublicRoute } from './gateway';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
-export const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
+const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
 
 /**
  * Redoc's sidebar credit loads Redocly's logo from their CDN, which this page's policy refuses (a
@@ -85,62 +85,46 @@ export function listeningPort(server: Server | undefined): number | undefined {
   return typeof address === 'object' && address ? address.port : undefined;
 }
 
-export interface DocsRoutesOptions {
-  /** The stack's server, read when a request comes, so the served document gives its real port. */
-  server?: () => Server | undefined;
-}
-
-/**
- * The routes the local gateway answers itself, without an API key: the OpenAPI document and a
- * Redoc reference page that renders it. They are not part of the API's contract.
- */
-/** A document as JSON, with the stack's port, at `<basePath>/openapi.json`. */
-function documentRoute(document: JsonObject, options: DocsRoutesOptions, basePath?: string): PublicRoute {
+/** Each document's JSON, written once per port it is served on. */
+function documentJson(document: JsonObject, server: () => Server | undefined): () => string {
   const served = new Map<number | undefined, string>();
-  const json = () => {
-    const port = listeningPort(options.server?.());
-    let text = served.get(port);
-    if (text === undefined) {
-      text = openApiJson(servedDocument(document, port));
-      served.set(port, text);
-    }
+  return () => {
+    const port = listeningPort(server());
+    const text = served.get(port) ?? openApiJson(servedDocument(document, port));
+    served.set(port, text);
     return text;
   };
-  return {
-    method: 'GET',
-    path: OPENAPI_PATH,
-    ...(basePath ? { basePath } : {}),
-    respond: () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: json() }),
-  };
 }
 
-export function docsRoutes(options: DocsRoutesOptions = {}): PublicRoute[] {
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/**
+ * The routes the local gateway answers itself, without an API key: each version's OpenAPI document
+ * and a Redoc reference page that renders v1's. They are not part of the API's contract. `server` is
+ * the stack's, read when a request comes, so the served documents give its real port.
+ */
+export function docsRoutes({ server = () => undefined }: { server?: () => Server | undefined } = {}): PublicRoute[] {
   const document = buildOpenApiDocument();
-  let bundle: string | undefined;
   const title = String((document.info as JsonObject | undefined)?.title ?? 'API reference');
-  return [
-    documentRoute(document, options),
-    documentRoute(buildV2OpenApiDocument(), options, V2_BASE_PATH),
-    {
-      method: 'GET',
-      path: DOCS_PATH,
-      respond: () => ({
-        statusCode: 200,
-        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
-        body: page(title),
-      }),
-    },
-    {
-      method: 'GET',
-      path: REDOC_SCRIPT_PATH,
-      respond: () => {
-        bundle ??= redocBundle();
-        return {
-          statusCode: 200,
-          headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=3600' },
-          body: bundle,
-        };
-      },
-    },
+  let bundle: string | undefined;
+  const routes: [string, Record<string, string>, () => string, string?][] = [
+    [OPENAPI_PATH, JSON_TYPE, documentJson(document, server)],
+    [OPENAPI_PATH, JSON_TYPE, documentJson(buildV2OpenApiDocument(), server), V2_BASE_PATH],
+    [
+      DOCS_PATH,
+      { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
+      () => page(title),
+    ],
+    [
+      REDOC_SCRIPT_PATH,
+      { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=3600' },
+      () => (bundle ??= redocBundle()),
+    ],
   ];
+  return routes.map(([path, headers, body, basePath]) => ({
+    method: 'GET',
+    path,
+    ...(basePath ? { basePath } : {}),
+    respond: () => ({ statusCode: 200, headers, body: body() }),
+  }));
 }

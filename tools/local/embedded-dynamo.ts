@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 
@@ -30,10 +31,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
   // failed request; a timeout longer than any stall makes the race practically impossible.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
-  });
+  server.listen(options.port, host);
+  await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://${host}:${port}`,

@@ -18,26 +18,13 @@ import {
   type GatewayResponseType,
   type PlainResponse,
 } from '../../lib/contract/gateway-responses';
-import { basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
+import { basePathOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { policyAllows } from './policy';
 import { inInvocation } from './invoke-store';
-import { httpStreamTarget, invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
-import { installLocalLambdaRuntime } from './lambda-streaming';
-import {
-  idleTimeoutMs,
-  RECEIVE_LIMITS,
-  receiveServerOptions,
-  RequestFraming,
-  type ReceiveLimits,
-} from './request-framing';
-import { buildProxyEvent, lambdaContext, methodArn, type AuthorizerOutcome } from './proxy-event';
-
-export type { ProxyHandler };
-export type TokenAuthorizer = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
+import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
+import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
+import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
 /** A route the gateway answers itself, without the authorizer (the OpenAPI document, docs). */
 export interface PublicRoute {
@@ -62,7 +49,7 @@ export interface LocalGatewayOptions {
   routes: readonly Route[];
   /** One handler per route, by operationId: streamed for routes declared `streaming`. */
   handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
-  authorizer: TokenAuthorizer;
+  authorizer: (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
   publicRoutes?: readonly PublicRoute[];
   /** Each function's memory and timeout: lib/contract/deployment.ts's unless a test needs a short deadline. */
   functions?: Record<FunctionId, FunctionSettings>;
@@ -72,11 +59,9 @@ export interface LocalGatewayOptions {
   receiveLimits?: ReceiveLimits;
 }
 
-export { MAX_PAYLOAD_BYTES } from './request-framing';
-
 interface CompiledRoute {
+  /** Each path parameter a named group. */
   pattern: RegExp;
-  template: string;
   methods: Map<string, Route>;
 }
 
@@ -85,18 +70,14 @@ const MAX_CACHED_TOKENS = 10_000;
 
 /** A path parameter is one non-empty segment, matched on the path as sent (never normalised). */
 function compile(routes: readonly Route[]): CompiledRoute[] {
-  const byTemplate = new Map<string, CompiledRoute>();
+  const byPath = new Map<string, CompiledRoute>();
   for (const route of routes) {
-    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)');
-    const compiled = byTemplate.get(route.path) ?? {
-      pattern: new RegExp(`^${source}$`),
-      template: route.path,
-      methods: new Map(),
-    };
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)');
+    const compiled = byPath.get(route.path) ?? { pattern: new RegExp(`^${source}$`), methods: new Map() };
     compiled.methods.set(route.method, route);
-    byTemplate.set(route.path, compiled);
+    byPath.set(route.path, compiled);
   }
-  return [...byTemplate.values()];
+  return [...byPath.values()];
 }
 
 function decode(value: string): string {
@@ -107,28 +88,28 @@ function decode(value: string): string {
   }
 }
 
-/** The header pairs of a request, in arrival order, as API Gateway passes them on. */
-function headerPairs(req: IncomingMessage): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    pairs.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
-  return pairs;
-}
-
 /** A response already written to the client by a streamed handler. */
 interface Streamed {
   streamed: true;
   statusCode: number;
 }
 
+/** Thrown to answer with a gateway response instead of the handler's. */
 class GatewayAnswer extends Error {
-  constructor(readonly response: PlainResponse) {
-    super('gateway answer');
+  readonly response: PlainResponse;
+  constructor(type: GatewayResponseType) {
+    super(type);
+    this.response = gatewayResponse(type);
   }
 }
 
-function answer(type: GatewayResponseType): GatewayAnswer {
-  return new GatewayAnswer(gatewayResponse(type));
+function send(req: IncomingMessage, res: ServerResponse, response: PlainResponse, requestId: string, close: boolean) {
+  res.writeHead(response.statusCode, {
+    ...response.headers,
+    'X-Amzn-RequestId': requestId,
+    ...(close ? { Connection: 'close' } : {}),
+  });
+  res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
 }
 
 function badRequest(message?: string): PlainResponse {
@@ -167,7 +148,6 @@ async function beforeDeadline<T>(
  * handlers' to decide, unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
-  installLocalLambdaRuntime();
   // Each version prefix (`/v1`, `/v2`) has its own routes, as each is its own tree of resources.
   const byBase = new Map<string, CompiledRoute[]>();
   const bases = [...options.routes, ...(options.publicRoutes ?? [])].map(basePathOf);
@@ -203,22 +183,22 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     header: string | undefined,
     arn: string,
     stage: string,
-  ): Promise<AuthorizerOutcome & { result: APIGatewayAuthorizerResult }> {
-    if (header === undefined || !HEADER_PATTERN.test(header)) throw answer('UNAUTHORIZED');
+  ): Promise<APIGatewayAuthorizerResult & { latencyMs: number }> {
+    if (header === undefined || !HEADER_PATTERN.test(header)) throw new GatewayAnswer('UNAUTHORIZED');
     const cacheKey = `${stage} ${header}`;
     const cached = cache.get(cacheKey);
-    if (cached && cached.expiresAt > now()) return { ...outcomeOf(cached.result), latencyMs: 0, result: cached.result };
+    if (cached && cached.expiresAt > now()) return { ...cached.result, latencyMs: 0 };
     let result: APIGatewayAuthorizerResult;
     const started = Date.now();
     try {
       result = await callAuthorizer(header, arn, cacheKey);
     } catch (error) {
-      if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw answer('UNAUTHORIZED');
-      throw answer('AUTHORIZER_FAILURE');
+      if (error instanceof Error && error.message === UNAUTHORIZED_MESSAGE) throw new GatewayAnswer('UNAUTHORIZED');
+      throw new GatewayAnswer('AUTHORIZER_FAILURE');
     }
     if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
     cache.set(cacheKey, { result, expiresAt: now() + ttlMs });
-    return { ...outcomeOf(result), latencyMs: Date.now() - started, result };
+    return { ...result, latencyMs: Date.now() - started };
   }
 
   // A handler that crashes, times out or returns no response is answered DEFAULT_5XX (the server's catch).
@@ -239,22 +219,40 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     requestId: string,
   ): Promise<Streamed | PlainResponse> {
     let statusCode = 0;
-    const target = httpStreamTarget(res, { 'X-Amzn-RequestId': requestId }, (s) => {
-      statusCode = s;
-    });
     const context = contextOf(id);
-    const { stream, done } = invokeStreamed(handler, event, context, target);
+    const { stream, done } = invokeStreamed(handler, event, context, {
+      head: (status, headers) => {
+        statusCode = status;
+        res.writeHead(status, { ...headers, 'X-Amzn-RequestId': requestId });
+      },
+      // Backpressure: the next chunk waits until the client has taken this one.
+      write: (chunk) =>
+        new Promise<void>((resolve, reject) => {
+          if (res.destroyed) return reject(new Error('client went away'));
+          if (res.write(chunk)) return resolve();
+          const onDrain = () => {
+            res.off('close', onClose);
+            resolve();
+          };
+          const onClose = () => {
+            res.off('drain', onDrain);
+            reject(new Error('client went away'));
+          };
+          res.once('drain', onDrain);
+          res.once('close', onClose);
+        }),
+      end: () => res.end(),
+    });
     res.once('close', () => {
       if (!res.writableFinished) stream.destroy(new Error('client went away'));
     });
     try {
       await beforeDeadline(done, context, () => stream.destroy(new DeadlinePassed()));
-      return { streamed: true, statusCode };
     } catch (error) {
       if (!stream.headSent) throw error;
       res.destroy();
-      return { streamed: true, statusCode };
     }
+    return { streamed: true, statusCode };
   }
 
   async function route(
@@ -271,7 +269,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
     const query = queryAt < 0 ? '' : target.slice(queryAt + 1);
     const basePath = [...byBase.keys()].find((base) => rawPath === base || rawPath.startsWith(`${base}/`));
-    if (basePath === undefined) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    if (basePath === undefined) throw new GatewayAnswer('MISSING_AUTHENTICATION_TOKEN');
     const compiled = byBase.get(basePath) ?? [];
     const path = rawPath.slice(basePath.length) || '/';
     // One trailing slash names the same resource, as API Gateway REST matches it.
@@ -282,23 +280,24 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     if (publicRoute) return publicRoute.respond({ remoteAddress: req.socket.remoteAddress });
 
     const resource = compiled.find((c) => c.pattern.test(resourcePath));
-    if (!resource) throw answer('MISSING_AUTHENTICATION_TOKEN');
+    if (!resource) throw new GatewayAnswer('MISSING_AUTHENTICATION_TOKEN');
     const matched = resource.methods.get(method);
     if (!matched) return methodNotAllowedFor([...resource.methods.keys()], req.headers['content-type']);
     const handler = options.handlers[matched.operationId];
-    if (!handler) throw answer('DEFAULT_5XX');
+    if (!handler) throw new GatewayAnswer('DEFAULT_5XX');
 
     const arn = methodArn(method, resourcePath, basePath);
     const authorized = await authorize(req.headers.authorization, arn, basePath);
-    if (!policyAllows(authorized.result.policyDocument, arn)) throw answer('ACCESS_DENIED');
+    if (!policyAllows(authorized.policyDocument, arn)) throw new GatewayAnswer('ACCESS_DENIED');
 
-    const values = resource.pattern.exec(resourcePath)?.slice(1) ?? [];
-    const names = pathParameterNames(matched.path);
+    const parameters = resource.pattern.exec(resourcePath)?.groups;
     const event = buildProxyEvent({
       route: matched,
       path,
-      pathParameters: names.length ? Object.fromEntries(names.map((n, i) => [n, decode(values[i] ?? '')])) : null,
-      headers: headerPairs(req),
+      pathParameters: parameters
+        ? Object.fromEntries(Object.entries(parameters).map(([n, v]) => [n, decode(v)]))
+        : null,
+      headers: req.rawHeaders,
       query,
       body: body.text,
       authorizer: authorized,
@@ -314,20 +313,16 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
   const limits = options.receiveLimits ?? RECEIVE_LIMITS;
   const framing = new RequestFraming(limits);
-  const server = createServer({ requireHostHeader: false, ...receiveServerOptions(limits) }, (req, res) => {
+  const server = createServer({ requireHostHeader: false, ...limits }, (req, res) => {
     const started = Date.now();
     const requestId = randomUUID();
     framing.track(req, res);
     route(req, res, requestId)
       .catch((error: unknown) => (error instanceof GatewayAnswer ? error.response : gatewayResponse('DEFAULT_5XX')))
       .then((response) => {
-        if (!('streamed' in response)) {
-          // An answer before the whole request arrived (refused body, broken framing) ends the
-          // connection: the rest of the request cannot be told from the next one.
-          const close = framing.closeAfter(req) ? { Connection: 'close' } : {};
-          res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': requestId, ...close });
-          res.end(response.statusCode === 204 || req.method === 'HEAD' ? undefined : response.body);
-        }
+        // An answer before the whole request arrived (refused body, broken framing) ends the
+        // connection: the rest of the request cannot be told from the next one.
+        if (!('streamed' in response)) send(req, res, response, requestId, !req.complete);
         options.onAccessLog?.({
           requestId,
           method: req.method ?? '',
@@ -343,16 +338,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   // An Expect header node cannot meet (anything but 100-continue) would get node's bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const response = badRequest(`The Expect header "${String(req.headers.expect).slice(0, 64)}" is not supported.`);
-    res.writeHead(response.statusCode, { ...response.headers, 'X-Amzn-RequestId': randomUUID(), Connection: 'close' });
-    res.end(response.body);
+    send(req, res, response, randomUUID(), true);
   });
   return server;
-}
-
-function outcomeOf(result: APIGatewayAuthorizerResult): AuthorizerOutcome {
-  return {
-    principalId: result.principalId,
-    context: (result.context ?? null) as AuthorizerOutcome['context'],
-    usageIdentifierKey: result.usageIdentifierKey ?? null,
-  };
 }

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import type { PlainResponse } from '../../lib/contract/gateway-responses';
@@ -59,44 +58,11 @@ export function invokeStreamed(
   target: StreamTarget,
 ) {
   const stream = new LocalResponseStream({
+    ...target,
     head: (prelude: ResponsePrelude) =>
       target.head(prelude.statusCode ?? 200, responseHeaders(prelude.headers, prelude.multiValueHeaders, true)),
-    write: (chunk, done) => {
-      target.write(chunk).then(() => done(), done);
-    },
-    end: () => target.end(),
   });
   return { stream, done: inInvocation(context, () => handler(event, stream, context)) };
-}
-
-/** A StreamTarget over an HTTP response, with backpressure. */
-export function httpStreamTarget(
-  res: ServerResponse,
-  extraHeaders: Record<string, string>,
-  onHead: (status: number) => void,
-): StreamTarget {
-  return {
-    head: (statusCode, headers) => {
-      onHead(statusCode);
-      res.writeHead(statusCode, { ...headers, ...extraHeaders });
-    },
-    write: (chunk) =>
-      new Promise<void>((resolve, reject) => {
-        if (res.destroyed) return reject(new Error('client went away'));
-        if (res.write(chunk)) return resolve();
-        const onDrain = () => {
-          res.off('close', onClose);
-          resolve();
-        };
-        const onClose = () => {
-          res.off('drain', onDrain);
-          reject(new Error('client went away'));
-        };
-        res.once('drain', onDrain);
-        res.once('close', onClose);
-      }),
-    end: () => res.end(),
-  };
 }
 
 /** Collects a streamed invocation into one response: for tests and the benchmark. */
@@ -105,19 +71,12 @@ export async function invokeStreamedToResponse(
   event: APIGatewayProxyEvent,
   context: Context,
 ): Promise<PlainResponse> {
-  let statusCode = 0;
-  let headers: Record<string, string> = {};
+  const head = { statusCode: 0, headers: {} };
   const chunks: Buffer[] = [];
-  const { done } = invokeStreamed(handler, event, context, {
-    head: (s, h) => {
-      statusCode = s;
-      headers = h;
-    },
-    write: async (chunk) => {
-      chunks.push(chunk);
-    },
+  await invokeStreamed(handler, event, context, {
+    head: (statusCode, headers) => Object.assign(head, { statusCode, headers }),
+    write: async (chunk) => void chunks.push(chunk),
     end: () => undefined,
-  });
-  await done;
-  return { statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+  }).done;
+  return { ...head, body: Buffer.concat(chunks).toString('utf8') };
 }

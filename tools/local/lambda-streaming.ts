@@ -57,28 +57,6 @@ export function installLocalLambdaRuntime(): void {
   };
 }
 
-/** Splits a framed stream back into its prelude and body, as API Gateway reads it. */
-export class PreludeDecoder {
-  private pending: Buffer = Buffer.alloc(0);
-  private prelude: ResponsePrelude | undefined;
-
-  /** Body bytes in `chunk`, once the prelude is complete; `onPrelude` is called once, first. */
-  push(chunk: Buffer, onPrelude: (prelude: ResponsePrelude) => void): Buffer {
-    if (this.prelude) return chunk;
-    this.pending = Buffer.concat([this.pending, chunk]);
-    const end = this.pending.indexOf(DELIMITER);
-    if (end < 0) return Buffer.alloc(0);
-    const parsed: unknown = JSON.parse(this.pending.subarray(0, end).toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new TypeError('The response prelude is not a JSON object');
-    this.prelude = parsed as ResponsePrelude;
-    onPrelude(this.prelude);
-    const body = this.pending.subarray(end + DELIMITER.length);
-    this.pending = Buffer.alloc(0);
-    return body;
-  }
-}
-
 /**
  * The response stream a streamed handler writes into locally, with the real runtime's hooks.
  * Framed bytes are decoded: the prelude releases the status and headers, body bytes follow with
@@ -88,14 +66,16 @@ export class PreludeDecoder {
 export class LocalResponseStream extends Writable implements RuntimeStream {
   _onBeforeFirstWrite?: (write: (chunk: Uint8Array | string) => void) => void;
   private contentType = 'application/octet-stream';
-  private readonly decoder = new PreludeDecoder();
+  /** Framed bytes received before the prelude's delimiter. */
+  private pending = Buffer.alloc(0);
   private started = false;
   private firstWrite = true;
 
   constructor(
     private readonly sink: {
       head(prelude: ResponsePrelude): void;
-      write(chunk: Buffer, done: (error?: Error | null) => void): void;
+      /** Resolves when the destination can take more. */
+      write(chunk: Buffer): Promise<void>;
       end(): void;
     },
   ) {
@@ -119,13 +99,24 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
     this.sink.head(prelude);
   }
 
-  /** Raw bytes as the runtime would send them, the framing included. */
+  /**
+   * The body bytes in raw bytes as the runtime would send them, the framing included: a framed
+   * stream's prelude is split off (wherever the writes cut it), as API Gateway reads it.
+   */
   private body(raw: Buffer): Buffer {
+    if (this.started) return raw;
     if (this.contentType !== PRELUDE_CONTENT_TYPE) {
-      if (!this.started) this.head({});
+      this.head({});
       return raw;
     }
-    return this.decoder.push(raw, (prelude) => this.head(prelude));
+    this.pending = Buffer.concat([this.pending, raw]);
+    const end = this.pending.indexOf(DELIMITER);
+    if (end < 0) return Buffer.alloc(0);
+    const prelude: unknown = JSON.parse(this.pending.subarray(0, end).toString('utf8'));
+    if (typeof prelude !== 'object' || prelude === null || Array.isArray(prelude))
+      throw new TypeError('The response prelude is not a JSON object');
+    this.head(prelude as ResponsePrelude);
+    return this.pending.subarray(end + DELIMITER.length);
   }
 
   private framing(): Buffer {
@@ -147,7 +138,7 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
       return;
     }
     if (body.length === 0) done();
-    else this.sink.write(body, done);
+    else this.sink.write(body).then(() => done(), done);
   }
 
   override _final(done: (error?: Error | null) => void): void {
@@ -155,10 +146,10 @@ export class LocalResponseStream extends Writable implements RuntimeStream {
       const rest = this.body(this.framing());
       if (!this.started) throw new TypeError('The response stream ended inside its prelude');
       if (rest.length > 0) {
-        this.sink.write(rest, (error) => {
-          this.sink.end();
-          done(error);
-        });
+        this.sink
+          .write(rest)
+          .finally(() => this.sink.end())
+          .then(() => done(), done);
         return;
       }
     } catch (error) {

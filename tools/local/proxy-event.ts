@@ -2,35 +2,30 @@
 // Lambda context. The local gateway builds every invocation with it, and the tests and the bench
 // build theirs with it too, so a field API Gateway sets differently is fixed in one place.
 import { createHash, randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { BASE_PATH, basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
 
-export const LOCAL_ACCOUNT = '000000000000';
-export const LOCAL_API_ID = 'local';
-export const LOCAL_REGION = 'local';
-export const STAGE = BASE_PATH.slice(1);
+const LOCAL_ACCOUNT = '000000000000';
+const LOCAL_API_ID = 'local';
+const LOCAL_REGION = 'local';
 
 export function methodArn(method: string, resourcePath: string, basePath: string = BASE_PATH): string {
   return `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/${basePath.slice(1)}/${method}${resourcePath}`;
 }
 
-/** What a TOKEN authorizer returned for the request, as API Gateway passes it on. */
-export interface AuthorizerOutcome {
-  principalId: string;
-  context?: Record<string, string | number | boolean> | null;
-  usageIdentifierKey?: string | null;
-  /** How long the authorizer call took (0 when answered from the cache). */
+/** What a TOKEN authorizer returned for the request, and how long it took (0 when answered from the cache). */
+type AuthorizerOutcome = Pick<APIGatewayAuthorizerResult, 'principalId' | 'context' | 'usageIdentifierKey'> & {
   latencyMs?: number;
-}
+};
 
 export interface ProxyRequest {
   route: Pick<Route, 'method' | 'path' | 'operationId' | 'basePath'>;
   /** The path below the stage as the client sent it; by default the route's, parameters filled in. */
   path?: string;
   pathParameters?: Record<string, string> | null;
-  /** Header name/value pairs in arrival order (node's `rawHeaders` paired), or a plain record. */
-  headers?: readonly (readonly [string, string])[] | Record<string, string>;
+  /** Node's `rawHeaders` (names and values in arrival order), or a plain record. */
+  headers?: readonly string[] | Record<string, string>;
   /** The raw query string, without `?`. */
   query?: string;
   body?: string | null;
@@ -49,7 +44,7 @@ export function requestTime(epochMs: number): string {
 }
 
 /** `requestContext.authorizer` as API Gateway builds it: principal, latency, context values as strings. */
-export function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
+function authorizerContext(outcome: AuthorizerOutcome): Record<string, string | number> {
   const values = Object.entries(outcome.context ?? {}).map(([k, v]) => [k, String(v)]);
   return {
     ...Object.fromEntries(values),
@@ -62,13 +57,13 @@ export function authorizerContext(outcome: AuthorizerOutcome): Record<string, st
  * API Gateway's id of the key a usage identifier names. The real one is assigned when the admin
  * command creates the key; locally a stable stand-in of the same shape (10 characters) is derived.
  */
-export function localApiKeyId(usageIdentifierKey: string): string {
+function localApiKeyId(usageIdentifierKey: string): string {
   return createHash('sha256').update(usageIdentifierKey).digest('hex').slice(0, 10);
 }
 
-function headerPairs(headers: ProxyRequest['headers']): (readonly [string, string])[] {
-  if (!headers) return [];
-  return Array.isArray(headers) ? [...headers] : Object.entries(headers);
+function headerPairs(headers: ProxyRequest['headers'] = {}): [string, string][] {
+  if (!Array.isArray(headers)) return Object.entries(headers);
+  return headers.flatMap((name, i) => (i % 2 === 0 ? [[name, headers[i + 1] ?? '']] : []));
 }
 
 /** API Gateway's single-value map (the last value of a name wins) and its multi-value map. */

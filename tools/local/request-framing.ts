@@ -20,34 +20,23 @@ const MAX_DISCARDED_BYTES = 4 * MAX_PAYLOAD_BYTES;
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'The request payload is larger than 10 MB.';
 
 /**
- * How long a client may take to send a request; a slow one gets the Error body and its connection
- * closed. Node's http server checks them every `checkIntervalMs`, so a limit may be passed by that much.
+ * How long a client may take to send a request, as node's server options; a slow one gets the Error
+ * body and its connection closed. Node checks them every `connectionsCheckingInterval`, so a limit
+ * may be passed by that much.
  */
-export interface ReceiveLimits {
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  checkIntervalMs: number;
-}
+export type ReceiveLimits = Required<
+  Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'>
+>;
 
 export const RECEIVE_LIMITS: ReceiveLimits = {
   /** From the first byte of a request to the end of its headers. */
-  headersTimeoutMs: 20_000,
+  headersTimeout: 20_000,
   /** From the first byte to the end of the body: 10 MB at about 175 kB/s. */
-  requestTimeoutMs: 60_000,
+  requestTimeout: 60_000,
   /** How long an idle keep-alive connection stays open between requests (node's default). */
-  keepAliveTimeoutMs: 5_000,
-  checkIntervalMs: 5_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 5_000,
 };
-
-export function receiveServerOptions(limits: ReceiveLimits): ServerOptions {
-  return {
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionsCheckingInterval: limits.checkIntervalMs,
-  };
-}
 
 /**
  * The longest a connection may see no byte either way: the authorizer and the slowest function,
@@ -57,15 +46,11 @@ export function receiveServerOptions(limits: ReceiveLimits): ServerOptions {
 export function idleTimeoutMs(functions: Record<FunctionId, FunctionSettings>, limits: ReceiveLimits): number {
   const { authorizer, ...routes } = functions;
   const slowest = Math.max(...Object.values(routes).map((f) => f.timeoutSeconds));
-  return (authorizer.timeoutSeconds + slowest) * 1000 + limits.keepAliveTimeoutMs;
+  return (authorizer.timeoutSeconds + slowest) * 1000 + limits.keepAliveTimeout;
 }
 
 /** A refused body's message is the Error body's; undefined gives the catalogue's BAD_REQUEST message. */
 export type Body = { ok: true; text: string } | { ok: false; message: string | undefined };
-
-function secondsOf(ms: number): string {
-  return `${ms / 1000} s`;
-}
 
 /** What went wrong with a request node could not parse, in the words of the Error body. */
 function framingMessage(error: NodeJS.ErrnoException, hasRequest: boolean, limits: ReceiveLimits): string | undefined {
@@ -78,8 +63,8 @@ function framingMessage(error: NodeJS.ErrnoException, hasRequest: boolean, limit
       return hasRequest ? 'The request body ended before its declared length.' : 'The request ended part way.';
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return hasRequest
-        ? `The request was not received in full within ${secondsOf(limits.requestTimeoutMs)}.`
-        : `The request headers were not received within ${secondsOf(limits.headersTimeoutMs)}.`;
+        ? `The request was not received in full within ${limits.requestTimeout / 1000} s.`
+        : `The request headers were not received within ${limits.headersTimeout / 1000} s.`;
     default:
       return undefined;
   }
@@ -161,11 +146,6 @@ export class RequestFraming {
       );
       req.on('error', () => refuse('The request was not received in full.'));
     });
-  }
-
-  /** Whether the answer must close the connection: the request did not arrive whole. */
-  closeAfter(req: IncomingMessage): boolean {
-    return !req.complete;
   }
 
   /** Node's `clientError`: the request cannot be parsed or did not arrive in time. */

@@ -2,6 +2,7 @@
 // the demo data when the store is empty, and the local gateway. Mistakes the user can fix
 // (a busy port, a --data-dir in use or not a folder, an unreachable endpoint) are StartUsageErrors.
 
+import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { releaseAllSlots } from '../../lib/stores/listings-in-flight';
@@ -11,7 +12,8 @@ import { createLocalApp } from './app';
 import { createTables, TableNotReady } from './create-tables';
 import { checkAnswersLikeDynamo } from './dynamo-endpoint';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
-import { DEMO_ORDERS, DEMO_PETS, seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
+import { DEMO_ORDERS, DEMO_PETS } from '../../lib/core/demo-data';
+import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
@@ -119,15 +121,11 @@ export async function startLocalStack(
     if (seeded) await seedDemoData(orders, keys, pets);
     const demoKeys = options.demo ? await workingDemoKeys(keys) : [];
 
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error) =>
-        reject(
-          field(error, 'code') === 'EADDRINUSE'
-            ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
-            : (hostProblem(error, options) ?? error),
-        ),
-      );
-      server.listen(options.port, options.host, () => resolve());
+    server.listen(options.port, options.host);
+    await once(server, 'listening').catch((error: unknown) => {
+      throw field(error, 'code') === 'EADDRINUSE'
+        ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
+        : (hostProblem(error, options) ?? error);
     });
     const apiPort = listeningPort(server) ?? options.port;
     const apiUrl = `http://${options.host}:${apiPort}${BASE_PATH}`;

@@ -68,17 +68,6 @@ Options:
 Demo data is written only into an empty store (no order and no key: in memory, a new --data-dir,
 tables a failed start left empty), so it never lands among your own orders.`;
 
-function parseTokens(
-  argv: readonly string[],
-): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>> {
-  try {
-    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
-    throw new StartUsageError(`${parseArgsMessage(error)} (npm start -- --help lists the options)`);
-  }
-}
-
 const checked = <T>(read: () => T): T => checkedSetting(read, StartUsageError);
 
 /** The start options, `'help'` for --help, or a StartUsageError. */
@@ -89,7 +78,14 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       `npm took --${taken} as its own option: put the stack's options after --, e.g. npm start -- --${taken} ...`,
     );
   }
-  const { values, positionals } = parseTokens(argv);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs names the option and the mistake; its codes (ERR_PARSE_ARGS_*) mean nothing to a user.
+    throw new StartUsageError(`${parseArgsMessage(error)} (npm start -- --help lists the options)`);
+  }
+  const { values, positionals } = parsed;
   if (values.help) return 'help';
   const [positional] = positionals;
   if (positional !== undefined) {
