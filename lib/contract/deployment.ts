@@ -55,7 +55,7 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     description: 'GET /store/orders: streams every order',
     // One vCPU, and time for the largest compressed response Lambda allows: infra/list-budget.ts
     // derives both from the measured throughput (bench/results.json) and Lambda's streaming
-    // limits, and test/unit/list-budget.test.ts fails when these stop being what it derives.
+    // limits, and test/unit/list-budget.spec.ts fails when these stop being what it derives.
     memoryMb: STREAMING_LIMITS.memoryMbPerVcpu,
     timeoutSeconds: 420,
     // DescribeTable: the item count sizes the parallel Scan and refuses an uncompressed listing too
