@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../infra/functions';
 import { budgetTable, listSettings } from '../infra/list-budget';
+import { PRICES } from '../infra/listing-cost';
 import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
 import type { HandlerOverheadFigures } from './suites/handler-overhead';
@@ -14,6 +15,7 @@ import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ReadFigures, SyncFigures } from './suites/sync';
 import type { ModuleInitFigures } from './suites/module-init';
+import { monthlyReadCost } from './sync-cost';
 
 /** When and where a run measured, and with which options beyond the defaults. */
 export interface SuiteRun {
@@ -95,6 +97,22 @@ const syncRows = ({ stores }: SyncFigures) =>
       `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders (grown by ${n(s.seeded.orders)} at ${n(s.seeded.orders / (s.seeded.ms / 1000))} orders/s) | sync (v2, uncompressed): ${readText(s.sync)} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read, ${times(s.listing.bytes, Math.max(1, s.sync.bytes))} the bytes |`,
   );
 
+const usd = (value: number) => `$${n(value, value < 100 ? 2 : 0)}`;
+const costText = (r: ReadFigures) => {
+  const c = monthlyReadCost(r);
+  return `${usd(c.egress + c.dynamoReads)} (egress ${usd(c.egress)}, DynamoDB reads ${usd(c.dynamoReads)})`;
+};
+
+/** The largest store's two reads, priced as a month of them at list prices (bench/sync-cost.ts). */
+function syncCostRow({ stores }: SyncFigures): string[] {
+  const s = stores.at(-1);
+  if (!s) return [];
+  const { reads } = monthlyReadCost(s.sync);
+  return [
+    `| v2 sync versus v1 listing, priced | ${n(reads / 1e6, 1)} M reads a month of the ${n(s.orders)}-order store (${PRICES.region} list prices of ${PRICES.asOf}) | sync: ${costText(s.sync)} | listing: ${costText(s.listing)} |`,
+  ];
+}
+
 const runText = (r: SuiteRun) =>
   `${r.startedAt.slice(0, 10)}, ${r.durationS} s on ${r.machine.cpus} CPUs (${r.machine.cpu}), ${r.machine.memoryGiB} GiB, Node.js ${r.machine.node}, ${r.machine.os}; load average ${r.loadAverage.start?.toFixed(2)} → ${r.loadAverage.end?.toFixed(2)}`;
 
@@ -117,6 +135,7 @@ export function report(results: BenchResults): string {
     ...(suites['local stack load'] ? loadRows(suites['local stack load']) : []),
     ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
     ...(suites['sync versus listing'] ? syncRows(suites['sync versus listing']) : []),
+    ...(suites['sync versus listing'] ? syncCostRow(suites['sync versus listing']) : []),
   ].join('\n');
 }
 
