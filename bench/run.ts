@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIST_SETTINGS, listSettings } from '../infra/list-budget';
-import { measuredFigures } from '../infra/measured';
+import { LISTING_SUITE, measuredFigures } from '../infra/measured';
 import { startEmbeddedDynamo } from '../tools/local/embedded-dynamo';
 import { report, RESULTS_FILE, writeDocs, type BenchResults, type SuiteRun } from './report';
 import { mergeSuites } from './merge';
@@ -46,6 +46,11 @@ async function main(): Promise<void> {
     console.error(
       "npm run bench: --merge takes the full figures of the suites named: add --suite '<name>', drop --quick.",
     );
+    process.exit(2);
+  }
+  // MEASURED names the full run's date and machine as the source of the listing's figures.
+  if (values.merge && names?.includes(LISTING_SUITE)) {
+    console.error(`npm run bench: '${LISTING_SUITE}' feeds MEASURED, so it is never merged: run the full bench.`);
     process.exit(2);
   }
   const suites = SUITES.filter((s) => !names || names.includes(s.name));
