@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../infra/functions';
 import { budgetTable, listSettings } from '../infra/list-budget';
+import { PRICES } from '../infra/listing-cost';
 import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
 import type { HandlerOverheadFigures } from './suites/handler-overhead';
@@ -14,12 +15,24 @@ import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ReadFigures, SyncFigures } from './suites/sync';
 import type { ModuleInitFigures } from './suites/module-init';
+import { monthlyReadCost } from './sync-cost';
+
+/** When and where a run measured, and with which options beyond the defaults. */
+export interface SuiteRun {
+  startedAt: string;
+  durationS: number;
+  machine: { cpus: number; cpu: string; memoryGiB: number; node: string; os: string };
+  loadAverage: { start?: number; end?: number };
+  options?: string[];
+}
 
 /** bench/results.json: one run's figures, by suite name. */
 export interface BenchResults extends MeasuredRun {
   durationS: number;
-  machine: { cpus: number; cpu: string; memoryGiB: number; node: string; os: string };
-  loadAverage: { start?: number; end?: number };
+  machine: SuiteRun['machine'];
+  loadAverage: SuiteRun['loadAverage'];
+  /** Suites whose figures a later run merged in (`--merge`), with that run: the rest are the full run's. */
+  suiteRuns?: Record<string, SuiteRun>;
   suites: {
     'module init'?: ModuleInitFigures;
     'handler overhead'?: HandlerOverheadFigures;
@@ -81,14 +94,37 @@ const readText = (r: ReadFigures) =>
 const syncRows = ({ stores }: SyncFigures) =>
   stores.map(
     (s) =>
-      `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders | sync (v2, uncompressed): ${readText(s.sync)} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read |`,
+      `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders (grown by ${n(s.seeded.orders)} at ${n(s.seeded.orders / (s.seeded.ms / 1000))} orders/s) | sync (v2, uncompressed): ${readText(s.sync)} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read, ${times(s.listing.bytes, Math.max(1, s.sync.bytes))} the bytes |`,
   );
+
+const usd = (value: number) => `$${n(value, value < 100 ? 2 : 0)}`;
+const costText = (r: ReadFigures) => {
+  const c = monthlyReadCost(r);
+  return `${usd(c.egress + c.dynamoReads)} (egress ${usd(c.egress)}, DynamoDB reads ${usd(c.dynamoReads)})`;
+};
+
+/** The largest store's two reads, priced as a month of them at list prices (bench/sync-cost.ts). */
+function syncCostRow({ stores }: SyncFigures): string[] {
+  const s = stores.at(-1);
+  if (!s) return [];
+  const { reads } = monthlyReadCost(s.sync);
+  return [
+    `| v2 sync versus v1 listing, priced | ${n(reads / 1e6, 1)} M reads a month of the ${n(s.orders)}-order store (${PRICES.region} list prices of ${PRICES.asOf}) | sync: ${costText(s.sync)} | listing: ${costText(s.listing)} |`,
+  ];
+}
+
+const runText = (r: SuiteRun) =>
+  `${r.startedAt.slice(0, 10)}, ${r.durationS} s on ${r.machine.cpus} CPUs (${r.machine.cpu}), ${r.machine.memoryGiB} GiB, Node.js ${r.machine.node}, ${r.machine.os}; load average ${r.loadAverage.start?.toFixed(2)} → ${r.loadAverage.end?.toFixed(2)}`;
 
 /** The run as one Markdown table, under a line that says when, where and under what load it ran. */
 export function report(results: BenchResults): string {
-  const { machine: m, loadAverage: load, suites } = results;
+  const { suites } = results;
   return [
-    `${results.mode === 'full' ? 'Full' : 'Quick'} run of ${results.startedAt.slice(0, 10)}, ${results.durationS} s on ${m.cpus} CPUs (${m.cpu}), ${m.memoryGiB} GiB, Node.js ${m.node}, ${m.os}; load average ${load.start?.toFixed(2)} → ${load.end?.toFixed(2)}.`,
+    `${results.mode === 'full' ? 'Full' : 'Quick'} run of ${runText(results)}.`,
+    ...Object.entries(results.suiteRuns ?? {}).map(
+      ([name, run]) =>
+        `Then ${name} alone${run.options ? ` (${run.options.join(' ')})` : ''}, merged in: run of ${runText(run)}.`,
+    ),
     '',
     '| Figure | Subject | Measured | Against |',
     '| --- | --- | --- | --- |',
@@ -99,6 +135,7 @@ export function report(results: BenchResults): string {
     ...(suites['local stack load'] ? loadRows(suites['local stack load']) : []),
     ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
     ...(suites['sync versus listing'] ? syncRows(suites['sync versus listing']) : []),
+    ...(suites['sync versus listing'] ? syncCostRow(suites['sync versus listing']) : []),
   ].join('\n');
 }
 

@@ -1,7 +1,9 @@
-// `npm run bench [-- --quick] [--suite <name>]... [--docs]`: runs each suite below in turn and
-// prints the figures as one Markdown table (bench/report.ts). Only a full run of every suite writes
-// bench/results.json, which the listOrders settings declared in lib/contract/deployment.ts are
-// checked against, and rewrites the figures in the docs from it; `--docs` only rewrites the docs from the file.
+// `npm run bench [-- --quick] [--suite <name>]... [--merge] [--sync-1m] [--docs]`: runs each suite
+// below in turn and prints the figures as one Markdown table (bench/report.ts). A full run of every
+// suite writes bench/results.json, which the listOrders settings declared in lib/contract/deployment.ts
+// are checked against, and rewrites the figures in the docs from it; `--merge` puts the figures of
+// the suites named into the file instead, beside the others' and saying when they ran. `--docs`
+// only rewrites the docs from the file.
 
 import './support/env';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,9 +11,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIST_SETTINGS, listSettings } from '../infra/list-budget';
-import { measuredFigures } from '../infra/measured';
+import { LISTING_SUITE, measuredFigures } from '../infra/measured';
 import { startEmbeddedDynamo } from '../tools/local/embedded-dynamo';
-import { report, RESULTS_FILE, writeDocs, type BenchResults } from './report';
+import { report, RESULTS_FILE, writeDocs, type BenchResults, type SuiteRun } from './report';
+import { mergeSuites } from './merge';
 import { adminImport } from './suites/admin-import';
 import { handlerOverhead } from './suites/handler-overhead';
 import { listing } from './suites/listing';
@@ -25,12 +28,29 @@ const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, admi
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean' }, docs: { type: 'boolean' }, suite: { type: 'string', multiple: true } },
+    options: {
+      quick: { type: 'boolean' },
+      docs: { type: 'boolean' },
+      suite: { type: 'string', multiple: true },
+      merge: { type: 'boolean' },
+      'sync-1m': { type: 'boolean' },
+    },
   });
-  if (values.docs) return writeDocs(JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults);
-  const [quick, names] = [values.quick ?? false, values.suite];
+  if (values.docs) return writeDocs(readResults());
+  const [quick, names, syncMillion] = [values.quick ?? false, values.suite, values['sync-1m'] ?? false];
   if (names?.some((name) => !SUITES.some((s) => s.name === name))) {
     console.error(`npm run bench: --suite takes one of ${SUITES.map((s) => `'${s.name}'`).join(', ')}.`);
+    process.exit(2);
+  }
+  if (values.merge && (quick || !names)) {
+    console.error(
+      "npm run bench: --merge takes the full figures of the suites named: add --suite '<name>', drop --quick.",
+    );
+    process.exit(2);
+  }
+  // MEASURED names the full run's date and machine as the source of the listing's figures.
+  if (values.merge && names?.includes(LISTING_SUITE)) {
+    console.error(`npm run bench: '${LISTING_SUITE}' feeds MEASURED, so it is never merged: run the full bench.`);
     process.exit(2);
   }
   const suites = SUITES.filter((s) => !names || names.includes(s.name));
@@ -42,15 +62,14 @@ async function main(): Promise<void> {
   try {
     for (const suite of suites) {
       log(suite.name);
-      figures[suite.name] = await suite.run({ quick, endpoint: dynamo.endpoint, outDir, log });
+      figures[suite.name] = await suite.run({ quick, syncMillion, endpoint: dynamo.endpoint, outDir, log });
     }
   } finally {
     await dynamo.close();
     rmSync(outDir, { recursive: true, force: true });
   }
   const [cpu] = os.cpus();
-  const results: BenchResults = {
-    mode: quick ? 'quick' : 'full',
+  const run: SuiteRun = {
     startedAt: started.toISOString(),
     durationS: Math.round((Date.now() - started.getTime()) / 1000),
     machine: {
@@ -62,14 +81,17 @@ async function main(): Promise<void> {
     },
     // Other work on a shared machine moves every timing.
     loadAverage: { start: loadAtStart, end: os.loadavg()[0] },
-    suites: figures,
+    ...(syncMillion ? { options: ['--sync-1m'] } : {}),
   };
+  const { options: _, ...measured } = run;
+  const results: BenchResults = { mode: quick ? 'quick' : 'full', ...measured, suites: figures };
   console.log(report(results));
+  if (values.merge) {
+    writeResults(mergeSuites(readResults(), results.suites, run));
+    return console.log(`\nMerged into bench/results.json (${suites.map((s) => s.name).join(', ')}); docs rewritten.`);
+  }
   if (quick || suites.length < SUITES.length) return console.log('\nbench/results.json and the docs left unchanged.');
-  const round = (_: string, v: unknown) =>
-    typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(6)) : v;
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, round, 2)}\n`);
-  writeDocs(results);
+  writeResults(results);
   console.log('\nWritten to bench/results.json; docs/benchmarks.md and docs/design.md rewritten from it.');
   // list-orders' settings are declared in the contract, not computed at synthesis: say when these figures move them.
   const derived = listSettings(measuredFigures(results));
@@ -78,6 +100,16 @@ async function main(): Promise<void> {
       `These figures give list-orders ${derived.memoryMb} MB and ${derived.timeoutSeconds} s; lib/contract/deployment.ts declares ${LIST_SETTINGS.memoryMb} MB and ${LIST_SETTINGS.timeoutSeconds} s: change the declaration (test/unit/list-budget.test.ts fails until then).`,
     );
   }
+}
+
+const readResults = () => JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults;
+
+/** bench/results.json, numbers to six significant digits, and the docs' blocks rewritten from it. */
+function writeResults(results: BenchResults): void {
+  const round = (_: string, v: unknown) =>
+    typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(6)) : v;
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, round, 2)}\n`);
+  writeDocs(results);
 }
 
 main().catch((error: unknown) => {

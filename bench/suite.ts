@@ -7,6 +7,8 @@ export interface Suite<Figures> {
   run(context: {
     /** `--quick`: smaller sizes and fewer iterations, a check that everything still runs. */
     quick: boolean;
+    /** `--sync-1m`: the sync suite grows its store to a million orders too (most of the run's time). */
+    syncMillion: boolean;
     /** The embedded DynamoDB-compatible server the suites share (each makes its own tables). */
     endpoint: string;
     /** A scratch folder, removed after the run. */

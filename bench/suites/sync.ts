@@ -1,31 +1,30 @@
-// v2's incremental sync against a v1 listing of the same store, side by side: a store of 20k and
-// 200k orders (2k, 20k quick) of which 1,000 changed since the last sync. Seeded for real (the index
-// is the embedded server's), so not 1M: seeding that takes most of an hour. Both over HTTP on the
-// local stack: DynamoDB items read (ScannedCount of every Scan and Query), bytes on the wire and time.
+// v2's incremental sync against a v1 listing of the same store, side by side: one store grown to
+// 20k, 200k and (with --sync-1m) 1M orders (2k and 20k quick), of which the same 1,000 changed since
+// the last sync. Seeded for real, since the index the sync queries is the embedded server's, on a
+// server in a process of its own (bench/support/dynamo-process.ts). Both over HTTP on the local
+// stack: DynamoDB items read (ScannedCount of every Scan and Query), bytes on the wire and time.
 
-import { request } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 import { createApiKey } from '../../lib/stores/key-service';
+import { OrdersRepository } from '../../lib/stores/orders';
+import { FUNCTIONS } from '../../lib/contract/deployment';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
-import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
-import { SYNC_PAGE } from '../../lib/contract/sync';
-import { createTestTables } from '../../test/support/dynamo';
+import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { tableNamesWithPrefix } from '../../lib/contract/tables';
+import { createTables } from '../../tools/local/create-tables';
 import { createLocalApp } from '../../tools/local/app';
+import { startDynamoProcess } from '../support/dynamo-process';
 import { variedOrders } from '../support/fixtures';
+import { countItemsRead, listingFigures, syncFigures, type ReadFigures } from '../support/sync-reads';
 import type { Suite } from '../suite';
 
-export interface ReadFigures {
-  itemsRead: number;
-  bytes: number;
-  ms: number;
-  requests: number;
-  /** Orders in the answer, checked against what the store holds. */
-  orders: number;
-}
+export type { ReadFigures } from '../support/sync-reads';
 export interface SyncStore {
   orders: number;
   changed: number;
+  /** Orders written to grow the store to this size, and how long that took. */
+  seeded: { orders: number; ms: number };
   listing: ReadFigures;
   sync: ReadFigures;
 }
@@ -34,94 +33,75 @@ export type SyncFigures = { stores: SyncStore[] };
 const CHANGED = 1_000;
 const T0 = Date.UTC(2026, 10, 1);
 const T1 = T0 + 86_400_000;
+/** BatchWriteItem calls in flight while seeding: enough to keep the server's process busy. */
+const SEED_LANES = 8;
+/** Orders generated and written at a time, so a million never sit in memory at once. */
+const SEED_CHUNK = 50_000;
+/**
+ * Per DynamoDB attempt, for the seeder's and the stack's clients: a server holding a million items
+ * in LevelDB, niced on a shared machine, stalls past the local stack's 8 s (a 1M run failed so).
+ */
+const REQUEST_TIMEOUT_MS = 120_000;
 
-/** One GET's status and raw body bytes (compressed as sent), and how long it took. */
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    request(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }),
-      );
-      res.on('error', reject);
-    })
-      .on('error', reject)
-      .end();
-  });
+/** Appends orders [from, to) to the store: the first CHANGED changed since the last sync (T1), the rest long before. */
+async function grow(orders: OrdersRepository, from: number, to: number): Promise<void> {
+  for (let start = from; start < to; start += SEED_CHUNK) {
+    const chunk = variedOrders(Math.min(SEED_CHUNK, to - start), start).map((order, i) => ({
+      ...order,
+      updatedAt: new Date(start + i < CHANGED ? T1 : T0).toISOString(),
+    }));
+    const share = Math.ceil(chunk.length / SEED_LANES);
+    await Promise.all(
+      Array.from({ length: SEED_LANES }, (_, lane) => orders.putMany(chunk.slice(lane * share, (lane + 1) * share))),
+    );
+  }
 }
 
 export const sync: Suite<SyncFigures> = {
   name: 'sync versus listing',
-  async run({ quick, endpoint, log }) {
+  async run({ quick, syncMillion, outDir, log }) {
+    const sizes = quick ? [2_000, 20_000] : [20_000, 200_000, ...(syncMillion ? [1_000_000] : [])];
+    const dynamo = await startDynamoProcess(path.join(outDir, 'sync-store'));
+    const client = createDynamoClient({ endpoint: dynamo.endpoint, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const names = tableNamesWithPrefix('bench-sync');
+    await createTables(client, names);
+    // The embedded server scans far slower than DynamoDB: a deadline of its own keeps a 1M listing whole.
+    const listOrders = { ...FUNCTIONS['list-orders'], timeoutSeconds: 3_600 };
+    const app = createLocalApp({
+      endpoint: dynamo.endpoint,
+      tables: names,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      functions: { ...FUNCTIONS, 'list-orders': listOrders },
+    });
     const figures: SyncFigures = { stores: [] };
-    for (const count of quick ? [2_000, 20_000] : [20_000, 200_000]) {
-      const tables = await createTestTables(endpoint);
-      const app = createLocalApp({ endpoint, tables: tables.names });
+    try {
       await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      const orders = variedOrders(count);
-      const lanes = 6;
-      const share = Math.ceil(count / lanes);
-      const at = (t: number) => new Date(t).toISOString();
-      await Promise.all(
-        Array.from({ length: lanes }, (_, lane) =>
-          app.orders.putMany(
-            orders.slice(lane * share, (lane + 1) * share).map((o, i) => ({
-              ...o,
-              // The first CHANGED orders changed since the last sync (T1); the rest long before.
-              updatedAt: at(lane * share + i < CHANGED ? T1 : T0),
-            })),
-          ),
-        ),
-      );
       const { key } = await createApiKey(app.keys, { plan: 'enterprise', limits: MAX_CUSTOM_LIMITS });
-      const auth = { Authorization: `Bearer ${key}` };
-
-      let itemsRead = 0;
-      app.dynamo.middlewareStack.add(
-        (next) => async (args) => {
-          const result = await next(args);
-          const scanned = (result.output as { ScannedCount?: number }).ScannedCount;
-          if (typeof scanned === 'number') itemsRead += scanned;
-          return result;
-        },
-        { step: 'initialize', name: 'countItemsRead' },
-      );
-
-      itemsRead = 0;
-      const listed = await get(`${base}${BASE_PATH}/store/orders`, { ...auth, 'Accept-Encoding': 'gzip' });
-      if (listed.status !== 200)
-        throw new Error(`listing answered ${listed.status}: ${listed.body.toString().slice(0, 200)}`);
-      const listedOrders = (gunzipSync(listed.body).toString().match(/"id":/g) ?? []).length;
-      const listing = { itemsRead, bytes: listed.body.length, ms: listed.ms, requests: 1, orders: listedOrders };
-
-      itemsRead = 0;
-      const syncFigures = { itemsRead: 0, bytes: 0, ms: 0, requests: 0, orders: 0 };
-      let target: string | undefined =
-        `${base}${V2_BASE_PATH}/store/orders?updatedSince=${encodeURIComponent(at(T1))}&limit=${SYNC_PAGE.maxLimit}`;
-      while (target !== undefined) {
-        const page = await get(target, auth);
-        if (page.status !== 200) throw new Error(`sync page answered ${page.status}`);
-        const body = JSON.parse(page.body.toString()) as { orders: unknown[]; nextCursor?: string };
-        syncFigures.bytes += page.body.length;
-        syncFigures.ms += page.ms;
-        syncFigures.requests++;
-        syncFigures.orders += body.orders.length;
-        target =
-          body.nextCursor === undefined
-            ? undefined
-            : `${base}${V2_BASE_PATH}/store/orders?cursor=${encodeURIComponent(body.nextCursor)}&limit=${SYNC_PAGE.maxLimit}`;
+      // Seeded without the service's store-growth counter: one item that every lane would update.
+      const seeder = new OrdersRepository(createDocumentClient(client), names.orders);
+      const itemsRead = countItemsRead(app.dynamo);
+      let held = 0;
+      for (const count of sizes) {
+        const started = performance.now();
+        await grow(seeder, held, count);
+        const seeded = { orders: count - held, ms: performance.now() - started };
+        held = count;
+        log(`  ${count} orders: seeded ${seeded.orders} in ${Math.round(seeded.ms / 1000)} s`);
+        const listing = await listingFigures(base, key, itemsRead);
+        const synced = await syncFigures(base, key, new Date(T1).toISOString(), itemsRead);
+        if (listing.orders !== count || synced.orders !== CHANGED)
+          throw new Error(`listing gave ${listing.orders} of ${count} orders, sync ${synced.orders} of ${CHANGED}`);
+        figures.stores.push({ orders: count, changed: CHANGED, seeded, listing, sync: synced });
+        // Whole, so a later size that fails loses none of this one's figures.
+        log(`  ${count} orders: ${JSON.stringify(figures.stores.at(-1))}`);
       }
-      syncFigures.itemsRead = itemsRead;
-      if (listedOrders !== count || syncFigures.orders !== CHANGED)
-        throw new Error(`listing gave ${listedOrders} of ${count} orders, sync ${syncFigures.orders} of ${CHANGED}`);
-      figures.stores.push({ orders: count, changed: CHANGED, listing, sync: syncFigures });
-      log(`  ${count} orders: listing ${Math.round(listing.ms)} ms, sync ${Math.round(syncFigures.ms)} ms`);
+    } finally {
+      // The tables go with the server's files in the run's scratch folder: no DeleteTable of a million items.
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
-      await tables.drop();
+      client.destroy();
+      log(`  the DynamoDB server used ${Math.round((await dynamo.close()) / 1000)} s of CPU`);
     }
     return figures;
   },

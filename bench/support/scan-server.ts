@@ -1,7 +1,8 @@
 // A DynamoDB endpoint for listings of a million orders: Scan and DescribeTable of one orders table
 // are answered from variedOrders, page by page, in DynamoDB's wire format; every other call goes
-// to the embedded server. Writing a million items into the embedded server takes most of an hour,
-// and the handler's side of a Scan (HTTP, JSON, parsing the items) is what the bench measures.
+// to the embedded server. Writing a million items into the embedded server takes about ten minutes
+// even on a server of its own (bench/suites/sync.ts), and the handler's side of a Scan (HTTP, JSON,
+// parsing the items) is what the bench measures.
 
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
