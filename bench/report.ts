@@ -1,6 +1,6 @@
 // bench/results.json as Markdown: the figures table `npm run bench` prints, and the blocks of
 // docs/benchmarks.md (that table) and docs/design.md (listOrders' capacity) it rewrites, so every
-// figure the docs show is read from the one file. test/unit/bench-docs.test.ts checks they agree.
+// figure the docs show is read from the one file. test/unit/bench-docs.spec.ts checks they agree.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';

@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const derived = listSettings(measuredFigures(results));
   if (derived.memoryMb !== LIST_SETTINGS.memoryMb || derived.timeoutSeconds !== LIST_SETTINGS.timeoutSeconds) {
     console.log(
-      `These figures give list-orders ${derived.memoryMb} MB and ${derived.timeoutSeconds} s; lib/contract/deployment.ts declares ${LIST_SETTINGS.memoryMb} MB and ${LIST_SETTINGS.timeoutSeconds} s: change the declaration (test/unit/list-budget.test.ts fails until then).`,
+      `These figures give list-orders ${derived.memoryMb} MB and ${derived.timeoutSeconds} s; lib/contract/deployment.ts declares ${LIST_SETTINGS.memoryMb} MB and ${LIST_SETTINGS.timeoutSeconds} s: change the declaration (test/unit/list-budget.spec.ts fails until then).`,
     );
   }
 }
