@@ -11,4 +11,5 @@ runSpecs(__dirname, [
   'changelog',
   'docs-links',
   'bench-docs',
+  'bench-merge',
 ]);
