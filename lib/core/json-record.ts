@@ -22,6 +22,14 @@ export function int64FieldProblem(value: unknown): string {
   return text === undefined ? INT64 : (int64Problem(text) ?? INT64);
 }
 
+/** A record's required int64 `id`, or undefined with what is wrong with it pushed to `problems`. */
+export function requiredId(record: Record<string, unknown>, at: string, problems: string[]): string | undefined {
+  const id = int64(record.id);
+  if (!Object.hasOwn(record, 'id')) problems.push(`${at}.id: is required`);
+  else if (id === undefined) problems.push(`${at}.id: ${int64FieldProblem(record.id)}`);
+  return id;
+}
+
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   // A number is parsed into a LosslessNumber object; its fields are the library's, not the file's.
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);

@@ -1,7 +1,7 @@
 // What a valid order is, as an import file gives it: every problem is pushed, so one run shows
 // everything that needs fixing.
 import { isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../contract/order';
-import { int64, int64FieldProblem, isJsonObject, numberText, unknownFields } from './json-record';
+import { int64, int64FieldProblem, isJsonObject, requiredId, numberText, unknownFields } from './json-record';
 import { normalisedDateTime } from './sync-query';
 
 const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z';
@@ -34,9 +34,7 @@ export function checkOrder(value: unknown, at: string, problems: string[]): Orde
     return undefined;
   }
   const before = problems.length;
-  const id = int64(value.id);
-  if (!Object.hasOwn(value, 'id')) problems.push(`${at}.id: is required`);
-  else if (id === undefined) problems.push(`${at}.id: ${int64FieldProblem(value.id)}`);
+  const id = requiredId(value, at, problems);
 
   const status = value.status;
   if (!Object.hasOwn(value, 'status')) problems.push(`${at}.status: is required`);

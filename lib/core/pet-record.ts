@@ -1,7 +1,7 @@
 // What a valid pet is, as an import file gives it: the Petstore's Pet, with int64 ids kept exact
 // and unknown fields refused. Every problem is pushed, as for orders (order-record.ts).
 import { isPetStatus, PET_STATUSES, type Pet, type PetLabel } from '../contract/pet';
-import { int64, int64FieldProblem, isJsonObject, unknownFields } from './json-record';
+import { int64, int64FieldProblem, isJsonObject, requiredId, unknownFields } from './json-record';
 
 const PET_FIELDS: readonly (keyof Pet)[] = ['id', 'category', 'name', 'photoUrls', 'tags', 'status'];
 const LABEL_FIELDS: readonly (keyof PetLabel)[] = ['id', 'name'];
@@ -33,9 +33,7 @@ export function checkPet(value: unknown, at: string, problems: string[]): Pet | 
     return undefined;
   }
   const before = problems.length;
-  const id = int64(value.id);
-  if (!Object.hasOwn(value, 'id')) problems.push(`${at}.id: is required`);
-  else if (id === undefined) problems.push(`${at}.id: ${int64FieldProblem(value.id)}`);
+  const id = requiredId(value, at, problems);
   const { name, photoUrls } = value;
   if (typeof name !== 'string')
     problems.push(`${at}.name: ${Object.hasOwn(value, 'name') ? 'must be a string' : 'is required'}`);
