@@ -1,41 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { QUANTITY_MAX } from '../../lib/contract/order';
 import { runAdmin } from '../../tools/admin/run';
-import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
-import { createTestTables, type TestTables } from '../support/dynamo';
+import { importFixture, testTarget, type Admin } from '../support/admin-harness';
 
-let tables: TestTables;
+const imports = importFixture('orders');
 let repo: OrdersRepository;
-let admin: Admin;
-let dir: string;
-let files = 0;
-
-beforeAll(async () => {
-  tables = await createTestTables();
-  repo = new OrdersRepository(tables.doc, tables.names.orders);
-  admin = adminRunner(() => testTarget(tables));
-  dir = mkdtempSync(join(tmpdir(), 'admin-orders-'));
+beforeAll(() => {
+  repo = new OrdersRepository(imports.tables.doc, imports.tables.names.orders);
 });
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await tables.drop();
-});
-
-/** Writes raw JSON text, so numbers reach the command exactly as written here. */
-function file(json: string): string {
-  const path = join(dir, `orders-${files++}.json`);
-  writeFileSync(path, json);
-  return path;
-}
-
-async function orderCount(): Promise<number> {
-  const { Items } = await tables.doc.send(new ScanCommand({ TableName: tables.names.orders }));
-  return Items?.length ?? 0;
-}
+const admin: Admin = (...argv) => imports.admin(...argv);
+const file = (json: string) => imports.file(json);
+const orderCount = () => imports.count();
 
 describe('orders import', () => {
   test('keeps every digit of ids beyond 2^53 and normalises shipDate to UTC', async () => {
@@ -213,7 +189,7 @@ describe('orders import', () => {
           if (text.endsWith('(20%)')) interrupt.abort();
         },
       },
-      local: () => testTarget(tables),
+      local: () => testTarget(imports.tables),
       stage: () => Promise.reject(new Error('no stage')),
       signal: interrupt.signal,
     });
@@ -260,7 +236,7 @@ describe('orders import', () => {
   });
 
   test('a missing file is a clear failure', async () => {
-    const run = await admin('orders', 'import', join(dir, 'nope.json'));
+    const run = await admin('orders', 'import', join(imports.dir, 'nope.json'));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no such file');
   });

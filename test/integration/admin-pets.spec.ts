@@ -1,41 +1,16 @@
 // `pets import`: the orders import's machinery (check everything first, skip existing ids) on pets.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PetsRepository } from '../../lib/stores/pets';
 import { PET_STATUSES } from '../../lib/contract/pet';
-import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
-import { createTestTables, type TestTables } from '../support/dynamo';
+import { importFixture, type Admin } from '../support/admin-harness';
 
-let tables: TestTables;
+const imports = importFixture('pets');
 let repo: PetsRepository;
-let admin: Admin;
-let dir: string;
-let files = 0;
-
-beforeAll(async () => {
-  tables = await createTestTables();
-  repo = new PetsRepository(tables.doc, tables.names.pets);
-  admin = adminRunner(() => testTarget(tables));
-  dir = mkdtempSync(join(tmpdir(), 'admin-pets-'));
+beforeAll(() => {
+  repo = new PetsRepository(imports.tables.doc, imports.tables.names.pets);
 });
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await tables.drop();
-});
-
-/** Writes raw JSON text, so numbers reach the command exactly as written here. */
-function file(json: string): string {
-  const path = join(dir, `pets-${files++}.json`);
-  writeFileSync(path, json);
-  return path;
-}
-
-async function petCount(): Promise<number> {
-  const { Items } = await tables.doc.send(new ScanCommand({ TableName: tables.names.pets }));
-  return Items?.length ?? 0;
-}
+const admin: Admin = (...argv) => imports.admin(...argv);
+const file = (json: string) => imports.file(json);
+const petCount = () => imports.count();
 
 test('imports pets with every digit of their int64 ids; a second run skips them', async () => {
   const path = file(`[

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runAdmin, type AdminDeps } from '../../tools/admin/run';
 import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
-import type { TestTables } from './dynamo';
+import { createTestTables, type TestTables } from './dynamo';
 
 export interface AdminRun {
   code: number;
@@ -36,4 +40,45 @@ export function adminRunner(local: () => AdminTarget, extra: Partial<Omit<AdminD
     });
     return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), progress };
   };
+}
+
+export interface ImportFixture {
+  tables: TestTables;
+  /** The admin command on `tables`. */
+  admin: Admin;
+  /** The scratch folder the import files are written to. */
+  dir: string;
+  /** Writes raw JSON text to a new file, so numbers reach the command exactly as written. */
+  file(json: string): string;
+  /** How many items the imported table holds. */
+  count(): Promise<number>;
+}
+
+/**
+ * What an `import` spec needs, made before its tests and removed after them: its own tables, the
+ * admin command on them, a scratch folder for import files, and a count of `table`'s items.
+ */
+export function importFixture(table: keyof TestTables['names']): ImportFixture {
+  let files = 0;
+  const fixture = {
+    file(json: string): string {
+      const path = join(fixture.dir, `${table}-${files++}.json`);
+      writeFileSync(path, json);
+      return path;
+    },
+    async count(): Promise<number> {
+      const { Items } = await fixture.tables.doc.send(new ScanCommand({ TableName: fixture.tables.names[table] }));
+      return Items?.length ?? 0;
+    },
+  } as ImportFixture;
+  beforeAll(async () => {
+    fixture.tables = await createTestTables();
+    fixture.admin = adminRunner(() => testTarget(fixture.tables));
+    fixture.dir = mkdtempSync(join(tmpdir(), `admin-${table}-`));
+  });
+  afterAll(async () => {
+    rmSync(fixture.dir, { recursive: true, force: true });
+    await fixture.tables.drop();
+  });
+  return fixture;
 }
