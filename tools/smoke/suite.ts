@@ -91,6 +91,25 @@ function exactId(value: unknown): boolean {
   return isInteger(text) && canonicalInt64(text) === text;
 }
 
+/** A 200 answer's JSON body, parsed with every int64 exact; `what` names the body in a failure. */
+function jsonBody(answer: Answer, what: string): unknown {
+  must(answer.status === 200, `expected 200, got ${answer.status}: ${answer.text.slice(0, 200)}`);
+  must(/^application\/json\b/.test(answer.headers.get('content-type') ?? ''), `${what} is not application/json`);
+  try {
+    return parse(answer.text);
+  } catch (error) {
+    fail(`the body is not one valid JSON value (${errorMessage(error)})`);
+  }
+}
+
+/** Every element an order object with an exactly written int64 id. */
+function mustHaveExactIds(orders: unknown[], element: string): void {
+  const bad = orders.find(
+    (order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id),
+  );
+  must(bad === undefined, `${element} has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
+}
+
 const id = (n: bigint) => String(SMOKE_ORDER_IDS.first + n);
 const NEVER_CREATED_ID = id(SMOKE_ORDER_IDS.count - 1n);
 
@@ -115,20 +134,10 @@ const CHECKS: Check[] = [
     name: 'GET /store/orders: 200, one JSON array, exact int64 ids, rate-limit headers',
     run: async ({ baseUrl, key }) => {
       const answer = await call(baseUrl, 'GET', '/store/orders', { headers: bearer(key) });
-      must(answer.status === 200, `expected 200, got ${answer.status}: ${answer.text.slice(0, 200)}`);
-      must(/^application\/json\b/.test(answer.headers.get('content-type') ?? ''), 'the list is not application/json');
-      let list: unknown;
-      try {
-        list = parse(answer.text);
-      } catch (error) {
-        fail(`the body is not one valid JSON value (${errorMessage(error)})`);
-      }
+      const list = jsonBody(answer, 'the list');
       must(Array.isArray(list), 'the body is not a JSON array');
       const orders = list as unknown[];
-      const bad = orders.find(
-        (order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id),
-      );
-      must(bad === undefined, `an element has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
+      mustHaveExactIds(orders, 'an element');
       mustHaveRateLimitHeaders(answer);
       return `${orders.length} orders`;
     },
@@ -140,20 +149,10 @@ const CHECKS: Check[] = [
         throw new Skip('no v2 base URL: no V2ApiUrl stack output (deployed before v2), nor a base URL ending in /v1');
       mustBeUnauthorized(await call(v2BaseUrl, 'GET', '/store/orders'));
       const answer = await call(v2BaseUrl, 'GET', '/store/orders?limit=1', { headers: bearer(key) });
-      must(answer.status === 200, `expected 200, got ${answer.status}: ${answer.text.slice(0, 200)}`);
-      must(/^application\/json\b/.test(answer.headers.get('content-type') ?? ''), 'the page is not application/json');
-      let page: unknown;
-      try {
-        page = parse(answer.text);
-      } catch (error) {
-        fail(`the body is not one valid JSON value (${errorMessage(error)})`);
-      }
+      const page = jsonBody(answer, 'the page');
       const { orders, nextCursor } = (page ?? {}) as { orders?: unknown; nextCursor?: unknown };
       must(Array.isArray(orders) && orders.length <= 1, 'the body is not {"orders": [at most one order]}');
-      const bad = orders.find(
-        (order) => typeof order !== 'object' || order === null || !exactId((order as { id?: unknown }).id),
-      );
-      must(bad === undefined, `an order has no exact int64 id: ${JSON.stringify(String(bad)).slice(0, 120)}`);
+      mustHaveExactIds(orders, 'an order');
       must(
         nextCursor === undefined || (typeof nextCursor === 'string' && nextCursor !== ''),
         'nextCursor is not a string',
