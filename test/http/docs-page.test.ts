@@ -9,6 +9,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { docsRoutes } from '../../tools/local/docs-routes';
 import { findChromium } from '../support/chromium';
+import { inCi } from '../support/ci';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -16,7 +17,6 @@ let browser: BrowserContext;
 let profile: string;
 
 const chromiumLookup = findChromium();
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 const browserTest = chromiumLookup.found || inCi ? test : test.skip;
 /** Appended to each browser test's name when it does not run, so the report says why. */
 const notRun = browserTest === test ? '' : ` [not run: ${chromiumLookup.found ? '' : chromiumLookup.reason}]`;

@@ -5,7 +5,8 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { inCi, toolMissing } from '../support/aws-tools';
+import { toolMissing } from '../support/aws-tools';
+import { inCi } from '../support/ci';
 import { synthesiseStages } from './synth';
 
 const ROOT = path.join(__dirname, '..', '..');

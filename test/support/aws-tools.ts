@@ -4,9 +4,6 @@
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 
-/** True in CI (CI=true), where a missing tool fails its tests instead of being reported. */
-export const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-
 /** Why `command` cannot run here (none on PATH that this user may execute), or undefined. */
 export function toolMissing(command: string): string | undefined {
   const found = (process.env.PATH ?? '').split(path.delimiter).some((dir) => {

@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { APIGatewayClient, CreateUsagePlanCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { inCi, toolMissing } from './aws-tools';
+import { toolMissing } from './aws-tools';
+import { inCi } from './ci';
 
 export const MOTO_REGION = 'eu-west-1';
 
