@@ -24,6 +24,13 @@ export default tseslint.config(
     },
   },
   {
+    // In TypeScript the compiler reports unused locals and parameters (tsconfig's noUnusedLocals and
+    // noUnusedParameters, `_`-prefixed parameters exempt), as typescript-eslint's docs suggest: the
+    // lint rule did the same work again, a third of ESLint's time. JavaScript files keep the rule.
+    files: ['**/*.ts'],
+    rules: { '@typescript-eslint/no-unused-vars': 'off' },
+  },
+  {
     files: ['functions/**/*.ts', 'lib/**/*.ts'],
     rules: {
       'no-restricted-imports': [
