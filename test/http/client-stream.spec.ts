@@ -4,13 +4,18 @@ import { Readable } from 'node:stream';
 import { StoreOrdersApiError, StoreOrdersClient, type ListedOrder } from '../../client/client';
 import type { Order } from '../../lib/contract/order';
 import { OrdersRepository } from '../../lib/stores/orders';
+import { DEPLOYED_SCAN } from '../../lib/edge/orders-handlers';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-const COUNT = 2_000;
+/**
+ * Orders in the table: more than one page of the deployed Scan, so the listing arrives as more
+ * than one flush of its gzip stream, as 2,000 did (two full pages).
+ */
+const COUNT = DEPLOYED_SCAN.pageSize + 200;
 
 beforeAll(async () => {
   stack = await startLocalStack();

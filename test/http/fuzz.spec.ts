@@ -78,6 +78,9 @@ function describeRequest(method: string, path: string, header: string | undefine
   return `${method} ${path} Authorization=${JSON.stringify(header)} -> ${response.status} ${response.body}`;
 }
 
+/** The seeds the last run of the cancel property may have changed in the table. */
+let changed: readonly Order[] = SEEDS;
+
 test('any orderId with any Authorization header: the documented answer, never a 500, no other order touched', async () => {
   const request = fc.record({
     method: fc.constantFrom('DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'GET', 'POST', 'PUT', 'PATCH'),
@@ -86,7 +89,10 @@ test('any orderId with any Authorization header: the documented answer, never a 
   });
   await fc.assert(
     fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 3 }), async (requests) => {
-      await stack.app.orders.putMany(SEEDS);
+      // Each run starts from SEEDS: what the last run changed is put back, or every seed when it did
+      // not end with the table checked equal to its model.
+      await stack.app.orders.putMany(changed);
+      changed = SEEDS;
       const model = new Map(SEEDS.map((o) => [o.id, { ...o }]));
       for (const { method, id, header } of requests) {
         const path = `/v1/store/orders/${pathSegmentOf(id)}`;
@@ -107,6 +113,7 @@ test('any orderId with any Authorization header: the documented answer, never a 
         if (cancelled) cancelled.status = 'cancelled';
       }
       expect(await ordersById(stack.app.orders)).toEqual(model);
+      changed = SEEDS.filter((seed) => model.get(seed.id)?.status !== seed.status);
     }),
     { numRuns: 120 },
   );

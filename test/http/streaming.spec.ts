@@ -5,31 +5,23 @@ import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/caller';
-import type { Order } from '../../lib/contract/order';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { composeService } from '../../lib/root/service';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+import { bearer, type LocalStack } from '../support/local-stack';
+import { LARGE_LISTING_COUNT as COUNT, largeListingStack } from '../support/large-listing';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-const COUNT = 2_500;
 /** The test key's own limits (an enterprise key's are custom). */
 const KEY_LIMITS = { perMinute: 1000, perDay: 10_000 };
 
+// The orders are the runner's shared large listing (test/support/large-listing.ts), only read here.
 beforeAll(async () => {
-  stack = await startLocalStack();
+  stack = await largeListingStack();
   ({ key } = await stack.newKey('enterprise', KEY_LIMITS));
-  const orders: Order[] = Array.from({ length: COUNT }, (_, i) => ({
-    id: String(9_007_199_254_740_000n + BigInt(i)),
-    petId: String(i),
-    quantity: i % 7,
-    status: i % 3 === 0 ? 'shipped' : 'pending',
-  }));
-  await stack.app.orders.putMany(orders);
 });
-afterAll(() => stack.close());
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string>) {
@@ -105,7 +97,7 @@ test('a large list arrives chunked, as valid JSON holding every order exactly on
   expect(response.headers['content-type']).toBe('application/json');
   expect(response.headers['x-ratelimit-limit']).toBe(String(KEY_LIMITS.perMinute));
   expect(response.headers['x-ratelimit-remaining']).toBe(String(KEY_LIMITS.perMinute - 1));
-  const ids = (JSON.parse(response.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id);
+  const ids = (JSON.parse(response.body.replace(/"id":(-?\d+)/g, '"id":"$1"')) as { id: string }[]).map((o) => o.id);
   expect(ids).toHaveLength(COUNT);
   expect(new Set(ids).size).toBe(COUNT);
   expect(ids).toContain('9007199254740993');
@@ -127,7 +119,7 @@ test('parallel scan segments give the same orders', async () => {
   });
   const response = await invokeStreamedToResponse(handler, event, lambdaContext('list-orders'));
   expect(response.statusCode).toBe(200);
-  const orders = JSON.parse(response.body.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string }[];
+  const orders = JSON.parse(response.body.replace(/"id":(-?\d+)/g, '"id":"$1"')) as { id: string }[];
   expect(new Set(orders.map((o) => o.id)).size).toBe(COUNT);
   expect(orders).toHaveLength(COUNT);
 });
