@@ -1,5 +1,5 @@
 // @store-orders/client as another project gets it: `npm pack` builds the package (its prepack
-// script), the tarball and its dependencies' are installed offline into a scratch NodeNext project,
+// script), the tarball and its dependencies are installed offline into a scratch NodeNext project,
 // the TypeScript compiler type-checks the example there against the package's own .d.ts files, and
 // Node 22 runs the compiled example (plain JavaScript importing the package's JavaScript) against
 // the local stack.
@@ -48,7 +48,7 @@ function packJson(output: string): Packed[] {
   return JSON.parse(output.slice(Math.max(start, 0))) as Packed[];
 }
 
-/** The client's runtime dependencies, from its package.json: packed from the root node_modules. */
+/** The client's runtime dependencies, from its package.json: installed from the root node_modules. */
 const DEPENDENCIES = Object.keys(
   (JSON.parse(readFileSync(join(CLIENT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
     .dependencies,
@@ -56,20 +56,8 @@ const DEPENDENCIES = Object.keys(
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'client-package-'));
-  // Slow (seconds), all of it before the stack opens any connection. The client's pack (which builds
-  // it) and the dependencies' (one npm for all of them) run side by side.
-  const [[client], dependencies] = await Promise.all([
-    npm(CLIENT, 'pack', '--json', '--pack-destination', workDir).then(packJson),
-    npm(
-      ROOT,
-      'pack',
-      ...DEPENDENCIES.map((name) => `./node_modules/${name}`),
-      '--ignore-scripts',
-      '--json',
-      '--pack-destination',
-      workDir,
-    ).then(packJson),
-  ]);
+  // Slow (seconds), all of it before the stack opens any connection.
+  const [client] = packJson(await npm(CLIENT, 'pack', '--json', '--pack-destination', workDir));
   if (!client) throw new Error('npm pack packed nothing');
   packed = client.files.map((file) => file.path).sort();
 
@@ -81,9 +69,12 @@ beforeAll(async () => {
       name: 'consumer',
       private: true,
       type: 'module',
-      dependencies: Object.fromEntries(
-        [client, ...dependencies].map((tarball) => [tarball.name, `file:../${tarball.filename}`]),
-      ),
+      // The dependencies from the root node_modules, which `--install-links` below packs and copies in
+      // as `npm pack` would (a second npm to pack them cost seconds of CPU), with no registry.
+      dependencies: {
+        [client.name]: `file:../${client.filename}`,
+        ...Object.fromEntries(DEPENDENCIES.map((name) => [name, `file:${join(ROOT, 'node_modules', name)}`])),
+      },
     }),
   );
   writeFileSync(
@@ -108,7 +99,7 @@ beforeAll(async () => {
   copyFileSync(join(CLIENT, 'examples/orders.ts'), join(consumer, 'orders.ts'));
   // The v2 sync loop is type-checked against the package too (it is not run: it polls).
   copyFileSync(join(CLIENT, 'examples/sync.ts'), join(consumer, 'sync.ts'));
-  await npm(consumer, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts');
+  await npm(consumer, 'install', '--offline', '--install-links', '--no-audit', '--no-fund', '--ignore-scripts');
 }, 180_000);
 
 afterAll(async () => {

@@ -459,7 +459,10 @@ describe('a run stopped from outside', () => {
   // timed-out CI job sends SIGTERM). The API it checks answers 401 to everything, so the run waits
   // for its new key to be accepted, with that key live, until the signal comes.
   test('SIGTERM revokes the keys the run made and exits 143', async () => {
+    /** Called when the run sends a request with a key: only after it has made one. */
+    let keyTried: (() => void) | undefined;
     const refusing: Server = createServer((req, res) => {
+      if (req.headers.authorization !== undefined) keyTried?.();
       // It says where its DynamoDB is (the stack's), as a local stack does, and refuses the rest.
       if (req.url === `${BASE_PATH}${STACK_DYNAMO_PATH}`) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -483,8 +486,13 @@ describe('a run stopped from outside', () => {
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      // Polls the table, not the clock: the signal goes once the run's key exists.
-      while ((await runKeys()).length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Looks in the table, not at the clock, each time the run tries a key (not in a busy loop, which
+      // took CPU from the starting process): the signal goes once the run's key exists.
+      for (;;) {
+        const tried = new Promise<void>((resolve) => (keyTried = resolve));
+        if ((await runKeys()).length > 0) break;
+        await tried;
+      }
       child.kill('SIGTERM');
       expect(await exited).toBe(143);
       expect(stderr).toContain('Interrupted: stopped, and the throwaway keys of this run are revoked');
