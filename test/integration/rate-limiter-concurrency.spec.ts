@@ -85,8 +85,9 @@ describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour) => {
     '10 then 20 parallel requests on 10/min and 25/day: no QUOTA_EXCEEDED while the day is below 25',
     async () => {
       const limits = { perMinute: 10, perDay: 25 };
-      // Three keys side by side, each minute's requests all in flight together.
-      const keys = Array.from({ length: 3 }, newKey);
+      // Two keys side by side, each minute's requests all in flight together: the keys' bursts
+      // interleave, and neither counts the other's requests.
+      const keys = Array.from({ length: 2 }, newKey);
       const eachKey = <T>(run: (key: string) => Promise<T>) => Promise.all(keys.map(run));
       const first = await eachKey((key) => parallel(key, limits, 10));
       for (const [i, key] of keys.entries()) {

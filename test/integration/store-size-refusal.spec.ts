@@ -18,7 +18,7 @@ import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 
 /** A small limit stands for the deployed one, so the import that crosses it stays small. */
-const MAX_ORDERS = 40;
+const MAX_ORDERS = 10;
 let tables: TestTables;
 const clock = testClock();
 let requests = 0;
