@@ -2,9 +2,9 @@
 // aws-cdk-lib keeps in its own node_modules. Loading its schemas, the engine grows its memory some
 // 600 times, a few pages at a time, and V8 answers each grow with a full garbage collection
 // (external memory pressure): about 6 of the 8 CPU-seconds the engine's start costs. One large
-// allocation made and freed first leaves the engine's allocator (dlmalloc, which never gives memory
-// back) room for most of it, so the memory grows a few times only. The engine, its rules and its findings are
-// the same; only fewer collections run.
+// allocation made and freed first leaves the engine's allocator (dlmalloc, which never gives
+// memory back) room for most of it, so the memory grows a few times only. The engine, its rules
+// and its findings are the same; only fewer collections run.
 import * as path from 'node:path';
 
 /** What this file uses of the package (its own types are not reachable from here). */
