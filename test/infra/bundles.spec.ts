@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -17,7 +17,6 @@ let synthesised: Synthesised;
 beforeAll(() => {
   // The shared synthesis bundles: identical bundles are built once per process.
   synthesised = synthesiseStages();
-  startImports();
 });
 
 /** Dummy values: importing a handler module reads its configuration but makes no call. */
@@ -37,40 +36,27 @@ const AWSLAMBDA_GLOBAL = `
       HttpResponseStream: { from: (stream) => stream },
     };`;
 
-const imported = new Map<string, Promise<Record<string, string>>>();
+const imported = new Map<string, Record<string, string>>();
 
 /**
  * Imports the bundle in a fresh Node process, as the Lambda runtime does (ESM, outside jest's
  * module system), with the runtime's `awslambda` global for streamed handlers. Prints the type of
  * every export. Both stages deploy the same bundle file (one asset), so each file is imported once.
- * Asynchronous: the imports of all bundles are started together (startImports) and run beside the
- * other specs instead of blocking the file one after the other.
  */
-function importInFreshNode(file: string): Promise<Record<string, string>> {
+function importInFreshNode(file: string): Record<string, string> {
   const known = imported.get(file);
   if (known) return known;
   const script = `${AWSLAMBDA_GLOBAL}
     const mod = await import(${JSON.stringify(pathToFileURL(file).href)});
     process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(mod).map(([k, v]) => [k, typeof v]))));
   `;
-  const exports = new Promise<Record<string, string>>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--enable-source-maps', '--input-type=module', '-e', script],
-      {
-        env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV },
-        cwd: path.dirname(file),
-        encoding: 'utf8',
-        timeout: 20_000,
-      },
-      (error, stdout) => {
-        if (error) reject(error);
-        else resolve(JSON.parse(stdout) as Record<string, string>);
-      },
-    );
+  const out = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV },
+    cwd: path.dirname(file),
+    encoding: 'utf8',
+    timeout: 20_000,
   });
-  // Started before a test awaits it: a failure is reported by that test, not as an unhandled rejection.
-  exports.catch(() => undefined);
+  const exports = JSON.parse(out) as Record<string, string>;
   imported.set(file, exports);
   return exports;
 }
@@ -100,50 +86,10 @@ function deployed(
   };
 }
 
-/** The pre-traffic hook of a function in prod, as its template deploys it: the bundle file and export. */
-function deployedHook(entry: HookedFunctionId): { file: string; exportName: string } {
-  const { template, stack } = stageNamed(synthesised, 'prod');
-  const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.releases.hooks[entry].function)]
-    ?.Properties as { Handler: string; Code: { S3Key: string } };
-  const dot = props.Handler.lastIndexOf('.');
-  return {
-    file: path.join(
-      synthesised.assemblyDir,
-      `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`,
-      `${props.Handler.slice(0, dot)}.mjs`,
-    ),
-    exportName: props.Handler.slice(dot + 1),
-  };
-}
-
-const IMPORTED_FUNCTIONS = ['authorizer', 'list-orders', 'cancel-order', 'get-pet'] as const;
-const HOOKED_FUNCTIONS = ['authorizer', 'list-orders', 'cancel-order'] as const;
-type HookedFunctionId = (typeof HOOKED_FUNCTIONS)[number];
-
-/**
- * Starts the fresh-Node import of every bundle the tests below import, all at once. A bundle the
- * template does not name is left to its test, which reports it.
- */
-function startImports(): void {
-  const files = [
-    ...(['staging', 'prod'] as const).flatMap((stageName) =>
-      IMPORTED_FUNCTIONS.map((entry) => () => deployed(stageName, entry).file),
-    ),
-    ...HOOKED_FUNCTIONS.map((entry) => () => deployedHook(entry).file),
-  ];
-  for (const file of files) {
-    try {
-      void importInFreshNode(file());
-    } catch {
-      // Reported by the test that reads the same function.
-    }
-  }
-}
-
 describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
-  test.each(IMPORTED_FUNCTIONS)(
+  test.each(['authorizer', 'list-orders', 'cancel-order', 'get-pet'] as const)(
     '%s is a minified ESM bundle within its size budget, with a source map, exporting the handler the template names',
-    async (entry) => {
+    (entry) => {
       const { file, exportName } = deployed(stageName, entry);
 
       expect(existsSync(file)).toBe(true);
@@ -155,7 +101,7 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
       // Minified: long lines (the few line breaks left are inside string literals).
       expect(code.length / code.split('\n').length).toBeGreaterThan(1_000);
 
-      expect(await importInFreshNode(file)).toMatchObject({ [exportName]: 'function' });
+      expect(importInFreshNode(file)).toMatchObject({ [exportName]: 'function' });
       // Within its size budget (lib/contract/deployment.ts): module loading is most of a cold start.
       expect(statSync(file).size).toBeLessThanOrEqual(FUNCTIONS[entry].bundleBudgetKib * 1024);
     },
@@ -191,11 +137,19 @@ test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
   },
 );
 
-test.each(HOOKED_FUNCTIONS)(
+test.each(['authorizer', 'list-orders', 'cancel-order'] as const)(
   'the pre-traffic hook of %s is a bundle that loads and exports the handler its template names',
-  async (entry) => {
-    const { file, exportName } = deployedHook(entry);
-    expect(await importInFreshNode(file)).toMatchObject({ [exportName]: 'function' });
+  (entry) => {
+    const { template, stack } = stageNamed(synthesised, 'prod');
+    const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.releases.hooks[entry].function)]
+      ?.Properties as { Handler: string; Code: { S3Key: string } };
+    const dot = props.Handler.lastIndexOf('.');
+    const file = path.join(
+      synthesised.assemblyDir,
+      `asset.${props.Code.S3Key.replace(/\.zip$/, '')}`,
+      `${props.Handler.slice(0, dot)}.mjs`,
+    );
+    expect(importInFreshNode(file)).toMatchObject({ [props.Handler.slice(dot + 1)]: 'function' });
     expect(mapSources(file)).toContain('infra/release-hook/handler.ts');
   },
 );
