@@ -10,7 +10,6 @@ import { GITHUB_REPOSITORY_CONTEXT } from '../../infra/pipeline/github-repositor
 import { addPipelineStack } from '../../infra/pipeline/pipeline-app';
 import type { PipelineStack } from '../../infra/pipeline/pipeline-stack';
 import type { StoreOrdersStack } from '../../infra/stack';
-import { presizeValidationHeap } from '../support/validation-heap';
 
 export interface SynthesisedStage {
   stage: StageName;
@@ -33,13 +32,11 @@ const CDK_JSON_CONTEXT = (
 
 /**
  * An app with the context `cdk synth` gets from cdk.json, validated by CDK's built-in CloudFormation
- * validation as in `cdk synth` (its engine's start costs seconds of CPU, once per test file, fewer
- * with its memory presized: test/support/validation-heap.ts).
+ * validation as in `cdk synth` (its engine costs about 10 s of CPU to start, once per test file).
  * Asset bundling (esbuild, seconds per synth) is off unless asked for: only the shared synthesis
  * bundles; the variant apps are read as templates.
  */
 export function testApp(options: { bundling?: boolean; context?: Record<string, unknown> } = {}): App {
-  presizeValidationHeap();
   return new App({
     context: {
       ...CDK_JSON_CONTEXT,
