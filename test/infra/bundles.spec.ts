@@ -108,9 +108,16 @@ describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
   );
 });
 
-/** The source files a bundle was built from, as its source map names them. */
+const sourcesOf = new Map<string, string[]>();
+
+/** The source files a bundle was built from, as its source map names them (each map read once). */
 function mapSources(file: string): string[] {
-  return (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
+  let sources = sourcesOf.get(file);
+  if (!sources) {
+    sources = (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
+    sourcesOf.set(file, sources);
+  }
+  return sources;
 }
 
 /** Our own source files a bundle was built from (repository-relative, as the map names them). */
