@@ -44,6 +44,7 @@ export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
 export class ThrowawayKeys {
   private readonly live = new Set<string>();
   private readonly creating = new Set<Promise<ThrowawayKey>>();
+  private readonly revoking = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(
@@ -71,9 +72,19 @@ export class ThrowawayKeys {
     }
   }
 
-  async revoke(id: string): Promise<void> {
-    await revokeKey(this.admin, id);
-    this.live.delete(id);
+  /**
+   * One revoke of a key at a time: on Ctrl-C a key landing just then is revoked by create() and by
+   * revokeAll() alike, and two at once deleted its API Gateway key twice side by side.
+   */
+  revoke(id: string): Promise<void> {
+    let revoking = this.revoking.get(id);
+    if (!revoking) {
+      revoking = revokeKey(this.admin, id)
+        .then(() => void this.live.delete(id))
+        .finally(() => this.revoking.delete(id));
+      this.revoking.set(id, revoking);
+    }
+    return revoking;
   }
 
   /** Revokes every key still live; returns one message per key that could not be revoked. */
