@@ -6,19 +6,20 @@ import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
 import { parse, isInteger, type LosslessNumber } from 'lossless-json';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { bearer, type LocalStack } from '../support/local-stack';
-import { EXTREME_IDS, LARGE_LISTING_COUNT as COUNT, largeListingStack } from '../support/large-listing';
+import {
+  EXTREME_IDS,
+  LARGE_LISTING_COUNT as COUNT,
+  LARGE_LISTING_KEY_LIMITS as KEY_LIMITS,
+  largeListingReader,
+} from '../support/large-listing';
 import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-/** The test key's own limits (an enterprise key's are custom). */
-const KEY_LIMITS = { perMinute: 1000, perDay: 10_000 };
-
 // The orders are the runner's shared large listing (test/support/large-listing.ts), only read here.
 beforeAll(async () => {
-  stack = await largeListingStack();
-  ({ key } = await stack.newKey('enterprise', KEY_LIMITS));
+  ({ stack, key } = await largeListingReader());
 });
 
 const list = (headers: Record<string, string> = {}) =>

@@ -9,18 +9,18 @@ import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { composeService } from '../../lib/root/service';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { bearer, type LocalStack } from '../support/local-stack';
-import { LARGE_LISTING_COUNT as COUNT, largeListingStack } from '../support/large-listing';
+import {
+  LARGE_LISTING_COUNT as COUNT,
+  LARGE_LISTING_KEY_LIMITS as KEY_LIMITS,
+  largeListingReader,
+} from '../support/large-listing';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-/** The test key's own limits (an enterprise key's are custom). */
-const KEY_LIMITS = { perMinute: 1000, perDay: 10_000 };
-
 // The orders are the runner's shared large listing (test/support/large-listing.ts), only read here.
 beforeAll(async () => {
-  stack = await largeListingStack();
-  ({ key } = await stack.newKey('enterprise', KEY_LIMITS));
+  ({ stack, key } = await largeListingReader());
 });
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */

@@ -34,13 +34,26 @@ let shared: Promise<LocalStack> | undefined;
  * A local stack whose orders table holds LARGE_LISTING_COUNT orders, made on the first call of the
  * jest file. Its users must not change the orders; each makes its own keys.
  */
-export function largeListingStack(): Promise<LocalStack> {
+function largeListingStack(): Promise<LocalStack> {
   shared ??= (async () => {
     const stack = await startLocalStack();
     await stack.app.orders.putMany(largeListingOrders());
     return stack;
   })();
   return shared;
+}
+
+/** The limits of each reader's own key (an enterprise key's are custom). */
+export const LARGE_LISTING_KEY_LIMITS = { perMinute: 1000, perDay: 10_000 };
+
+/**
+ * The shared stack and a key of the caller's own: each spec reads the rate-limit headers of its
+ * first request, so no two share a key.
+ */
+export async function largeListingReader(): Promise<{ stack: LocalStack; key: string }> {
+  const stack = await largeListingStack();
+  const { key } = await stack.newKey('enterprise', LARGE_LISTING_KEY_LIMITS);
+  return { stack, key };
 }
 
 /** Closes the shared stack, if one was made: for the runner's afterAll. */
