@@ -7,6 +7,7 @@ import { OrdersRepository } from '../../lib/stores/orders';
 import { DEPLOYED_SCAN } from '../../lib/edge/orders-handlers';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { FULL_INT64_ORDER } from '../support/orders-table';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
@@ -21,14 +22,7 @@ beforeAll(async () => {
   stack = await startLocalStack();
   ({ key } = await stack.newKey('enterprise', { perMinute: 1000, perDay: 100_000 }));
   const orders: Order[] = [
-    {
-      id: '9223372036854775807',
-      petId: '9223372036854775806',
-      quantity: 3,
-      shipDate: '2026-11-20T10:00:00.000Z',
-      complete: false,
-      status: 'pending',
-    },
+    FULL_INT64_ORDER,
     { id: '-9223372036854775808', status: 'cancelled' },
     { id: '9007199254740993', status: 'shipped', complete: true },
     ...Array.from({ length: COUNT - 3 }, (_, i) => ({
@@ -81,14 +75,7 @@ test('listOrdersStream yields the same orders as listOrders, int64 ids exact', a
   expect(streamed.error).toBeUndefined();
   expect(streamed.orders).toHaveLength(COUNT);
   expect(byId(streamed.orders)).toEqual(byId(await api.listOrders()));
-  expect(streamed.orders).toContainEqual({
-    id: '9223372036854775807',
-    petId: '9223372036854775806',
-    quantity: 3,
-    shipDate: '2026-11-20T10:00:00.000Z',
-    complete: false,
-    status: 'pending',
-  });
+  expect(streamed.orders).toContainEqual(FULL_INT64_ORDER);
   expect(streamed.orders).toContainEqual({ id: '-9223372036854775808', status: 'cancelled' });
   expect(streamed.orders).toContainEqual({ id: '9007199254740993', status: 'shipped', complete: true });
   expect(api.lastRateLimit?.limit).toBe(1000);

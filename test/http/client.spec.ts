@@ -3,6 +3,7 @@
 import { StoreOrdersApiError, StoreOrdersClient } from '../../client/client';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { FULL_INT64_ORDER } from '../support/orders-table';
 
 let stack: LocalStack;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 30);
@@ -10,14 +11,7 @@ const T0 = Date.UTC(2026, 10, 22, 12, 0, 30);
 beforeAll(async () => {
   stack = await startLocalStack();
   await stack.app.orders.putMany([
-    {
-      id: '9223372036854775807',
-      petId: '9223372036854775806',
-      quantity: 3,
-      shipDate: '2026-11-20T10:00:00.000Z',
-      complete: false,
-      status: 'pending',
-    },
+    FULL_INT64_ORDER,
     { id: '9007199254740992', status: 'pending' },
     { id: '9007199254740993', status: 'pending' },
     { id: '7', status: 'shipped', complete: true },
@@ -46,14 +40,7 @@ async function client(options: { perMinute?: number; sleep?: (ms: number) => Pro
 test('listOrders keeps int64 ids exact, as decimal strings', async () => {
   const { api } = await client();
   const orders = await api.listOrders();
-  expect(orders).toContainEqual({
-    id: '9223372036854775807',
-    petId: '9223372036854775806',
-    quantity: 3,
-    shipDate: '2026-11-20T10:00:00.000Z',
-    complete: false,
-    status: 'pending',
-  });
+  expect(orders).toContainEqual(FULL_INT64_ORDER);
   expect(orders.map((o) => o.id).sort()).toEqual(['7', '9007199254740992', '9007199254740993', '9223372036854775807']);
   expect(api.lastRateLimit).toEqual({ limit: 1000, remaining: 999, reset: Date.UTC(2026, 10, 22, 12, 1) / 1000 });
 });
