@@ -54,10 +54,15 @@ test('starts nothing new once its signal aborts; the tasks in flight finish', as
 });
 
 test("hands each task its item's index, whatever order the tasks finish in", async () => {
+  // Each task finishes only after the one with the next index has (d, c, b, a), whatever the timers
+  // and the machine's load do: timers of a few ms each could fire in any order on a busy machine.
   const seen: [string, number][] = [];
+  const finished: (() => void)[] = [];
+  const finishedAt = [0, 1, 2, 3].map((i) => new Promise<void>((resolve) => (finished[i] = resolve)));
   await mapBounded(['a', 'b', 'c', 'd'], 4, async (item, index) => {
-    await new Promise((resolve) => setTimeout(resolve, 8 - 2 * index));
+    if (index < 3) await finishedAt[index + 1];
     seen.push([item, index]);
+    finished[index]?.();
   });
   expect(seen).toEqual([
     ['d', 3],
