@@ -13,7 +13,7 @@ let repo: OrdersRepository;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new OrdersRepository(tables.doc, tables.names.orders, clock.now);
+  repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now });
 });
 afterAll(() => tables.drop());
 
