@@ -2,4 +2,4 @@
 // skew): the scenarios and random interleavings. One runner, one load: see test/support/specs.ts.
 import { runSpecs } from '../support/specs';
 
-runSpecs(__dirname, ['sync-exact']);
+runSpecs(__dirname, ['sync-exact', 'sync-interleavings']);
