@@ -10,7 +10,14 @@ import { openApiJson } from '../lib/contract/openapi/document';
 import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
-import { banRule, errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
+import {
+  banRule,
+  errorCodesList,
+  errorExample,
+  listingsInFlightTable,
+  planLimitsTable,
+  syncTimingTable,
+} from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
@@ -72,6 +79,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:monthly-cost-assumptions': block(monthlyCostAssumptions()),
       }),
   },
+  { file: 'docs/design.md', render: (text) => withBlocks(text, { 'generated:sync-timing': block(syncTimingTable()) }) },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
 ];
 
