@@ -3,7 +3,7 @@
 // sending and receiving, which bounds this machine's offset from AWS. The offset is the value
 // nearest 0 that every recent reply allows: 0 on Lambda (Amazon Time Sync Service keeps its clock
 // AWS's), the laptop's error on an operator's machine, however far off it is. The SDK keeps its own
-// offset for signing, from the same header, but only to the second (docs/design.md#stamps).
+// offset for signing, from the same header, but only to the second (docs/design.md#exact-incremental-sync).
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface StampClock {

@@ -2,7 +2,7 @@
 // reused by a retry, and each retry's condition also accepts the stamps of its own earlier attempts,
 // so an earlier attempt that landed is stamped again and one that lands after the retry fails its
 // condition. Together with the client's per-attempt timeout this bounds how long after its stamp a
-// change can reach the table (lib/contract/sync.ts settleMs, docs/design.md#stamps).
+// change can reach the table (lib/contract/sync.ts settleMs, docs/design.md#exact-incremental-sync).
 import { isDependencyFailure } from './dependency-failure';
 import type { StampClock } from './aws-clock';
 
