@@ -59,6 +59,11 @@ describe('index lag', () => {
   let tables: LaggingTables;
   const byUpdateShows = () => indexed(tables.doc, tables.names.orders, byUpdate, 'all#0');
   const byStatusShows = (status: string) => indexed(tables.doc, tables.names.orders, byStatus, `${status}#0`);
+  const indexScanned = async () => {
+    const scan = new ScanCommand({ TableName: tables.names.orders, IndexName: byUpdate.name });
+    const { Items = [] } = await tables.doc.send(scan);
+    return Items.map((item) => String(item.id)).sort();
+  };
   const put = (item: Record<string, unknown>) =>
     tables.doc.send(new PutCommand({ TableName: tables.names.orders, Item: item }));
 
@@ -107,6 +112,7 @@ describe('index lag', () => {
     expect(scanned.Items?.map((item) => String(item.id)).sort()).toEqual(['1', '2', '3']);
     expect(await byUpdateShows()).toEqual([]);
     expect(await byStatusShows('placed')).toEqual([]);
+    expect(await indexScanned()).toEqual([]);
 
     // Batch items draw one delay each, in the order the batch applies them (either 250 or 750 ms).
     now += 249;
@@ -120,6 +126,7 @@ describe('index lag', () => {
     expect(await byStatusShows('placed')).toHaveLength(2);
     now += 250;
     expect(await byUpdateShows()).toEqual(['1:placed', '2:placed', '3:placed']);
+    expect(await indexScanned()).toEqual(['1', '2', '3']);
   });
 
   test("one item's changes show in order, while another item's later change may overtake them", async () => {
