@@ -142,21 +142,22 @@ function callback(start: (done: (error?: Error | null) => void) => void): Promis
   return new Promise((resolve, reject) => start((error) => (error ? reject(error) : resolve())));
 }
 
-/** The lag of each server, by the options object dynalite keeps as its store's `options`. */
-const lags = new WeakMap<object, IndexLag>();
-
 /** Gives the server created with these dynalite options a lagging GSI. */
 export function lagIndexes(dynaliteOptions: object, lag: IndexLag): void {
-  installOnce();
-  lags.set(dynaliteOptions, lag);
+  lagsOfServers().set(dynaliteOptions, lag);
 }
 
-const INSTALLED = Symbol.for('store-orders.index-lag');
+const LAGS = Symbol.for('store-orders.index-lags');
 
-function installOnce(): void {
-  const marked = db as typeof db & { [INSTALLED]?: true };
-  if (marked[INSTALLED]) return;
-  marked[INSTALLED] = true;
+/**
+ * The lag of each server, by the options object dynalite keeps as its store's `options`. Kept on
+ * dynalite's module object with the wrappers, so a second copy of this module finds the same map.
+ */
+function lagsOfServers(): WeakMap<object, IndexLag> {
+  const shared = db as typeof db & { [LAGS]?: WeakMap<object, IndexLag> };
+  if (shared[LAGS] !== undefined) return shared[LAGS];
+  const lags = new WeakMap<object, IndexLag>();
+  shared[LAGS] = lags;
   const { updateIndexes, queryTable } = db;
 
   db.updateIndexes = (store, table, existingItem, item, done) => {
@@ -176,4 +177,5 @@ function installOnce(): void {
     const done = rest[rest.length - 1] as (error: unknown) => void;
     lag.applyDue().then(() => queryTable(store, table, data, ...rest), done);
   };
+  return lags;
 }
