@@ -20,6 +20,7 @@ import { createTables } from '../../tools/local/create-tables';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import type { HeldWrite } from '../../tools/local/write-holds';
 import { startLaggingTables, type LaggingTables } from '../support/lagging-dynamo';
+import { startLocalStack } from '../support/local-stack';
 
 const MAX_LAG_MS = 1000;
 const { byUpdate, byStatus } = ORDER_INDEXES;
@@ -316,4 +317,19 @@ describe('held writes', () => {
       await second.dynamo.close();
     }
   });
+});
+
+test("startLocalStack({ dynamo }) serves from a private lagging server, its index lag on the stack's clock", async () => {
+  const stack = await startLocalStack({ dynamo: { indexLag: { maxMs: MAX_LAG_MS, random: () => 1 } } });
+  try {
+    const { doc, names } = stack.tables;
+    await doc.send(new PutCommand({ TableName: names.orders, Item: row(5, 'placed', 'e') }));
+    expect(await indexed(doc, names.orders, byUpdate, 'all#0')).toEqual([]);
+    stack.clock.advance(MAX_LAG_MS);
+    expect(await indexed(doc, names.orders, byUpdate, 'all#0')).toEqual(['5:placed']);
+    // The shared server of the run stays prompt: these tables are not on it.
+    expect(stack.tables.endpoint).not.toBe(process.env.TEST_DYNAMODB_ENDPOINT);
+  } finally {
+    await stack.close();
+  }
 });
