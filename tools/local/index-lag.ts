@@ -41,6 +41,7 @@ export class IndexLag {
   /** Applying runs one batch at a time, so one item's changes land in the order they were made. */
   private applying: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private closed = false;
 
   constructor(options: IndexLagOptions) {
@@ -60,7 +61,7 @@ export class IndexLag {
     const visibleAt = Math.max(drawn, this.lastVisibleAt.get(key) ?? drawn);
     this.lastVisibleAt.set(key, visibleAt);
     this.pending.push({ tableName: table.TableName, created: table.CreationDateTime, visibleAt, actions });
-    this.schedule();
+    this.schedule(visibleAt);
   }
 
   /** Applies the changes whose time has come (before every index read, and by a timer). */
@@ -115,17 +116,23 @@ export class IndexLag {
       await callback((done) => indexDb(index).put(key, item, done));
   }
 
-  private schedule(): void {
-    if (this.closed || this.timer !== undefined || this.pending.length === 0) return;
-    const earliest = Math.min(...this.pending.map((change) => change.visibleAt));
+  /** A timer for the earliest change kept back, so none waits for an index read to land. */
+  private schedule(visibleAt: number): void {
+    if (this.closed || (this.timer !== undefined && this.timerAt <= visibleAt)) return;
+    clearTimeout(this.timer);
     // On a virtual clock the wait is a guess; the timer looks again, and index reads apply due changes anyway.
-    const delay = Math.min(Math.max(earliest - this.now(), 1), MAX_TIMER_MS);
+    const delay = Math.min(Math.max(visibleAt - this.now(), 1), MAX_TIMER_MS);
+    this.timerAt = visibleAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       // A failure here (the store closing) is the next index read's to report.
       void this.applyDue()
         .catch(() => undefined)
-        .then(() => this.schedule());
+        .then(() => {
+          let earliest = Infinity;
+          for (const change of this.pending) earliest = Math.min(earliest, change.visibleAt);
+          if (earliest !== Infinity) this.schedule(earliest);
+        });
     }, delay);
     this.timer.unref();
   }
@@ -135,21 +142,22 @@ function callback(start: (done: (error?: Error | null) => void) => void): Promis
   return new Promise((resolve, reject) => start((error) => (error ? reject(error) : resolve())));
 }
 
-/** The lag of each server, by the options object dynalite keeps as its store's `options`. */
-const lags = new WeakMap<object, IndexLag>();
-
 /** Gives the server created with these dynalite options a lagging GSI. */
 export function lagIndexes(dynaliteOptions: object, lag: IndexLag): void {
-  installOnce();
-  lags.set(dynaliteOptions, lag);
+  lagsOfServers().set(dynaliteOptions, lag);
 }
 
-const INSTALLED = Symbol.for('store-orders.index-lag');
+const LAGS = Symbol.for('store-orders.index-lags');
 
-function installOnce(): void {
-  const marked = db as typeof db & { [INSTALLED]?: true };
-  if (marked[INSTALLED]) return;
-  marked[INSTALLED] = true;
+/**
+ * The lag of each server, by the options object dynalite keeps as its store's `options`. Kept on
+ * dynalite's module object with the wrappers, so a second copy of this module finds the same map.
+ */
+function lagsOfServers(): WeakMap<object, IndexLag> {
+  const shared = db as typeof db & { [LAGS]?: WeakMap<object, IndexLag> };
+  if (shared[LAGS] !== undefined) return shared[LAGS];
+  const lags = new WeakMap<object, IndexLag>();
+  shared[LAGS] = lags;
   const { updateIndexes, queryTable } = db;
 
   db.updateIndexes = (store, table, existingItem, item, done) => {
@@ -169,4 +177,5 @@ function installOnce(): void {
     const done = rest[rest.length - 1] as (error: unknown) => void;
     lag.applyDue().then(() => queryTable(store, table, data, ...rest), done);
   };
+  return lags;
 }

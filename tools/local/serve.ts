@@ -96,14 +96,13 @@ function adminInvocation(options: StartOptions, endpoint: string): string {
   return `${variables}npm run --silent admin -- keys list`;
 }
 
-/** How the embedded server lags, in the banner's words. */
+/** How late the embedded server is (--index-lag-ms, --hold-writes-ms), in the banner's words. */
 function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
-  const held =
-    holdWrites &&
-    `${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`;
   return [
-    indexLagMs ? `index reads up to ${indexLagMs} ms behind writes (--index-lag-ms)` : 'indexes without lag',
-    ...(held ? [`${held} (--hold-writes-ms)`] : []),
+    indexLagMs ? `indexes up to ${indexLagMs} ms behind writes` : 'indexes without lag',
+    ...(holdWrites
+      ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
+      : []),
   ];
 }
 
