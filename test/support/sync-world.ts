@@ -2,17 +2,15 @@
 // whose indexes lag (up to the declared bound) and whose writes can be held, a virtual clock the
 // stamps, the walks, the index lag and the holds all read (no real waiting), and a replica that
 // follows docs/client.md: sync from the server's watermark, apply an order when it is later.
-import type { AddressInfo } from 'node:net';
 import { StoreOrdersClient } from '../../client/client';
 import { applyChange, type SyncedListedOrder } from '../../client/pages';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { SYNC_TIMING } from '../../lib/contract/sync';
-import { createApiKey } from '../../lib/stores/key-service';
-import { createLocalApp } from '../../tools/local/app';
-import { startEmbeddedDynamo, type EmbeddedDynamo, type HeldWrite } from '../../tools/local/embedded-dynamo';
-import { createTestTables, type TestTables } from './dynamo';
-import { testClock, type TestClock } from './local-stack';
+import type { createLocalApp } from '../../tools/local/app';
+import type { HeldWrite } from '../../tools/local/embedded-dynamo';
+import type { TestTables } from './dynamo';
+import { bearer, startLocalStack, type LocalStack, type TestClock } from './local-stack';
 import { syncedOrdersById } from './orders-table';
 
 /** Virtual ms to hold the `n`th write to the orders table (1-based), or undefined for none. */
@@ -47,7 +45,6 @@ export interface SyncWorld {
 }
 
 export async function startSyncWorld(options: { indexLagMs?: number; random?: () => number } = {}): Promise<SyncWorld> {
-  const clock = testClock();
   let policy: HoldPolicy | undefined;
   let writes = 0;
   const holds: { until: number; release: () => void; write: HeldWrite }[] = [];
@@ -59,30 +56,35 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
     }
   };
   let ordersTable = '';
-  const dynamo: EmbeddedDynamo = await startEmbeddedDynamo({
-    port: 0,
-    indexLag: {
-      maxMs: options.indexLagMs ?? SYNC_TIMING.indexLagMs,
-      now: clock.now,
-      ...(options.random ? { random: options.random } : {}),
-    },
-    holdWrites: (write) => {
-      if (write.table !== ordersTable) return undefined;
-      const ms = policy?.(write, ++writes);
-      if (ms === undefined || ms <= 0) return undefined;
-      return new Promise<void>((release) => {
-        holds.push({ until: clock.now() + ms, release, write });
-        wake();
-      });
+  const stack: LocalStack = await startLocalStack({
+    dynamo: {
+      // On the stack's virtual clock (startLocalStack's default for a lag).
+      indexLag: {
+        maxMs: options.indexLagMs ?? SYNC_TIMING.indexLagMs,
+        ...(options.random ? { random: options.random } : {}),
+      },
+      holdWrites: (write) => {
+        if (write.table !== ordersTable) return undefined;
+        const ms = policy?.(write, ++writes);
+        if (ms === undefined || ms <= 0) return undefined;
+        return new Promise<void>((release) => {
+          holds.push({ until: stack.clock.now() + ms, release, write });
+          wake();
+        });
+      },
     },
   });
-  const tables = await createTestTables(dynamo.endpoint);
+  const { clock, app, tables } = stack;
   ordersTable = tables.names.orders;
-  const app = createLocalApp({ endpoint: dynamo.endpoint, tables: tables.names, now: clock.now });
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const { key } = await createApiKey(app.keys, { plan: 'enterprise', limits: MAX_CUSTOM_LIMITS });
-  const api = new StoreOrdersClient({ baseUrl: `${baseUrl}${BASE_PATH}`, apiKey: key });
+  const { key } = await stack.newKey('enterprise', MAX_CUSTOM_LIMITS);
+  // Through stack.call, so every answer the client reads is also checked against the v2 document.
+  const viaStack: typeof fetch = (input, init) =>
+    stack.call(
+      init?.method ?? 'GET',
+      String(input).slice(stack.baseUrl.length),
+      init?.headers as Record<string, string>,
+    );
+  const api = new StoreOrdersClient({ baseUrl: `${stack.baseUrl}${BASE_PATH}`, apiKey: key, fetch: viaStack });
   const replica = new Map<string, SyncedListedOrder>();
 
   const world: SyncWorld = {
@@ -121,14 +123,7 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
       }
       await all;
     },
-    cancel: async (id) => {
-      const response = await fetch(`${baseUrl}${BASE_PATH}/store/orders/${id}`, {
-        method: 'DELETE',
-        headers: { Authorization: `Bearer ${key}` },
-      });
-      await response.arrayBuffer();
-      return response.status;
-    },
+    cancel: async (id) => (await stack.call('DELETE', `${BASE_PATH}/store/orders/${id}`, bearer(key))).status,
     sync: async (limit = 100) => {
       const { orders, watermark } = await api.syncOrders({ since: world.watermark, limit });
       for (const order of orders) applyChange(replica, order);
@@ -145,10 +140,7 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
     },
     close: async () => {
       for (const hold of holds.splice(0)) hold.release();
-      app.server.closeAllConnections();
-      await new Promise<void>((resolve) => app.server.close(() => resolve()));
-      await tables.drop();
-      await dynamo.close();
+      await stack.close();
     },
   };
   return world;
