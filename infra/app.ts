@@ -3,6 +3,7 @@
 
 import { App } from 'aws-cdk-lib/core';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
+import { permissionsBoundaryMode } from './pipeline/boundary-mode';
 import { githubRepository, oidcProviderMode } from './pipeline/github-repository';
 
 const app = new App();
@@ -10,6 +11,7 @@ try {
   cloudWatchRoleMode(app);
   githubRepository(app);
   oidcProviderMode(app);
+  permissionsBoundaryMode(app);
 } catch (error) {
   // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
   if (!(error instanceof ContextFlagError)) throw error;

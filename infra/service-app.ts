@@ -1,4 +1,5 @@
-import { Aspects, Fn, Tags } from 'aws-cdk-lib/core';
+import { Aspects, Fn, Tags, type Stack } from 'aws-cdk-lib/core';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import {
@@ -10,6 +11,8 @@ import {
 } from '../lib/contract/deployment';
 import { ApiGatewayAccountStack } from './account-stack';
 import { cloudWatchRoleMode } from './cloudwatch-role-mode';
+import { permissionsBoundaryMode } from './pipeline/boundary-mode';
+import { PIPELINE_ROLE_NAMES } from './pipeline/names';
 import { serviceSynthesizer } from './pipeline/pipeline-app';
 import { StoreOrdersStack } from './stack';
 import { STAGES } from './stages';
@@ -55,8 +58,21 @@ export function addServiceStacks(scope: Construct): ServiceStacks {
       }
     }
   }
+  if (permissionsBoundaryMode(scope) === 'pipeline') {
+    for (const stack of [account, ...Object.values(stages)]) if (stack) applyPermissionsBoundary(stack);
+  }
   // Every finding is either fixed or explained next to its resource (infra/nag.ts); any other fails.
   Aspects.of(scope).add(new AwsSolutionsChecks());
   Aspects.of(scope).add(new ServerlessChecks());
   return { account, stages };
+}
+
+/**
+ * The pipeline stack's permissions boundary on every role of the stack: the CloudFormation
+ * execution role may create a role only with it (infra/pipeline/execution-policy.ts).
+ */
+function applyPermissionsBoundary(stack: Stack): void {
+  PermissionsBoundary.of(stack).apply(
+    ManagedPolicy.fromManagedPolicyName(stack, 'PermissionsBoundary', PIPELINE_ROLE_NAMES.permissionsBoundary),
+  );
 }
