@@ -199,7 +199,12 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
     actions: ['logs:PutMetricFilter', 'logs:DescribeMetricFilters', 'logs:DeleteMetricFilter'],
   },
   'AWS::Route53::RecordSet': {
-    actions: ['route53:GetHostedZone', 'route53:ChangeResourceRecordSets', 'route53:ListResourceRecordSets', 'route53:GetChange'],
+    actions: [
+      'route53:GetHostedZone',
+      'route53:ChangeResourceRecordSets',
+      'route53:ListResourceRecordSets',
+      'route53:GetChange',
+    ],
   },
   'AWS::SecretsManager::Secret': {
     actions: [
