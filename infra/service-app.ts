@@ -15,7 +15,7 @@ import { permissionsBoundaryMode } from './pipeline/boundary-mode';
 import { PIPELINE_ROLE_NAMES } from './pipeline/names';
 import { serviceSynthesizer } from './pipeline/pipeline-app';
 import { StoreOrdersStack } from './stack';
-import { STAGES } from './stages';
+import { stageConfig } from './stages';
 
 /** The tag on each stage's execution log group naming the CloudWatch role its logging relies on. */
 export const EXECUTION_LOGGING_ROLE_TAG = 'store-orders:execution-logging-role';
@@ -34,9 +34,13 @@ export interface ServiceStacks {
  * from the account stack's output (Fn::GetStackOutput, which locks nothing), so a stage
  * template deployed without the account stack fails on that read, naming the stack, instead of on
  * the stage with "CloudWatch Logs role ARN must be set". Shared by the CDK app and the tests, so
- * the tests check exactly what `cdk synth` produces.
+ * the tests check exactly what `cdk synth` produces. `env` names the stages' alarm topics
+ * (`<STAGE>_ALARM_TOPIC_ARN`).
  */
-export function addServiceStacks(scope: Construct): ServiceStacks {
+export function addServiceStacks(
+  scope: Construct,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ServiceStacks {
   const account =
     cloudWatchRoleMode(scope) === 'create'
       ? new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME, { synthesizer: serviceSynthesizer() })
@@ -44,7 +48,7 @@ export function addServiceStacks(scope: Construct): ServiceStacks {
   const stages = {} as Record<StageName, StoreOrdersStack>;
   for (const stage of STAGE_NAMES) {
     stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), {
-      config: STAGES[stage],
+      config: stageConfig(stage, env),
       synthesizer: serviceSynthesizer(),
     });
     if (account) {
