@@ -22,7 +22,9 @@ export function boundaryStatements(): PolicyStatement[] {
       actions: ['lambda:*'],
       resources: [arn('lambda', `function:${STACK_PREFIX}*`), arn('lambda', `function:${NAME_PREFIX}*`)],
     }),
-    new PolicyStatement({ actions: ['logs:*'], resources: [arn('logs', '*')] }),
+    // On "*" as AmazonAPIGatewayPushToCloudWatchLogs grants it: API Gateway lists and creates the
+    // execution log groups itself, and a listing's resource is not always a log group's ARN.
+    new PolicyStatement({ actions: ['logs:*'], resources: ['*'] }),
     new PolicyStatement({ actions: ['codedeploy:*'], resources: [arn('codedeploy', '*')] }),
     new PolicyStatement({ actions: ['sns:Publish'], resources: [arn('sns', '*')] }),
     new PolicyStatement({
