@@ -26,7 +26,10 @@ export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
   }
   NagSuppressions.addResourceSuppressions(
     stack.diffRole,
-    reason('lambda:GetAccountSettings (the preflight) supports no resource-level permission; the deny only narrows.'),
+    reason(
+      "lambda:GetAccountSettings (the preflight) supports no resource-level permission; the stages' functions are " +
+        'named by CloudFormation (StoreOrders-<stage>-*), their stacks get ids; the deny only narrows.',
+    ),
     true,
   );
   NagSuppressions.addResourceSuppressions(

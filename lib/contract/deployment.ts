@@ -122,7 +122,7 @@ export function stackNameFor(stage: StageName): string {
 
 /**
  * Concurrent executions each stage reserves for list-orders (infra/stages.ts deploys them; the
- * deploy preflight checks the account can hold them all, plus the 100 Lambda keeps unreserved).
+ * deploy preflight checks that the account's unreserved concurrency holds the stage's, plus the 100 Lambda keeps unreserved).
  */
 export const LIST_ORDERS_RESERVED_CONCURRENCY: Record<StageName, number> = { staging: 5, prod: 50 };
 
