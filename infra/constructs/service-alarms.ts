@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib/core';
+import { Duration, Stack } from 'aws-cdk-lib/core';
 import type { Method, Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -246,6 +246,17 @@ export class ServiceAlarms extends Construct {
     }
   }
 
+  /**
+   * A rollback alarm, named for the version it watches. CloudWatch keeps an updated alarm's state,
+   * so an alarm moved in place from a failing version to its fix would start the fix's canary in
+   * ALARM and roll it back. A name is fixed at creation (changing it replaces the alarm), so a new
+   * version gets a new alarm, created in INSUFFICIENT_DATA before the deployment group names it,
+   * and the previous version's alarm is deleted in the update's cleanup.
+   */
+  private addRollback(id: string, version: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
+    return this.add(id, { ...props, alarmName: rollbackAlarmName(Stack.of(this).stackName, id, version) });
+  }
+
   private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
     const alarm = new Alarm(this, id, { treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
     this.alarms.push(alarm);
@@ -278,13 +289,13 @@ export class ServiceAlarms extends Construct {
         newVersionMetric(alias, metricName, { statistic, period: ROLLBACK_PERIOD });
       const errors =
         name === 'authorizer'
-          ? this.add(`RollbackErrors${id}`, {
+          ? this.addRollback(`RollbackErrors${id}`, version, {
               alarmDescription: `The new version of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
               metric: authorizerFailures(version),
               threshold: 0,
               ...breaching,
             })
-          : this.add(`RollbackErrors${id}`, {
+          : this.addRollback(`RollbackErrors${id}`, version, {
               alarmDescription: `More than ${config.serverErrorRate * 100}% of the invocations of the new version of ${name} failed in ${ROLLBACK_MINUTES} minutes in a row.`,
               metric: new MathExpression({
                 expression: 'IF(invocations > 0, errors / invocations, 0)',
@@ -297,13 +308,13 @@ export class ServiceAlarms extends Construct {
             });
       const longRunning = props.longRunning[name];
       const latency = longRunning
-        ? this.add(`RollbackLatency${id}`, {
+        ? this.addRollback(`RollbackLatency${id}`, version, {
             alarmDescription: `An invocation of the new version of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its timeout in ${ROLLBACK_MINUTES} minutes in a row.`,
             metric: ofVersion('Duration', 'Maximum'),
             threshold: Math.round(longRunning.timeout.toMilliseconds() * DURATION_ALARM_FRACTION),
             ...breaching,
           })
-        : this.add(`RollbackLatency${id}`, {
+        : this.addRollback(`RollbackLatency${id}`, version, {
             alarmDescription: `p99 duration of the new version of ${name} above ${config.p99LatencyMs} ms in ${ROLLBACK_MINUTES} minutes in a row.`,
             metric: ofVersion('Duration', 'p99'),
             threshold: config.p99LatencyMs,
@@ -312,6 +323,14 @@ export class ServiceAlarms extends Construct {
       this.rollback[name] = [errors, latency];
     }
   }
+}
+
+/**
+ * The name of a rollback alarm: the stack, the alarm's id and the version it watches (a version
+ * number, or its token in the template).
+ */
+export function rollbackAlarmName(stackName: string, id: string, version: string): string {
+  return `${stackName}-${id}-v${version}`;
 }
 
 /** Lambda's dimension naming the version that ran an invocation made through an alias. */

@@ -90,8 +90,10 @@ export class ServiceReleases extends Construct {
         preHook: hook.function,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
-      // The hook must name the new version before CodeDeploy runs it.
-      alias.node.addDependency(hook.function);
+      // The hook must name the new version before CodeDeploy runs it, and the new version's own
+      // rollback alarms must exist, named in its deployment group, before the alias update starts
+      // the traffic shift they watch (service-alarms.ts, addRollback).
+      alias.node.addDependency(hook.function, this.groups[name], ...rollbackAlarms);
     }
   }
 

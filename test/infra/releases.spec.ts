@@ -277,6 +277,39 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     };
     const fast = { ...fastMath, Period: 60 };
 
+    // CloudWatch keeps an alarm's state through an update: a version's alarms must be new alarms
+    // (a new name replaces the alarm), or a fix would inherit its failing predecessor's ALARM.
+    test.each(FUNCTION_IDS)(
+      'each rollback alarm of %s is named for the version it watches, so a new version gets new alarms',
+      (name) => {
+        const { stack } = stage();
+        const versionId = stack.resolve(
+          (stack.functions[name].alias.version.node.defaultChild as CfnElement).logicalId,
+        ) as string;
+        for (const index of [0, 1] as const) {
+          const alarmName = JSON.stringify(alarm(name, index).AlarmName);
+          expect(alarmName).toContain(JSON.stringify({ 'Fn::GetAtt': [versionId, 'Version'] }));
+          expect(alarmName).toContain(stack.stackName);
+        }
+        expect(alarm(name, 0).AlarmName).not.toEqual(alarm(name, 1).AlarmName);
+      },
+    );
+
+    test.each(FUNCTION_IDS)(
+      'the alias of %s is updated (the traffic shift starts) after its deployment group and its new alarms',
+      (name) => {
+        const { template, stack } = stage();
+        const dependsOn = (resources(template)[logicalId(stack.functions[name].alias)] as { DependsOn?: string[] })
+          .DependsOn;
+        expect(dependsOn).toEqual(
+          expect.arrayContaining([
+            logicalId(stack.releases.groups[name]),
+            ...stack.alarms.rollback[name].map((a) => logicalId(a)),
+          ]),
+        );
+      },
+    );
+
     test.each(['list-orders', 'cancel-order'] as const)(
       'the error rate of the new version of %s, against the stage 5XX rate',
       (name) => {
