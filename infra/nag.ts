@@ -62,6 +62,10 @@ export function explainNagFindings(stack: StageNagSubjects): void {
       ['Resource::*'],
     );
   }
+  suppress(stack.releases.canaryKey, {
+    'AwsSolutions-SMG4':
+      'The release canary key is an API key an operator stores (docs/operations.md#the-release-canary-key); Secrets Manager cannot make one, so it is rotated by storing a new key and revoking the old one.',
+  });
   // CDK grants a function's invoke with its qualified ARNs too (`<arn>:*`): CodeDeploy invokes
   // each hook unqualified, so the wildcard reaches the hook functions' own versions only.
   suppress(

@@ -28,7 +28,7 @@ import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
-import { ServiceReleases } from './constructs/service-releases';
+import { CANARY_KEY_SECRET_OUTPUT, ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
 import { validateConfig, type StageConfig } from './stages';
@@ -207,6 +207,11 @@ export class StoreOrdersStack extends Stack {
       description: 'execute-api URL of the v2 stage (its own API id)',
     });
     new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
+    new CfnOutput(this, CANARY_KEY_SECRET_OUTPUT, {
+      value: this.releases.canaryKey.secretArn,
+      description:
+        "Secret holding the release canary key the authorizer's pre-traffic hook authorizes (docs/operations.md)",
+    });
     new CfnOutput(this, DASHBOARD_URL_OUTPUT, {
       value: this.dashboard.url,
       description: 'CloudWatch dashboard of this stage',

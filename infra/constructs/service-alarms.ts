@@ -18,7 +18,12 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
+import {
+  AUTHORIZER_FAILED_MESSAGE,
+  AUTHORIZER_VERSION_KEY,
+  KEY_ACCEPTED_MESSAGE,
+  KEY_REFUSED_MESSAGE,
+} from '../../lib/edge/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
@@ -81,7 +86,8 @@ export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
   /**
    * Per function, the alarms CodeDeploy watches while it shifts the function's alias to a new
-   * version: one on errors, one on latency, both on the alias. It rolls the release back if one fires.
+   * version: one on errors, one on latency, and for the authorizer one on its refusal rate, all on
+   * the new version alone. It rolls the release back if one fires.
    */
   readonly rollback = {} as Record<FunctionId, Alarm[]>;
   /** The topic created for config.email, and the address's subscription to it. */
@@ -206,13 +212,31 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
     });
-    this.addRollbackAlarms(props, (version) =>
-      failuresByVersion.metric({
-        statistic: 'Sum',
-        period: ROLLBACK_PERIOD,
-        dimensionsMap: { [EXECUTED_VERSION]: version },
-      }),
-    );
+    // Every key the authorizer judged, and the ones it refused, by the version that judged them: a
+    // version that refused valid keys would only show here (a refusal is not a failure).
+    const byVersion = (id: string, metricName: string, messages: readonly string[]) =>
+      new MetricFilter(this, id, {
+        logGroup: props.authorizerLogs,
+        filterPattern: FilterPattern.any(...messages.map((m) => FilterPattern.stringValue('$.message', '=', m))),
+        metricNamespace: authorizerFailures.metricNamespace,
+        metricName,
+        metricValue: '1',
+        dimensions: { [EXECUTED_VERSION]: `$.${AUTHORIZER_VERSION_KEY}` },
+      });
+    const decisionsByVersion = byVersion('AuthorizerDecisionLinesByVersion', AUTHORIZER_DECISIONS_BY_VERSION, [
+      KEY_ACCEPTED_MESSAGE,
+      KEY_REFUSED_MESSAGE,
+    ]);
+    const refusalsByVersion = byVersion('AuthorizerRefusalLinesByVersion', AUTHORIZER_REFUSALS_BY_VERSION, [
+      KEY_REFUSED_MESSAGE,
+    ]);
+    const ofVersion = (filter: MetricFilter) => (version: string) =>
+      filter.metric({ statistic: 'Sum', period: ROLLBACK_PERIOD, dimensionsMap: { [EXECUTED_VERSION]: version } });
+    this.addRollbackAlarms(props, {
+      failures: ofVersion(failuresByVersion),
+      decisions: ofVersion(decisionsByVersion),
+      refusals: ofVersion(refusalsByVersion),
+    });
 
     const throttles = Object.fromEntries(
       Object.values(props.functions).map((fn, i) => [
@@ -275,7 +299,10 @@ export class ServiceAlarms extends Construct {
    * Latency: p99 of the new version's Duration above the stage's p99 latency, except for a
    * long-running function, whose longest invocation is held against its timeout as in DurationNearTimeout.
    */
-  private addRollbackAlarms(props: ServiceAlarmsProps, authorizerFailures: (version: string) => IMetric): void {
+  private addRollbackAlarms(
+    props: ServiceAlarmsProps,
+    authorizer: Record<'failures' | 'decisions' | 'refusals', (version: string) => IMetric>,
+  ): void {
     const config = props.config.alarms;
     const breaching = {
       evaluationPeriods: ROLLBACK_MINUTES,
@@ -291,7 +318,7 @@ export class ServiceAlarms extends Construct {
         name === 'authorizer'
           ? this.addRollback(`RollbackErrors${id}`, version, {
               alarmDescription: `The new version of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
-              metric: authorizerFailures(version),
+              metric: authorizer.failures(version),
               threshold: 0,
               ...breaching,
             })
@@ -321,6 +348,22 @@ export class ServiceAlarms extends Construct {
             ...breaching,
           });
       this.rollback[name] = [errors, latency];
+      if (name === 'authorizer')
+        this.rollback[name].push(
+          this.addRollback(`RollbackRefusals${id}`, version, {
+            alarmDescription:
+              `The new version of ${name} refused more than ${ROLLBACK_REFUSAL_RATE * 100}% of the keys it judged in ${ROLLBACK_MINUTES} minutes in a row: ` +
+              'valid keys may be refused (clients get 401).',
+            metric: new MathExpression({
+              expression: 'IF(decisions > 0, refusals / decisions, 0)',
+              usingMetrics: { decisions: authorizer.decisions(version), refusals: authorizer.refusals(version) },
+              period: ROLLBACK_PERIOD,
+              label: `Refusal rate of the new version of ${name}`,
+            }),
+            threshold: ROLLBACK_REFUSAL_RATE,
+            ...breaching,
+          }),
+        );
     }
   }
 }
@@ -338,6 +381,17 @@ export const EXECUTED_VERSION = 'ExecutedVersion';
 
 /** The authorizer's failures by the version that logged them (a log metric, unlike Lambda's). */
 export const AUTHORIZER_FAILURES_BY_VERSION = 'AuthorizerFailuresByVersion';
+
+/** Keys the authorizer judged (allowed or refused), and those it refused, by the version that judged them. */
+export const AUTHORIZER_DECISIONS_BY_VERSION = 'AuthorizerDecisionsByVersion';
+export const AUTHORIZER_REFUSALS_BY_VERSION = 'AuthorizerRefusalsByVersion';
+
+/**
+ * The share of keys a new authorizer version may refuse before its release is rolled back. Clients
+ * mostly send valid keys, so a version refusing most of them is refusing valid ones; a burst of
+ * unknown keys alone (a scan) could also cross it, and would only delay the release.
+ */
+export const ROLLBACK_REFUSAL_RATE = 0.5;
 
 /**
  * A Lambda metric of the invocations, through the alias, that the alias's version (the one this
