@@ -185,7 +185,7 @@ export class OrdersRepository {
 
   /** The item of a new order: its fields, and its v2 index keys as of its updatedAt (now by default). */
   private newItem(order: SyncedOrder): Item {
-    return { ...orderToItem(order), ...syncAttributes(order.id, order.status, order.updatedAt ?? this.nowIso()) };
+    return storedOrderItem(order, order.updatedAt ?? this.nowIso());
   }
 
   /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
@@ -272,6 +272,14 @@ export class OrdersRepository {
 
 function batchRequest(requests: { PutRequest: { Item: Item } }[], table: string): BatchWriteCommand {
   return new BatchWriteCommand({ RequestItems: { [table]: requests } });
+}
+
+/**
+ * The item every write of an order stores: its fields, and its v2 index keys as of `updatedAt`. The
+ * cost model (infra/listing-cost.ts) sizes a Scan by it.
+ */
+export function storedOrderItem(order: Order, updatedAt: string): Item {
+  return { ...orderToItem(order), ...syncAttributes(order.id, order.status, updatedAt) };
 }
 
 export function orderToItem(order: Order): Item {
