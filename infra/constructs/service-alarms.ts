@@ -275,7 +275,10 @@ export class ServiceAlarms extends Construct {
    * so an alarm moved in place from a failing version to its fix would start the fix's canary in
    * ALARM and roll it back. A name is fixed at creation (changing it replaces the alarm), so a new
    * version gets a new alarm, created in INSUFFICIENT_DATA before the deployment group names it,
-   * and the previous version's alarm is deleted in the update's cleanup.
+   * and the previous version's alarm is deleted in the update's cleanup. ("When this operation
+   * creates an alarm, the alarm state is immediately set to INSUFFICIENT_DATA ... When you update an
+   * existing alarm, its state is left unchanged": docs.aws.amazon.com/AWSCloudFormation/latest/
+   * UserGuide/aws-properties-cw-alarm.html; AlarmName: update requires replacement.)
    */
   private addRollback(id: string, version: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
     return this.add(id, { ...props, alarmName: rollbackAlarmName(Stack.of(this).stackName, id, version) });
