@@ -2,7 +2,15 @@
 // against moto_server's Secrets Manager (test/support/moto.ts): the SDK's real wire protocol and
 // error mapping, the read kept per container, a failed read not kept.
 import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { functionEntry } from '../../infra/functions';
+import { TABLES, type TableId } from '../../lib/contract/tables';
 import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
+import { bundle } from '../../bench/support/child';
 import { cursorKeyFromEnv } from '../../lib/root/cursor-key';
 import { cachedSecrets, secretsManagerReader } from '../../lib/root/secrets';
 import { describeWithMoto, MOTO_REGION, startMoto, type Moto } from '../support/moto';
@@ -82,4 +90,46 @@ describeWithMoto('secrets read at run time, against moto', () => {
     const { ARN } = await client.send(new CreateSecretCommand({ Name: 'binary', SecretBinary: Buffer.from([1, 2]) }));
     await expect(secretsManagerReader(client)(ARN ?? 'binary')).rejects.toThrow(/holds no string/);
   });
+
+  // The real path: the function's bundle, as deployed, loading in a fresh Node as Lambda loads it.
+  test('the deployed list-orders-v2 reads the secret its environment names while it loads, and fails its init without it', async () => {
+    const arn = await createSecret('bundle-cursor-key', 'B'.repeat(64));
+    const dir = mkdtempSync(path.join(tmpdir(), 'v2-bundle-'));
+    try {
+      const file = await bundle(functionEntry('list-orders-v2'), dir, 'list-orders-v2');
+      const load = (secretArn: string) =>
+        spawnSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
+             const mod = await import(${JSON.stringify(pathToFileURL(file).href)});
+             process.stdout.write(typeof mod.handler);`,
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 30_000,
+            env: {
+              PATH: process.env.PATH,
+              AWS_REGION: MOTO_REGION,
+              AWS_ACCESS_KEY_ID: 'testing',
+              AWS_SECRET_ACCESS_KEY: 'testing',
+              // The SDK's service-specific endpoint variable: Secrets Manager is moto.
+              AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint,
+              ...Object.fromEntries((Object.keys(TABLES) as TableId[]).map((id) => [TABLES[id].envVar, `t-${id}`])),
+              [CURSOR_KEY_SECRET_ENV]: secretArn,
+            },
+          },
+        );
+      const loaded = load(arn);
+      expect(loaded.stderr).toBe('');
+      expect(loaded.stdout).toBe('function');
+      const missing = load(`${arn.slice(0, -6)}nope00`);
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toMatch(/ResourceNotFoundException/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
