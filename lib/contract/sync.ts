@@ -21,8 +21,11 @@ export type SyncParameter = keyof typeof SYNC_PARAMETERS;
 /** The statuses a page can be filtered by: every status. */
 export const SYNC_STATUSES = ORDER_STATUSES;
 
-/** The environment variable that carries the cursor key of a deployed function (set from a generated secret). */
-export const CURSOR_KEY_ENV = 'CURSOR_KEY';
+/**
+ * The environment variable that names (by ARN) the secret holding a deployed function's cursor key,
+ * which the function reads at run time; never the key itself (lib/root/cursor-key.ts).
+ */
+export const CURSOR_KEY_SECRET_ENV = 'CURSOR_KEY_SECRET_ARN';
 
 /**
  * The timing exact incremental sync relies on (docs/design.md#exact-incremental-sync), declared once:

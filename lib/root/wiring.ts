@@ -6,7 +6,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
-import { CURSOR_KEY_ENV, settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
+import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { awsClock, type StampClock } from '../stores/aws-clock';
 import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
@@ -47,7 +47,10 @@ export interface StandIns {
   keys: Parameters<typeof makeAuthorizerHandler>[0]['keys'];
 }
 
-/** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */
+/**
+ * A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT).
+ * The v2 listing adds its cursor key, read from its secret (functions/list-orders-v2.ts).
+ */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
   const stageCap = Number(optionalEnv(STAGE_LISTINGS_CAP_ENV_VAR));
@@ -55,7 +58,6 @@ export function wiringFromEnv(): Wiring {
     ...(endpoint ? { endpoint } : {}),
     ...(Number.isSafeInteger(stageCap) && stageCap > 0 ? { stageListingsCap: stageCap } : {}),
     tables: (id) => requireEnv(TABLES[id].envVar),
-    cursorKey: () => Buffer.from(requireEnv(CURSOR_KEY_ENV), 'utf8'),
   };
 }
 

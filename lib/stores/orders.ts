@@ -235,7 +235,7 @@ export class OrdersRepository {
 
   /** The item of an order: its fields, and its v2 index keys as of `updatedAt`. */
   private itemOf(order: Order, updatedAt: string): Item {
-    return { ...orderToItem(order), ...syncAttributes(order.id, order.status, updatedAt) };
+    return storedOrderItem(order, updatedAt);
   }
 
   /**
@@ -349,6 +349,14 @@ export class OrdersRepository {
       await this.growth?.added(Math.min(25, orders.length - i));
     }
   }
+}
+
+/**
+ * The item every write of an order stores: its fields, and its v2 index keys as of `updatedAt`. The
+ * cost model (infra/listing-cost.ts) sizes a Scan by it.
+ */
+export function storedOrderItem(order: Order, updatedAt: string): Item {
+  return { ...orderToItem(order), ...syncAttributes(order.id, order.status, updatedAt) };
 }
 
 export function orderToItem(order: Order): Item {

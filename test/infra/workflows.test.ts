@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { alarmTopicVariable, STAGE_NAMES } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
+import { LAMBDA_NODE_MAJOR } from '../../infra/functions';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
@@ -100,6 +101,20 @@ test('every command a job runs is npm ci, npm test or one of the npm scripts', (
     const script = command.match(/^npm run ([\w:-]+)/)?.[1];
     if (script) expect(Object.keys(scripts)).toContain(script);
   }
+});
+
+test("every job sets up the Node.js major that package.json's node devDependency pins (Lambda's runtime)", () => {
+  const pinned = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  ).devDependencies.node?.split('.')[0];
+  const versions = Object.values(pipeline().jobs).flatMap((job) =>
+    job.steps.flatMap((step) =>
+      step.uses?.startsWith('actions/setup-node@') ? [String(step.with?.['node-version'])] : [],
+    ),
+  );
+  expect(versions.length).toBeGreaterThan(0);
+  expect(new Set(versions)).toEqual(new Set([pinned]));
+  expect(pinned).toBe(String(LAMBDA_NODE_MAJOR));
 });
 
 test('prod is deployed after staging, from the protected prod environment, and AWS is reached by OIDC only', () => {
