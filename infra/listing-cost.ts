@@ -7,7 +7,7 @@ import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/contract/plans';
 import { FUNCTIONS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
-import { ORDER_INDEXES, SYNC_SHARDS } from '../lib/contract/tables';
+import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
 import { storedOrderItem } from '../lib/stores/orders';
 
@@ -201,7 +201,8 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * The alarms a stage stack creates (infra/constructs/service-alarms.ts), from the declarations, and
  * the metrics each reads: per API (v1, v2) its 5XX rate; per route its p99 latency, or for a
  * streamed one its function's duration; three on the store's size against one listing; authorizer
- * failures; one on every function's throttles (a metric each); and per function the rollback
+ * failures; one on every function's throttles (a metric each); one on the orders indexes' write
+ * throttles (a metric each); and per function the rollback
  * alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the authorizer
  * its refusal rate (two metrics).
  */
@@ -209,10 +210,11 @@ function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
   const single = 2 + API_METHODS + 3 + 1;
   const throttles = { alarms: 1, metrics: functions };
+  const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
   const rollback = { alarms: 2 * functions + 1, metrics: 1 + 2 * (functions - 1) + functions + 2 };
   return {
-    alarms: single + throttles.alarms + rollback.alarms,
-    metrics: single + throttles.metrics + rollback.metrics,
+    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms,
+    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics,
   };
 }
 

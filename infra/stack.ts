@@ -146,6 +146,10 @@ export class StoreOrdersStack extends Stack {
           ]),
       ),
       authorizerLogs: this.functions.authorizer.logGroup,
+      indexedTable: {
+        tableName: this.tables.tables.orders.tableName,
+        indexNames: TABLES.orders.indexes.map((index) => index.name),
+      },
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
       aliases: {
         authorizer: this.functions.authorizer.alias,

@@ -54,6 +54,11 @@ export interface ServiceAlarmsProps {
   longRunning: Record<string, { fn: IFunction; timeout: Duration }>;
   /** The authorizer's log group, where a failure to judge a key is logged. */
   authorizerLogs: ILogGroup;
+  /**
+   * The orders table and its global secondary indexes (the v2 listing's): their write throttling is
+   * what delays an index's propagation, the one signal of index lag CloudWatch offers.
+   */
+  indexedTable: { tableName: string; indexNames: readonly string[] };
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
@@ -257,6 +262,8 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    this.addIndexThrottles(props.indexedTable);
+
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));
     if (config.email) {
@@ -282,6 +289,39 @@ export class ServiceAlarms extends Construct {
    */
   private addRollback(id: string, version: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
     return this.add(id, { ...props, alarmName: rollbackAlarmName(Stack.of(this).stackName, id, version) });
+  }
+
+  /**
+   * Exact sync allows an index SYNC_TIMING.indexLagMs to catch up with its table. AWS publishes no
+   * metric of a global secondary index's propagation delay; what delays it is the index's write
+   * throttling, reported as WriteThrottleEvents with the GlobalSecondaryIndexName dimension.
+   */
+  private addIndexThrottles({ tableName, indexNames }: ServiceAlarmsProps['indexedTable']): void {
+    const metrics = Object.fromEntries(
+      indexNames.map((indexName, i) => [
+        `index${i}`,
+        new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName: 'WriteThrottleEvents',
+          dimensionsMap: { TableName: tableName, GlobalSecondaryIndexName: indexName },
+          statistic: 'Sum',
+          period: PERIOD,
+        }),
+      ]),
+    );
+    this.add('OrderIndexWriteThrottles', {
+      alarmDescription:
+        'DynamoDB throttled writes to an index of the orders table: its propagation may lag past the bound v2 sync allows for (docs/design.md#exact-incremental-sync).',
+      metric: new MathExpression({
+        expression: Object.keys(metrics).join(' + '),
+        usingMetrics: metrics,
+        period: PERIOD,
+        label: 'Write throttle events of the orders indexes',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
   }
 
   private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
