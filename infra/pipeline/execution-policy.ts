@@ -11,7 +11,7 @@ import { Aws } from 'aws-cdk-lib/core';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { ASSETS_BUCKET, VERSION_PARAMETER_ARN } from './bootstrap';
 import { EXECUTION_POLICY_ARN, NAME_PREFIX, PERMISSIONS_BOUNDARY_ARN, STACK_PREFIX } from './names';
-import { actionsWithoutResourceType } from './resource-actions';
+import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from './resource-actions';
 
 const arn = (service: string, resource: string, region: string = Aws.REGION) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -113,16 +113,7 @@ export function executionStatements(): PolicyStatement[] {
       resources: iamNames('policy'),
     }),
     new PolicyStatement({
-      actions: [
-        'iam:GetOpenIDConnectProvider',
-        'iam:CreateOpenIDConnectProvider',
-        'iam:DeleteOpenIDConnectProvider',
-        'iam:UpdateOpenIDConnectProviderThumbprint',
-        'iam:AddClientIDToOpenIDConnectProvider',
-        'iam:RemoveClientIDFromOpenIDConnectProvider',
-        'iam:TagOpenIDConnectProvider',
-        'iam:UntagOpenIDConnectProvider',
-      ],
+      actions: [...(RESOURCE_TYPE_ACTIONS['AWS::IAM::OIDCProvider']?.actions ?? [])],
       resources: [arn('iam', 'oidc-provider/token.actions.githubusercontent.com', '')],
     }),
     // The stages read the account stack's output (Fn::GetStackOutput).
