@@ -54,6 +54,7 @@ export function timedStore(store: LimiterStore, latency: RecentLatency, elapsedM
     recordRefusal: timed((item, write) => store.recordRefusal(item, write)),
     writeBan: timed((item, ban) => store.writeBan(item, ban)),
     giveBack: timed((item, write) => store.giveBack(item, write)),
+    markRevoked: timed((item, mark) => store.markRevoked(item, mark)),
     read: timed((item) => store.read(item)),
   };
 }

@@ -32,15 +32,18 @@ export interface AdminTarget {
   orders: OrdersRepository;
   /** The deprecated pets route's table: `pets import` writes it. */
   pets: PetsRepository;
-  /** Read only: `keys usage` reads a key's limiter item; the service alone writes it. */
-  limiter: Pick<RateLimiter, 'read'>;
+  /**
+   * `keys usage` reads a key's limiter item; `keys revoke` marks it revoked (markRevoked). The
+   * service alone counts in it.
+   */
+  limiter: Pick<RateLimiter, 'read' | 'markRevoked'>;
   gateway?: GatewayKeys;
   close(): void;
 }
 
 export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
-  /** The tables the admin command uses; it only ever reads the rate-limit items. */
+  /** The tables the admin command uses; of the rate-limit items it reads them and marks revocations. */
   names: TableNames;
   label: string;
   unreachableHint: string;
