@@ -5,7 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { HttpError } from '@middy/util';
 import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorJson, errorResponse, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
+import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { callerFromAuthorizerContext, type Caller } from '../core/caller';
@@ -67,7 +67,7 @@ function requestLogKeys(request: { event: ApiEvent }): void {
  * resulted. The limiter runs before the handler, so a 401 or 429 is an ordinary response even on
  * a streamed route.
  */
-function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
+function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['headers'] }>(
   route: Route,
   deps: ApiHandlerDeps,
   handler: middy.MiddyfiedHandler<ApiEvent, R, Error, Context>,
@@ -77,8 +77,11 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
   type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
   const errorCodes = routeErrorCodes(route.operationId);
+  // A 401 is the same answer whoever refuses the key (the gateway, or the limiter for a revoked
+  // key the authorizer cache still admits): it describes no route, as the gateway's cannot.
   const addRouteHeaders = (request: Req): void => {
-    if (request.response) request.response.headers = { ...request.response.headers, ...routeHeaders };
+    if (request.response && request.response.statusCode !== ERRORS.UNAUTHORIZED.status)
+      request.response.headers = { ...request.response.headers, ...routeHeaders };
   };
   return handler
     .use(injectLambdaContext(logger))

@@ -4,6 +4,7 @@ import { INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { createApiKey } from '../../lib/stores/key-service';
+import { adminRunner, testTarget } from '../support/admin-harness';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -60,6 +61,55 @@ test('a revoked key stops working once the authorizer cache expires', async () =
   await expectUnauthorized(bearer(doomed));
   // Other keys are unaffected.
   expect((await stack.call('GET', '/v1/store/orders', bearer(key))).status).toBe(200);
+});
+
+describe('keys revoke', () => {
+  /** One request on each route, v1 and v2 (each stage caches its own authorizations). */
+  const everyRoute: [string, string][] = [
+    ['GET', '/v1/store/orders'],
+    ['DELETE', '/v1/store/orders/1'],
+    ['GET', '/v1/pets/1'],
+    ['GET', '/v2/store/orders'],
+  ];
+  const admin = () => adminRunner(() => testTarget(stack.tables), { now: () => new Date(stack.clock.now()) });
+  const dayCount = async (id: string) => (await stack.app.limiter.read(id, stack.clock.now()))?.day ?? 0;
+
+  test("refuses the key's next request on every route, 401 as the authorizer's, while API Gateway's cache still holds its authorization; nothing is counted or changed", async () => {
+    await stack.app.orders.putMany([{ id: '1', status: 'pending' }]);
+    const { key: doomed, id } = await stack.newKey('free');
+    // A key whose record alone is revoked (no mark) shows what the cache does: it is served.
+    const { key: cachedOnly, id: cachedId } = await stack.newKey('free');
+    // Authorized, and cached, on both stages (a cached Allow covers every route of its stage).
+    for (const path of ['/v1/store/orders', '/v2/store/orders']) {
+      for (const key of [doomed, cachedOnly]) expect((await stack.call('GET', path, bearer(key))).status).toBe(200);
+    }
+    const counted = await dayCount(id);
+
+    const run = await admin()('keys', 'revoke', id);
+    expect(run).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('Its next request is refused with 401.');
+    await stack.app.keys.revoke(cachedId, new Date(stack.clock.now()));
+
+    // The clock has not moved: every authorization is still in the gateway's cache.
+    expect((await stack.call('GET', '/v1/store/orders', bearer(cachedOnly))).status).toBe(200);
+    for (const [method, path] of everyRoute) await expectUnauthorized(bearer(doomed), method, path);
+    expect(await dayCount(id)).toBe(counted);
+    expect((await stack.app.orders.get('1'))?.status).toBe('pending');
+    // Once the cache time has passed the authorizer refuses both itself.
+    stack.clock.advance(AUTHORIZER_CACHE_TTL_SECONDS * 1000 + 1);
+    await expectUnauthorized(bearer(doomed));
+    await expectUnauthorized(bearer(cachedOnly));
+  });
+
+  test('a revoke a moment before midnight UTC still refuses the cached key after midnight, on the new day', async () => {
+    stack.clock.set(Date.parse('2026-11-24T23:59:40.000Z'));
+    const { key: doomed, id } = await stack.newKey('free');
+    expect((await stack.call('GET', '/v1/store/orders', bearer(doomed))).status).toBe(200);
+    expect((await admin()('keys', 'revoke', id)).code).toBe(0);
+    stack.clock.advance(AUTHORIZER_CACHE_TTL_SECONDS * 1000 - 1_000);
+    await expectUnauthorized(bearer(doomed));
+    expect(await dayCount(id)).toBe(0);
+  });
 });
 
 test('a cached Allow covers every route, not just the first one used', async () => {
