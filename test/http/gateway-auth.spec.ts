@@ -1,10 +1,12 @@
 import { generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { PLAN_LIMITS, usagePlanBackstop } from '../../lib/contract/plans';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { createApiKey } from '../../lib/stores/key-service';
+import { gatewayResponse } from '../../lib/contract/gateway-responses';
 import { adminRunner, testTarget } from '../support/admin-harness';
+import { rawRequest } from '../support/raw-http';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -110,6 +112,33 @@ describe('keys revoke', () => {
     await expectUnauthorized(bearer(doomed));
     expect(await dayCount(id)).toBe(0);
   });
+});
+
+test("a flood of a read-only key's refused writes meets its usage plan's throttle (429 RATE_LIMITED from the gateway), while its reads go on to the limiter", async () => {
+  const throttle = usagePlanBackstop('free').throttle;
+  if (!throttle) throw new Error('the free plan has a usage-plan throttle');
+  const { key: reader, record } = await createApiKey(stack.app.keys, { plan: 'free', scope: 'read' });
+  await stack.app.orders.putMany([{ id: '3', status: 'pending' }]);
+  // Raw: the usage plan's 429 (API Gateway's THROTTLED response) carries no rate-limit headers, and
+  // the OpenAPI document, which requires them on every 429, does not describe it.
+  const deleteOnce = () => rawRequest(stack.baseUrl, 'DELETE', '/v1/store/orders/3', { headers: bearer(reader) });
+  // The bucket holds the burst: that many refusals are the policy's 403.
+  for (let i = 0; i < throttle.burstLimit; i++) expect((await deleteOnce()).status).toBe(403);
+  const throttled = await deleteOnce();
+  expect(throttled.headers['retry-after']).toBe('1');
+  expect(throttled.headers[RATE_LIMIT_HEADERS.limit.toLowerCase()]).toBeUndefined();
+  expect(throttled.status).toBe(429);
+  expect(JSON.parse(throttled.body)).toEqual(JSON.parse(gatewayResponse('THROTTLED').body));
+  // Its reads are the service limiter's to judge: served, and the only requests it counted.
+  const read = await stack.call('GET', '/v1/store/orders', bearer(reader));
+  expect(read.status).toBe(200);
+  expect(read.headers.get(RATE_LIMIT_HEADERS.remaining)).toBe(String(PLAN_LIMITS.free.perMinute - 1));
+  expect((await stack.app.limiter.read(record.id, stack.clock.now()))?.day).toBe(1);
+  // The bucket refills at its rate: a second gives that many more refusals, then the throttle again.
+  stack.clock.advance(1_000);
+  for (let i = 0; i < throttle.rateLimit; i++) expect((await deleteOnce()).status).toBe(403);
+  expect((await deleteOnce()).status).toBe(429);
+  expect((await stack.app.orders.get('3'))?.status).toBe('pending');
 });
 
 test('a cached Allow covers every route, not just the first one used', async () => {

@@ -21,6 +21,7 @@ import {
 import { basePathOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { policyAllows } from './policy';
+import { UsagePlanThrottle } from './usage-plan-throttle';
 import { inInvocation } from './invoke-store';
 import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
@@ -144,7 +145,7 @@ async function beforeDeadline<T>(
 
 /**
  * API Gateway REST on this machine (base path, 404/405, TOKEN authorizer and its cache, payload
- * limit, proxy event, function deadlines, gateway responses). Orders, keys and limits are the
+ * limit, proxy event, function deadlines, gateway responses, the usage plans' per-key throttle). Orders, keys and limits are the
  * handlers' to decide, unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
@@ -157,6 +158,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const functions = options.functions ?? FUNCTIONS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  const throttle = new UsagePlanThrottle(now);
   const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id] });
 
   const pending = new Map<string, Promise<APIGatewayAuthorizerResult>>();
@@ -288,7 +290,11 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
     const arn = methodArn(method, resourcePath, basePath);
     const authorized = await authorize(req.headers.authorization, arn, basePath);
-    if (!policyAllows(authorized.policyDocument, arn)) throw new GatewayAnswer('ACCESS_DENIED');
+    // Every request of a key takes a token of its usage plan's bucket; only a refusal of the
+    // gateway's own, which no handler's limiter sees, is throttled by it (usage-plan-throttle.ts).
+    const hadToken = throttle.take(authorized.usageIdentifierKey ?? undefined, authorized.context?.plan);
+    if (!policyAllows(authorized.policyDocument, arn))
+      throw new GatewayAnswer(hadToken ? 'ACCESS_DENIED' : 'THROTTLED');
 
     const parameters = resource.pattern.exec(resourcePath)?.groups;
     const event = buildProxyEvent({
