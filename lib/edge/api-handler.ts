@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
+import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { callerFromAuthorizerContext, type Caller } from '../core/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
@@ -23,6 +24,8 @@ export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable,
 export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
+  /** The deadline's timer; the real one unless a test runs on a virtual clock. */
+  timers?: Timers;
   /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
   limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
 }
@@ -106,31 +109,31 @@ export const DEADLINE_MARGIN_MS = 500;
  * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
  * after the other, could outlast the function, and then API Gateway, not the service, would answer.
  */
-function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
+function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, timers: Timers) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const deadline = new Promise<ApiResult>((resolve) => {
-      timer = setTimeout(
-        () => {
-          logger.error('request abandoned at the function deadline');
-          resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
-        },
-        Math.max(0, remaining - DEADLINE_MARGIN_MS),
-      );
+      cancel = timers.after(Math.max(0, remaining - DEADLINE_MARGIN_MS), () => {
+        logger.error('request abandoned at the function deadline');
+        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
+      });
     });
     try {
       return await Promise.race([handler(event, context), deadline]);
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
   };
 }
 
 /** `workCalls`: the DynamoDB calls the route's work makes once admitted (the limiter's time budget). */
 export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler, workCalls = 0) {
-  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls));
+  return withDeadline(
+    withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls),
+    deps.timers ?? REAL_TIMERS,
+  );
 }
 
 /**

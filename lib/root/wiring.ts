@@ -3,6 +3,7 @@
 // root makes from one Wiring is made once, on first use, and shared by the handlers made from it.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
+import type { Timers } from '../commons/timers';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { CURSOR_KEY_ENV } from '../contract/sync';
@@ -21,6 +22,11 @@ export interface Wiring {
   tables: TableNames | ((table: TableId) => string);
   /** The clock (epoch ms) of the limiter, the listing leases and the store-size cache. */
   now?: () => number;
+  /**
+   * The handlers' deadline timers and the clock the limiter times its calls by: the real ones
+   * unless a test runs the service on a virtual clock.
+   */
+  timers?: Timers;
   /** Whether a failed condition brings its item back: by default yes on AWS, no on an endpoint. */
   conditionFailures?: ConditionFailureItems;
   /** Listings the whole stage may run at once (stageListingsCap); none when absent. */

@@ -45,12 +45,10 @@ export class RateLimiter {
     /** The limiter's clock, epoch ms; answers read it again when they are made. */
     readonly now: () => number = Date.now,
     conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
+    /** The monotonic clock the store calls are timed by (the time budget); a virtual one in tests. */
+    elapsedMs: () => number = () => performance.now(),
   ) {
-    this.limiter = timedLimiter(
-      new DynamoLimiterStore(doc, table, conditionFailures),
-      { now, elapsedMs: () => performance.now() },
-      warn,
-    );
+    this.limiter = timedLimiter(new DynamoLimiterStore(doc, table, conditionFailures), { now, elapsedMs }, warn);
   }
 
   /** With `budget`, a request that could no longer be served in time is not counted (NoTimeToServeError). */

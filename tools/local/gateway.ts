@@ -20,6 +20,7 @@ import {
 } from '../../lib/contract/gateway-responses';
 import { basePathOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
+import { REAL_TIMERS, type Timers } from '../../lib/commons/timers';
 import { policyAllows } from './policy';
 import { UsagePlanThrottle } from './usage-plan-throttle';
 import { inInvocation } from './invoke-store';
@@ -58,6 +59,8 @@ export interface LocalGatewayOptions {
   onAccessLog?: (entry: AccessLogEntry) => void;
   /** How long a client may take to send a request; request-framing.ts's unless a test needs short ones. */
   receiveLimits?: ReceiveLimits;
+  /** The functions' deadlines: real time unless a test runs the stack on a virtual clock. */
+  timers?: Timers;
 }
 
 interface CompiledRoute {
@@ -127,19 +130,20 @@ class DeadlinePassed extends Error {
 async function beforeDeadline<T>(
   work: Promise<T>,
   context: Context,
+  timers: Timers,
   onDeadline: () => void = () => undefined,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = timers.after(context.getRemainingTimeInMillis(), () => {
       onDeadline();
       reject(new DeadlinePassed());
-    }, context.getRemainingTimeInMillis());
+    });
   });
   try {
     return await Promise.race([work, deadline]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 
@@ -159,7 +163,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   const throttle = new UsagePlanThrottle(now);
-  const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id] });
+  const timers = options.timers ?? REAL_TIMERS;
+  const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id], now: timers.now });
 
   const pending = new Map<string, Promise<APIGatewayAuthorizerResult>>();
 
@@ -175,7 +180,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const invocation = inInvocation(context, () =>
       options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context),
     );
-    const call = beforeDeadline(invocation, context).finally(() => pending.delete(cacheKey));
+    const call = beforeDeadline(invocation, context, timers).finally(() => pending.delete(cacheKey));
     pending.set(cacheKey, call);
     return call;
   }
@@ -206,7 +211,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   // A handler that crashes, times out or returns no response is answered DEFAULT_5XX (the server's catch).
   async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, id: FunctionId): Promise<PlainResponse> {
     const context = contextOf(id);
-    return (await beforeDeadline(invokeBuffered(handler, event, context), context)) ?? gatewayResponse('DEFAULT_5XX');
+    return (
+      (await beforeDeadline(invokeBuffered(handler, event, context), context, timers)) ?? gatewayResponse('DEFAULT_5XX')
+    );
   }
 
   /**
@@ -249,7 +256,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       if (!res.writableFinished) stream.destroy(new Error('client went away'));
     });
     try {
-      await beforeDeadline(done, context, () => stream.destroy(new DeadlinePassed()));
+      await beforeDeadline(done, context, timers, () => stream.destroy(new DeadlinePassed()));
     } catch (error) {
       if (!stream.headSent) throw error;
       res.destroy();
