@@ -82,7 +82,7 @@ const MAX_WRITES = 4;
  * KeyRevokedError when the key is marked revoked.
  */
 export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, budget?: TimeBudget): Promise<Admission> {
-  const now = unixSeconds(deps.now());
+  const now = unixSeconds(budget?.arrivedAtMs ?? deps.now());
   const day = windowAt('day', now);
   const item: LimiterItem = { keyId, day };
   const ourMinute = windowAt('minute', now).start;

@@ -269,6 +269,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     res: ServerResponse,
     requestId: string,
   ): Promise<PlainResponse | Streamed> {
+    // API Gateway's requestTimeEpoch is when the request arrived, before the authorizer's lookup.
+    const receivedAt = now();
     const body = await framing.readBody(req);
     if (!body.ok) return badRequest(body.message);
     if (req.headers.host === undefined) return badRequest('The request has no Host header.');
@@ -315,7 +317,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       body: body.text,
       authorizer: authorized,
       requestId,
-      now: now(),
+      now: receivedAt,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
       protocol: `HTTP/${req.httpVersion}`,
     });
