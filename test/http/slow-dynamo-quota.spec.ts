@@ -45,7 +45,11 @@ test('100 cancels at :59.8 and 100 at :00.1 on a free key, every DynamoDB reply 
   const free = PLAN_LIMITS.free;
   const time = new VirtualTime(Date.parse('2026-11-22T10:00:59.800Z'));
   const orders = new OrdersRepository(tables.doc, tables.names.orders);
-  await orders.putMany(Array.from({ length: 200 }, (_, i) => ({ id: String(i + 1), status: 'pending' as const })));
+  // Written before the test's minute, on its clock: a cancel's stamp is later than the order's.
+  const updatedAt = new Date(time.now() - 3_600_000).toISOString();
+  await orders.putMany(
+    Array.from({ length: 200 }, (_, i) => ({ id: String(i + 1), status: 'pending' as const, updatedAt })),
+  );
   const { key, record } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), {
     plan: 'free',
   });
