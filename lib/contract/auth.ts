@@ -1,6 +1,7 @@
 /**
  * Authorizer settings shared by the CDK stack and the local gateway, so both behave alike.
- * A revoked key keeps working for at most this long, because API Gateway caches the
- * authorizer's answer per token.
+ * API Gateway caches the authorizer's answer per token this long. A revoked key does not live on in
+ * the cache: `keys revoke` also marks the key's limiter items for this long (plus clock skew), and
+ * the admitting write every request makes refuses it (lib/core/limiter.ts).
  */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 60;

@@ -23,3 +23,15 @@ export class NoTimeToServeError extends Error {
     super(`A request on ${key} had no time left to be served before its deadline`);
   }
 }
+
+/**
+ * The key was revoked: `keys revoke` marks the key's limiter items, and the admitting write, which
+ * every request with a key makes, meets the mark. Answered 401 like any revoked key, whatever the
+ * authorizer's cached answer says; counted nowhere.
+ */
+export class KeyRevokedError extends Error {
+  override readonly name = 'KeyRevokedError';
+  constructor(readonly key: string) {
+    super(`The key of ${key} is revoked`);
+  }
+}

@@ -11,6 +11,12 @@ export interface TimeBudget {
   remainingMs: () => number;
   /** DynamoDB calls the request's own work makes once admitted, in the common case (a cancel: 1). */
   workCalls: number;
+  /**
+   * When the gateway received the request (epoch ms): its windows are that moment's. A request sent
+   * at :59.8 whose key lookup took seconds is still one of that minute's, not the next one's, where
+   * it would take a slot of the next minute's own requests (and count their refusals toward a ban).
+   */
+  arrivedAtMs?: number;
 }
 
 /** Whether `calls` more DynamoDB calls, each as slow as the slowest seen lately, fit in the budget. */
@@ -54,6 +60,7 @@ export function timedStore(store: LimiterStore, latency: RecentLatency, elapsedM
     recordRefusal: timed((item, write) => store.recordRefusal(item, write)),
     writeBan: timed((item, ban) => store.writeBan(item, ban)),
     giveBack: timed((item, write) => store.giveBack(item, write)),
+    markRevoked: timed((item, mark) => store.markRevoked(item, mark)),
     read: timed((item) => store.read(item)),
   };
 }

@@ -3,7 +3,7 @@
 // conditional writes are declared by its port, lib/core/limiter-store.ts.
 import { BAN, type Limits } from '../contract/plans';
 import type { RateLimitCode } from '../contract/operations';
-import { firstToRunOut, MINUTE_SECONDS, type Window, type WindowState } from './windows';
+import { daysCovering, firstToRunOut, MINUTE_SECONDS, type Window, type WindowState } from './windows';
 
 /** The limiter refuses with exactly the contract's rate-limit codes. */
 export type RejectionReason = RateLimitCode;
@@ -43,6 +43,8 @@ export interface LimiterState {
   refused: number;
   bannedFrom: number | undefined;
   bannedUntil: number | undefined;
+  /** The key was revoked (`keys revoke` marks the items its cached authorizations can still reach). */
+  revoked: boolean;
 }
 
 /** What a failed condition told the limiter: the item, or that there is none. */
@@ -60,7 +62,8 @@ export type LimiterPlan =
       refusedBefore: number;
     }
   | { kind: 'banned'; until: number }
-  | { kind: 'too late' };
+  | { kind: 'too late' }
+  | { kind: 'revoked' };
 
 /**
  * What to do given the stored item, for a request that arrived at `now` (Unix seconds) in
@@ -70,6 +73,8 @@ export type LimiterPlan =
  */
 export function planFor(found: Found, ourMinute: number, limits: Limits, now: number, minuteNow: number): LimiterPlan {
   if (found === 'absent') return { kind: 'admit', minute: ourMinute, newMinute: true };
+  // Before anything else: a revoked key has no windows left to describe, banned or not.
+  if (found.revoked) return { kind: 'revoked' };
   if (isBanned(found, now)) return { kind: 'banned', until: found.bannedUntil as number };
   // A stored minute ahead of ours is the current one while our clock still reads our minute
   // (another function's clock runs a little ahead). Once our clock has passed it too, the request
@@ -144,4 +149,20 @@ export function refusedBy(reason: 'RATE_LIMITED' | 'QUOTA_EXCEEDED', minute: num
       resetAt: byMinute ? minute + MINUTE_SECONDS : day.resetAt,
     },
   } satisfies Admission;
+}
+
+/**
+ * Seconds either side of `keys revoke`'s clock that its marks also cover: the functions' clocks may
+ * differ from the operator's machine's by this much (a mark missing on the day a function's clock
+ * already reads would let a cached authorization through).
+ */
+export const REVOCATION_CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * The days whose limiter items a revocation at `now` (Unix seconds) marks: every day a request on
+ * an authorization cached before the revoke can still arrive in, by any function's clock. Past
+ * the cache time the authorizer reads the key again and refuses it itself.
+ */
+export function revocationDays(now: number, cacheTtlSeconds: number): Window[] {
+  return daysCovering(now - REVOCATION_CLOCK_SKEW_SECONDS, now + cacheTtlSeconds + REVOCATION_CLOCK_SKEW_SECONDS);
 }

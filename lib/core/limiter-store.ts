@@ -20,8 +20,9 @@ export type NotApplied = { applied: false; found: Found };
 
 export interface LimiterStore {
   /**
-   * The one admitting write. Applied only while no ban is in force at `now` (none stored, ended
-   * at or before `now`, or starting after it) and the day count is below `limits.perDay`, and:
+   * The one admitting write. Applied only while the item bears no revocation mark, no ban is in
+   * force at `now` (none stored, ended at or before `now`, or starting after it) and the day count
+   * is below `limits.perDay`, and:
    * - into the stored minute (`newMinute` false): the stored minute is `minute` and its count is
    *   below `limits.perMinute`; increments the day and minute counts;
    * - as the first request of `minute` (`newMinute` true): no minute is stored, or an earlier one
@@ -56,6 +57,12 @@ export interface LimiterStore {
    * has moved on. True when a count was given back.
    */
   giveBack(item: LimiterItem, write: { minute: number }): Promise<boolean>;
+
+  /**
+   * Marks the key revoked on this item (creating it if need be, to expire with its day), so every
+   * later `take` on it fails. Nothing else on the item changes; a mark already there stays.
+   */
+  markRevoked(item: LimiterItem, mark: { at: number }): Promise<void>;
 
   /** The item, read consistently. */
   read(item: LimiterItem): Promise<Found>;

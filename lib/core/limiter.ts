@@ -33,11 +33,16 @@
 // Giving back only undoes this request's own increment, so it cannot make a window serve more
 // than its limit; a give-back whose reply is lost may leave the slot used, as a lost reply does.
 //
+// Revocation rides on the same write: `keys revoke` marks the key's items (markRevoked), the
+// admitting write is conditional on no mark, and the item its failure brings back says revoked, so
+// a key revoked while API Gateway still caches its authorization is refused (KeyRevokedError, a
+// 401) with no call beyond the one every request makes, and counted nowhere.
+//
 // Exactness does not depend on replies arriving on time: the store sends each write once (see the
 // port), so a write whose reply was late is never applied twice. Such a write may use up a slot
 // without serving; it can never over-admit.
 import type { Limits } from '../contract/plans';
-import { MinutePassedError, NoTimeToServeError } from './limit-errors';
+import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from './limit-errors';
 import { RecentLatency, timeFor, timedStore, type TimeBudget } from './limiter-budget';
 import {
   admitted,
@@ -46,6 +51,7 @@ import {
   banThreshold,
   planFor,
   refusedBy,
+  revocationDays,
   type Admission,
   type AdmittedSlot,
   type LimiterPlan,
@@ -71,11 +77,12 @@ export interface LimiterDeps {
 const MAX_WRITES = 4;
 
 /**
- * Admits one request of `keyId` or refuses it; throws MinutePassedError when it came too late, and
- * NoTimeToServeError when, with `budget`, it could no longer be served in time (not counted).
+ * Admits one request of `keyId` or refuses it; throws MinutePassedError when it came too late,
+ * NoTimeToServeError when, with `budget`, it could no longer be served in time (not counted), and
+ * KeyRevokedError when the key is marked revoked.
  */
 export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, budget?: TimeBudget): Promise<Admission> {
-  const now = unixSeconds(deps.now());
+  const now = unixSeconds(budget?.arrivedAtMs ?? deps.now());
   const day = windowAt('day', now);
   const item: LimiterItem = { keyId, day };
   const ourMinute = windowAt('minute', now).start;
@@ -83,6 +90,7 @@ export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, bu
   // Most requests fall in a minute already started: try that first, learn otherwise from the answer.
   let plan: LimiterPlan = { kind: 'admit', minute: ourMinute, newMinute: false };
   for (let write = 0; write < MAX_WRITES; write++) {
+    if (plan.kind === 'revoked') throw new KeyRevokedError(limiterKey(keyId, day));
     if (plan.kind === 'banned') return banned(plan.until, limits);
     if (plan.kind === 'refuse') return refuse(deps, item, plan, ourMinute, limits, now, inTime(1));
     // Not even time for the work, however quick this write's reply: answer now, counted nowhere.
@@ -98,6 +106,7 @@ export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, bu
     plan = planFor(outcome.found, ourMinute, limits, now, windowAt('minute', unixSeconds(deps.now())).start);
     if (plan.kind === 'too late') throw new MinutePassedError(limiterKey(keyId, day));
   }
+  if (plan.kind === 'revoked') throw new KeyRevokedError(limiterKey(keyId, day));
   throw new Error(`Rate limit item ${limiterKey(keyId, day)} kept changing`);
 }
 
@@ -199,6 +208,16 @@ export async function giveBack(deps: LimiterDeps, keyId: string, slot: AdmittedS
 }
 
 /**
+ * Marks `keyId` revoked on every day's item a request on an authorization cached before `nowMs`
+ * can reach (`revocationDays`), so its next admitting write fails. Each mark is sent once; a
+ * failure is thrown: the revoke is not done until every mark is.
+ */
+export async function markRevoked(store: LimiterStore, keyId: string, nowMs: number, cacheTtlSeconds: number) {
+  const now = unixSeconds(nowMs);
+  await Promise.all(revocationDays(now, cacheTtlSeconds).map((day) => store.markRevoked({ keyId, day }, { at: now })));
+}
+
+/**
  * The algorithm over `store`, each store call timed by `elapsedMs` (a monotonic clock) for the
  * time budget: what RateLimiter runs over DynamoDB, and the tests over the in-memory store.
  */
@@ -219,5 +238,7 @@ export function timedLimiter(
     now: clocks.now,
     admit: (keyId: string, limits: Limits, budget?: TimeBudget) => admit(deps, keyId, limits, budget),
     giveBack: (keyId: string, slot: AdmittedSlot) => giveBack(deps, keyId, slot),
+    markRevoked: (keyId: string, nowMs: number, cacheTtlSeconds: number) =>
+      markRevoked(deps.store, keyId, nowMs, cacheTtlSeconds),
   };
 }

@@ -5,9 +5,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { HttpError } from '@middy/util';
 import type { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorJson, errorResponse, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
+import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '../contract/errors';
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
+import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { callerFromAuthorizerContext, type Caller } from '../core/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
@@ -23,6 +24,8 @@ export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable,
 export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
 
 export interface ApiHandlerDeps {
+  /** The deadline's timer; the real one unless a test runs on a virtual clock. */
+  timers?: Timers;
   /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
   limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
 }
@@ -67,7 +70,7 @@ function requestLogKeys(request: { event: ApiEvent }): void {
  * resulted. The limiter runs before the handler, so a 401 or 429 is an ordinary response even on
  * a streamed route.
  */
-function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
+function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['headers'] }>(
   route: Route,
   deps: ApiHandlerDeps,
   handler: middy.MiddyfiedHandler<ApiEvent, R, Error, Context>,
@@ -77,8 +80,11 @@ function withApiMiddleware<R extends { headers?: ApiResult['headers'] }>(
   type Req = middy.Request<ApiEvent, R, Error, Context>;
   const routeHeaders = deprecationHeaders(route);
   const errorCodes = routeErrorCodes(route.operationId);
+  // A 401 is the same answer whoever refuses the key (the gateway, or the limiter for a revoked
+  // key the authorizer cache still admits): it describes no route, as the gateway's cannot.
   const addRouteHeaders = (request: Req): void => {
-    if (request.response) request.response.headers = { ...request.response.headers, ...routeHeaders };
+    if (request.response && request.response.statusCode !== ERRORS.UNAUTHORIZED.status)
+      request.response.headers = { ...request.response.headers, ...routeHeaders };
   };
   return handler
     .use(injectLambdaContext(logger))
@@ -103,31 +109,31 @@ export const DEADLINE_MARGIN_MS = 500;
  * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
  * after the other, could outlast the function, and then API Gateway, not the service, would answer.
  */
-function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>) {
+function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, timers: Timers) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const deadline = new Promise<ApiResult>((resolve) => {
-      timer = setTimeout(
-        () => {
-          logger.error('request abandoned at the function deadline');
-          resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
-        },
-        Math.max(0, remaining - DEADLINE_MARGIN_MS),
-      );
+      cancel = timers.after(Math.max(0, remaining - DEADLINE_MARGIN_MS), () => {
+        logger.error('request abandoned at the function deadline');
+        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
+      });
     });
     try {
       return await Promise.race([handler(event, context), deadline]);
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
   };
 }
 
 /** `workCalls`: the DynamoDB calls the route's work makes once admitted (the limiter's time budget). */
 export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteHandler, workCalls = 0) {
-  return withDeadline(withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls));
+  return withDeadline(
+    withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls),
+    deps.timers ?? REAL_TIMERS,
+  );
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
 import { StageListingsFullError, TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
-import { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
+import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
 import { InvalidCursorError, InvalidQueryError } from '../core/sync-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
@@ -55,7 +55,8 @@ function answerTo(error: unknown): ErrorAnswer | undefined {
     return { code: 'TOO_MANY_LISTINGS', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   if (error instanceof InvalidQueryError) return { code: 'INVALID_QUERY', headers: {}, message: error.message };
   if (error instanceof InvalidCursorError) return { code: 'INVALID_CURSOR', headers: {} };
-  if (error instanceof MissingCallerError) return UNAUTHORIZED_ANSWER;
+  // A revoked key whose authorization API Gateway still caches: refused as the authorizer would.
+  if (error instanceof MissingCallerError || error instanceof KeyRevokedError) return UNAUTHORIZED_ANSWER;
   // The stage runs as many listings as it may: a capacity refusal, not the key's doing.
   if (error instanceof StageListingsFullError) return SERVICE_UNAVAILABLE_ANSWER;
   if (error instanceof RateLimitRejectedError)

@@ -4,6 +4,7 @@ import type { Caller } from '../core/caller';
 import type { RateLimiter, TimeBudget, WindowState } from '../stores/rate-limiter';
 import { refusalAt } from '../core/windows';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
+import { FUNCTIONS } from '../contract/deployment';
 import { RateLimitRejectedError } from './http-errors';
 import { businessMetrics } from './metrics';
 
@@ -39,10 +40,33 @@ export interface AdmissionTime {
   workCalls: number;
 }
 
-/** The request's budget, from the function's remaining time; none when the context has no deadline. */
-function budgetOf(context: Partial<Context> | undefined, time: AdmissionTime): TimeBudget | undefined {
+/**
+ * How long before the limiter runs a request can have arrived: the authorizer's deadline, and a
+ * second for the gateway. An arrival time outside it (later than the limiter's clock, or older) is
+ * another clock's, not this request's wait, and the limiter's own clock decides the windows.
+ */
+const ARRIVAL_TRUSTED_MS = (FUNCTIONS.authorizer.timeoutSeconds + 1) * 1000;
+
+/**
+ * The request's budget, from the function's remaining time, and when the gateway received it
+ * (API Gateway's requestTimeEpoch); none when the context has no deadline.
+ */
+function budgetOf(
+  event: APIGatewayProxyEvent,
+  context: Partial<Context> | undefined,
+  time: AdmissionTime,
+  nowMs: number,
+): TimeBudget | undefined {
   const remaining = context?.getRemainingTimeInMillis?.bind(context);
-  return remaining && { remainingMs: () => remaining() - time.marginMs, workCalls: time.workCalls };
+  const arrivedAtMs = event.requestContext?.requestTimeEpoch;
+  const waited = typeof arrivedAtMs === 'number' ? nowMs - arrivedAtMs : -1;
+  return (
+    remaining && {
+      remainingMs: () => remaining() - time.marginMs,
+      workCalls: time.workCalls,
+      ...(waited >= 0 && waited <= ARRIVAL_TRUSTED_MS ? { arrivedAtMs } : {}),
+    }
+  );
 }
 
 /**
@@ -67,7 +91,8 @@ export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers']
   return {
     before: async (request) => {
       const { keyId, plan, limits } = caller(request);
-      const admission = await limiter.admit(keyId, limits, budgetOf(request.context, time));
+      const budget = budgetOf(request.event, request.context, time, limiter.now());
+      const admission = await limiter.admit(keyId, limits, budget);
       if (admission.admitted) {
         const { event } = request;
         states.set(event, admission.headers);

@@ -25,11 +25,16 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
   makeCancelOrderHandler({
     orders: w.standIns?.orders ?? ordersStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
+    ...(w.timers ? { timers: w.timers } : {}),
   }),
 );
 
 export const getPetHandler = /* @__PURE__ */ perWiring((w) =>
-  makeGetPetHandler({ pets: petsStore(w), limiter: w.standIns?.limiter ?? limiterStore(w) }),
+  makeGetPetHandler({
+    pets: petsStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    ...(w.timers ? { timers: w.timers } : {}),
+  }),
 );
 
 export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>

@@ -45,7 +45,14 @@ export const keysStore = /* @__PURE__ */ perWiring(
 );
 
 export const limiterStore = /* @__PURE__ */ perWiring(
-  (w) => new RateLimiter(counterClient(w), tableName(w, 'rateLimits'), clockOf(w), conditionFailuresOf(w)),
+  (w) =>
+    new RateLimiter(
+      counterClient(w),
+      tableName(w, 'rateLimits'),
+      clockOf(w),
+      conditionFailuresOf(w),
+      w.timers ? w.timers.now : undefined,
+    ),
 );
 
 /** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */

@@ -4,6 +4,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
+import type { Timers } from '../commons/timers';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
@@ -23,6 +24,11 @@ export interface Wiring {
   tables: TableNames | ((table: TableId) => string);
   /** The clock (epoch ms) of the limiter, the listing leases and the store-size cache. */
   now?: () => number;
+  /**
+   * The handlers' deadline timers and the clock the limiter times its calls by: the real ones
+   * unless a test runs the service on a virtual clock.
+   */
+  timers?: Timers;
   /** Whether a failed condition brings its item back: by default yes on AWS, no on an endpoint. */
   conditionFailures?: ConditionFailureItems;
   /** Listings the whole stage may run at once (stageListingsCap); none when absent. */

@@ -45,12 +45,10 @@ export class RateLimiter {
     /** The limiter's clock, epoch ms; answers read it again when they are made. */
     readonly now: () => number = Date.now,
     conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
+    /** The monotonic clock the store calls are timed by (the time budget); a virtual one in tests. */
+    elapsedMs: () => number = () => performance.now(),
   ) {
-    this.limiter = timedLimiter(
-      new DynamoLimiterStore(doc, table, conditionFailures),
-      { now, elapsedMs: () => performance.now() },
-      warn,
-    );
+    this.limiter = timedLimiter(new DynamoLimiterStore(doc, table, conditionFailures), { now, elapsedMs }, warn);
   }
 
   /** With `budget`, a request that could no longer be served in time is not counted (NoTimeToServeError). */
@@ -61,6 +59,14 @@ export class RateLimiter {
   /** Undoes an admission whose request was refused after all, for a reason of its own (no listing room). */
   giveBack(keyId: string, slot: AdmittedSlot): Promise<void> {
     return this.limiter.giveBack(keyId, slot);
+  }
+
+  /**
+   * Marks the key revoked on the limiter items its cached authorizations (`cacheTtlSeconds`) can
+   * still reach from `nowMs`: its next request is refused 401 by its own admitting write.
+   */
+  markRevoked(keyId: string, nowMs: number, cacheTtlSeconds: number): Promise<void> {
+    return this.limiter.markRevoked(keyId, nowMs, cacheTtlSeconds);
   }
 
   /** The limiter item of a key for the UTC day containing `nowMs`, read consistently. */
@@ -84,6 +90,7 @@ const NAMES = {
   '#refused': 'refused',
   '#bannedUntil': 'bannedUntil',
   '#bannedFrom': 'bannedFrom',
+  '#revokedAt': 'revokedAt',
   '#expiresAt': TABLES.rateLimits.ttlAttribute,
 } as const;
 type Name = keyof typeof NAMES;
@@ -95,6 +102,8 @@ type Name = keyof typeof NAMES;
 const NOT_BANNED = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now OR #bannedFrom > :now)';
 /** A ban in force is never extended or moved. */
 const NO_BAN_IN_FORCE = '(attribute_not_exists(#bannedUntil) OR #bannedUntil <= :now)';
+/** `keys revoke` has not marked the item (markRevoked). */
+const NOT_REVOKED = 'attribute_not_exists(#revokedAt)';
 const DAY_BELOW_LIMIT = '(attribute_not_exists(#day) OR #day < :perDay)';
 /** A later minute is never moved back, whatever a lagging clock says. */
 const MINUTE_BEFORE = '(attribute_not_exists(#minute) OR #minute < :minute)';
@@ -122,7 +131,7 @@ export class DynamoLimiterStore implements LimiterStore {
             ? {
                 UpdateExpression:
                   'SET #day = if_not_exists(#day, :zero) + :one, #minute = :minute, #inMinute = :one, #refused = :zero, #expiresAt = :expiresAt',
-                ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED}`,
+                ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
                 ExpressionAttributeNames: names(
                   '#day',
                   '#minute',
@@ -131,13 +140,21 @@ export class DynamoLimiterStore implements LimiterStore {
                   '#expiresAt',
                   '#bannedUntil',
                   '#bannedFrom',
+                  '#revokedAt',
                 ),
                 ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiresAt(item.day.resetAt) },
               }
             : {
                 UpdateExpression: 'SET #day = #day + :one, #inMinute = #inMinute + :one',
-                ConditionExpression: `#minute = :minute AND #inMinute < :perMinute AND #day < :perDay AND ${NOT_BANNED}`,
-                ExpressionAttributeNames: names('#day', '#minute', '#inMinute', '#bannedUntil', '#bannedFrom'),
+                ConditionExpression: `#minute = :minute AND #inMinute < :perMinute AND #day < :perDay AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
+                ExpressionAttributeNames: names(
+                  '#day',
+                  '#minute',
+                  '#inMinute',
+                  '#bannedUntil',
+                  '#bannedFrom',
+                  '#revokedAt',
+                ),
                 ExpressionAttributeValues: { ...values, ':perMinute': write.limits.perMinute },
               }),
           ReturnValues: 'UPDATED_NEW',
@@ -235,6 +252,19 @@ export class DynamoLimiterStore implements LimiterStore {
     return dayOnly.applied;
   }
 
+  async markRevoked(item: LimiterItem, mark: { at: number }): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: limiterKey(item.keyId, item.day) },
+        UpdateExpression:
+          'SET #revokedAt = if_not_exists(#revokedAt, :at), #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+        ExpressionAttributeNames: names('#revokedAt', '#expiresAt'),
+        ExpressionAttributeValues: { ':at': mark.at, ':expiresAt': expiresAt(item.day.resetAt) },
+      }),
+    );
+  }
+
   read(item: LimiterItem): Promise<Found> {
     return this.readItem(limiterKey(item.keyId, item.day));
   }
@@ -264,6 +294,7 @@ function stateOf(item: Item): LimiterState {
     refused: numberOf(item.refused) ?? 0,
     bannedFrom: numberOf(item.bannedFrom),
     bannedUntil: numberOf(item.bannedUntil),
+    revoked: item.revokedAt !== undefined,
   };
 }
 

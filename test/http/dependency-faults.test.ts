@@ -2,4 +2,4 @@
 // One runner, one load of the stack's modules: see test/support/specs.ts.
 import { runSpecs } from '../support/specs';
 
-runSpecs(__dirname, ['faults', 'faults-restart']);
+runSpecs(__dirname, ['faults', 'faults-restart', 'slow-dynamo-quota']);

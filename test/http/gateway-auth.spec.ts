@@ -1,9 +1,12 @@
 import { generateApiKey } from '../../lib/core/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { PLAN_LIMITS, usagePlanBackstop } from '../../lib/contract/plans';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { createApiKey } from '../../lib/stores/key-service';
+import { gatewayResponse } from '../../lib/contract/gateway-responses';
+import { adminRunner, testTarget } from '../support/admin-harness';
+import { rawRequest } from '../support/raw-http';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -60,6 +63,82 @@ test('a revoked key stops working once the authorizer cache expires', async () =
   await expectUnauthorized(bearer(doomed));
   // Other keys are unaffected.
   expect((await stack.call('GET', '/v1/store/orders', bearer(key))).status).toBe(200);
+});
+
+describe('keys revoke', () => {
+  /** One request on each route, v1 and v2 (each stage caches its own authorizations). */
+  const everyRoute: [string, string][] = [
+    ['GET', '/v1/store/orders'],
+    ['DELETE', '/v1/store/orders/1'],
+    ['GET', '/v1/pets/1'],
+    ['GET', '/v2/store/orders'],
+  ];
+  const admin = () => adminRunner(() => testTarget(stack.tables), { now: () => new Date(stack.clock.now()) });
+  const dayCount = async (id: string) => (await stack.app.limiter.read(id, stack.clock.now()))?.day ?? 0;
+
+  test("refuses the key's next request on every route, 401 as the authorizer's, while API Gateway's cache still holds its authorization; nothing is counted or changed", async () => {
+    await stack.app.orders.putMany([{ id: '1', status: 'pending' }]);
+    const { key: doomed, id } = await stack.newKey('free');
+    // A key whose record alone is revoked (no mark) shows what the cache does: it is served.
+    const { key: cachedOnly, id: cachedId } = await stack.newKey('free');
+    // Authorized, and cached, on both stages (a cached Allow covers every route of its stage).
+    for (const path of ['/v1/store/orders', '/v2/store/orders']) {
+      for (const key of [doomed, cachedOnly]) expect((await stack.call('GET', path, bearer(key))).status).toBe(200);
+    }
+    const counted = await dayCount(id);
+
+    const run = await admin()('keys', 'revoke', id);
+    expect(run).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('Its next request is refused with 401.');
+    await stack.app.keys.revoke(cachedId, new Date(stack.clock.now()));
+
+    // The clock has not moved: every authorization is still in the gateway's cache.
+    expect((await stack.call('GET', '/v1/store/orders', bearer(cachedOnly))).status).toBe(200);
+    for (const [method, path] of everyRoute) await expectUnauthorized(bearer(doomed), method, path);
+    expect(await dayCount(id)).toBe(counted);
+    expect((await stack.app.orders.get('1'))?.status).toBe('pending');
+    // Once the cache time has passed the authorizer refuses both itself.
+    stack.clock.advance(AUTHORIZER_CACHE_TTL_SECONDS * 1000 + 1);
+    await expectUnauthorized(bearer(doomed));
+    await expectUnauthorized(bearer(cachedOnly));
+  });
+
+  test('a revoke a moment before midnight UTC still refuses the cached key after midnight, on the new day', async () => {
+    stack.clock.set(Date.parse('2026-11-24T23:59:40.000Z'));
+    const { key: doomed, id } = await stack.newKey('free');
+    expect((await stack.call('GET', '/v1/store/orders', bearer(doomed))).status).toBe(200);
+    expect((await admin()('keys', 'revoke', id)).code).toBe(0);
+    stack.clock.advance(AUTHORIZER_CACHE_TTL_SECONDS * 1000 - 1_000);
+    await expectUnauthorized(bearer(doomed));
+    expect(await dayCount(id)).toBe(0);
+  });
+});
+
+test("a flood of a read-only key's refused writes meets its usage plan's throttle (429 RATE_LIMITED from the gateway), while its reads go on to the limiter", async () => {
+  const throttle = usagePlanBackstop('free').throttle;
+  if (!throttle) throw new Error('the free plan has a usage-plan throttle');
+  const { key: reader, record } = await createApiKey(stack.app.keys, { plan: 'free', scope: 'read' });
+  await stack.app.orders.putMany([{ id: '3', status: 'pending' }]);
+  // Raw: the usage plan's 429 (API Gateway's THROTTLED response) carries no rate-limit headers, and
+  // the OpenAPI document, which requires them on every 429, does not describe it.
+  const deleteOnce = () => rawRequest(stack.baseUrl, 'DELETE', '/v1/store/orders/3', { headers: bearer(reader) });
+  // The bucket holds the burst: that many refusals are the policy's 403.
+  for (let i = 0; i < throttle.burstLimit; i++) expect((await deleteOnce()).status).toBe(403);
+  const throttled = await deleteOnce();
+  expect(throttled.headers['retry-after']).toBe('1');
+  expect(throttled.headers[RATE_LIMIT_HEADERS.limit.toLowerCase()]).toBeUndefined();
+  expect(throttled.status).toBe(429);
+  expect(JSON.parse(throttled.body)).toEqual(JSON.parse(gatewayResponse('THROTTLED').body));
+  // Its reads are the service limiter's to judge: served, and the only requests it counted.
+  const read = await stack.call('GET', '/v1/store/orders', bearer(reader));
+  expect(read.status).toBe(200);
+  expect(read.headers.get(RATE_LIMIT_HEADERS.remaining)).toBe(String(PLAN_LIMITS.free.perMinute - 1));
+  expect((await stack.app.limiter.read(record.id, stack.clock.now()))?.day).toBe(1);
+  // The bucket refills at its rate: a second gives that many more refusals, then the throttle again.
+  stack.clock.advance(1_000);
+  for (let i = 0; i < throttle.rateLimit; i++) expect((await deleteOnce()).status).toBe(403);
+  expect((await deleteOnce()).status).toBe(429);
+  expect((await stack.app.orders.get('3'))?.status).toBe('pending');
 });
 
 test('a cached Allow covers every route, not just the first one used', async () => {

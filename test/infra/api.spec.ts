@@ -6,7 +6,8 @@ import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/contract/p
 import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';
-import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
+import { revocationDays } from '../../lib/core/limiter-rules';
+import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -63,6 +64,41 @@ describe.each(['staging', 'prod'] as const)('API of %s', (stageName) => {
     const pattern = new RegExp(AUTHORIZATION_HEADER_PATTERN_SOURCE);
     expect(pattern.test(`Bearer ${generateApiKey()}`)).toBe(true);
     expect(pattern.test('Basic dXNlcjpwYXNz')).toBe(false);
+  });
+
+  test("a revoked key is refused while API Gateway caches its authorization: each authorizer's cache time is one the revocation marks cover, and every keyed route's function may write the key's limiter item", () => {
+    const { template, stack } = stage();
+    const authorizers = Object.values(template.findResources('AWS::ApiGateway::Authorizer'));
+    expect(authorizers).toHaveLength(stack.apis.length);
+    for (const authorizer of authorizers) {
+      const ttl = (authorizer.Properties as { AuthorizerResultTtlInSeconds: number }).AuthorizerResultTtlInSeconds;
+      // Unchanged by revocation: the cache keeps saving valid keys' lookups.
+      expect(ttl).toBe(AUTHORIZER_CACHE_TTL_SECONDS);
+      // A revoke at the last second of a day marks the next day too, far enough for the cache.
+      const lastSecond = Date.parse('2026-11-22T23:59:59Z') / 1000;
+      const marked = revocationDays(lastSecond, ttl);
+      expect(marked.at(-1)?.resetAt).toBeGreaterThan(lastSecond + ttl);
+    }
+    // The mark is met by the admitting write every request makes: its function may make it.
+    const table = JSON.stringify(arnOf(stack.tables.tables.rateLimits));
+    for (const route of [...ROUTES, ...V2_ROUTES]) {
+      const role = stack.functions[route.function].role;
+      const policies = Object.values(
+        template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(role)] } }),
+      );
+      const statements = policies.flatMap(
+        (policy) =>
+          (policy.Properties as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } })
+            .PolicyDocument.Statement,
+      );
+      expect(
+        statements.some(
+          (st) =>
+            [st.Action].flat().includes('dynamodb:UpdateItem') &&
+            [st.Resource].flat().some((r) => JSON.stringify(r) === table),
+        ),
+      ).toBe(true);
+    }
   });
 
   test.each(ROUTES.map((r) => [r.operationId, r] as const))(

@@ -2,6 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/key-format';
 import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { DEFAULT_KEY_SCOPE, SCOPE_METHODS } from '../../lib/contract/scopes';
 import { localTarget } from '../../tools/admin/target';
@@ -117,6 +118,11 @@ describe('keys revoke', () => {
     expect(run.stdout).toContain(`Revoked ${id}`);
     expect(await authenticate(repo, key)).toBeUndefined();
     expect((await repo.get(id))?.revokedAt).toBeDefined();
+    // Its limiter item is marked too: the service refuses it while its authorization is cached.
+    expect(await new RateLimiter(tables.doc, tables.names.rateLimits).read(id)).toMatchObject({
+      revoked: true,
+      day: 0,
+    });
 
     const again = await admin('keys', 'revoke', id);
     expect(again.code).toBe(0);

@@ -65,4 +65,18 @@ describe('expiry', () => {
     await under.store.recordRefusal(refusedOnly, { minute, newMinute: true });
     expect(await expiry(refusedOnly)).toBe(day.resetAt + EXPIRY_GRACE_SECONDS);
   });
+
+  test("a revocation mark on a new item expires with its day; on an item with a ban it keeps the ban's expiry", async () => {
+    const now = Date.parse('2026-11-22T23:55:30Z') / 1000;
+    const day = windowAt('day', now);
+    const markedOnly = { keyId: `key-${randomUUID()}`, day: windowAt('day', day.resetAt) };
+    await under.store.markRevoked(markedOnly, { at: now });
+    expect(await expiry(markedOnly)).toBe(markedOnly.day.resetAt + EXPIRY_GRACE_SECONDS);
+
+    const banned = { keyId: `key-${randomUUID()}`, day };
+    const ban = { ...banFrom(now), now };
+    await under.store.writeBan(banned, ban);
+    await under.store.markRevoked(banned, { at: now });
+    expect(await expiry(banned)).toBe(ban.until + EXPIRY_GRACE_SECONDS);
+  });
 });

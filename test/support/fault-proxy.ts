@@ -40,6 +40,22 @@ export type FaultMode =
   | { kind: 'blackhole' }
   /** Holds each request chunk this long before passing it on. */
   | { kind: 'delay'; ms: number }
+  /**
+   * Passes each request on at once and holds its reply `ms(n)` ms (n: the reply's number, from 1),
+   * with `sleep` (an injected clock's) when given: the server has applied the call, its caller
+   * waits. A connection's replies stay in order.
+   */
+  | {
+      kind: 'late replies';
+      ms: (n: number) => number;
+      sleep?: (ms: number) => Promise<void>;
+      /**
+       * The client's per-attempt timeout, kept on the same clock: a reply later than this is never
+       * sent, the connection is cut at the timeout instead (the call stays applied), as the SDK
+       * gives up on it. For a client whose own timeout cannot run on that clock.
+       */
+      timeoutMs?: number;
+    }
   /** Answers DynamoDB's 400 ProvisionedThroughputExceededException; `only` narrows it to some calls. */
   | { kind: 'throttle'; only?: (target: ThrottleTarget) => boolean };
 
@@ -57,6 +73,8 @@ export interface FaultProxy {
   connections(): number;
   /** DynamoDB requests seen since the last reset (also those refused, held or throttled). */
   calls(): SeenCall[];
+  /** Calls passed on to the server whose reply has not come back from it yet ('late replies'). */
+  atServer(): number;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -148,13 +166,60 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     to.on('drain', () => from.resume());
   };
 
-  const pass = (client: Socket, delayMs: number): void => {
+  let replies = 0;
+  let atServer = 0;
+  /**
+   * Each reply (a chunk starting with the status line; one call at a time per connection) held for
+   * its own delay, every chunk released in order after the ones before it.
+   */
+  const pipeLate = (
+    from: Socket,
+    to: Socket,
+    late: Extract<FaultMode, { kind: 'late replies' }>,
+    onReply: () => void,
+  ): void => {
+    let previous: Promise<void> = Promise.resolve();
+    let current: Promise<void> = Promise.resolve();
+    const sleep = late.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    from.on('data', (chunk: Buffer) => {
+      if (chunk.subarray(0, 5).toString('latin1') === 'HTTP/') {
+        onReply();
+        const ms = late.ms(++replies);
+        const timedOut = late.timeoutMs !== undefined && ms > late.timeoutMs;
+        current = timedOut
+          ? sleep(late.timeoutMs ?? 0).then(() => {
+              to.destroy();
+            })
+          : sleep(ms);
+      }
+      const release = Promise.all([previous, current]).then(() => {
+        if (!to.destroyed) to.write(chunk);
+      });
+      previous = release;
+    });
+  };
+
+  const pass = (client: Socket, mode: Extract<FaultMode, { kind: 'delay' | 'pass' | 'late replies' }>): void => {
     const onward = connect(upstream, '127.0.0.1');
     track(onward);
     client.on('close', () => onward.destroy());
     onward.on('close', () => client.destroy());
-    pipeWithDelay(client, onward, delayMs);
-    pipeWithDelay(onward, client, 0);
+    pipeWithDelay(client, onward, mode.kind === 'delay' ? mode.ms : 0);
+    if (mode.kind === 'late replies') {
+      // One call at a time per connection: a call is at the server from its request to its reply.
+      let here = 0;
+      const settle = () => {
+        atServer -= here;
+        here = 0;
+      };
+      client.on('data', (chunk: Buffer) => {
+        if (!sniffCall(chunk.toString('latin1'))) return;
+        here++;
+        atServer++;
+      });
+      onward.on('close', settle);
+      pipeLate(onward, client, mode, settle);
+    } else pipeWithDelay(onward, client, 0);
   };
 
   /** Throttle mode speaks HTTP, so it can answer per request and pass the others on. */
@@ -209,8 +274,9 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
         return;
       case 'delay':
       case 'pass':
+      case 'late replies':
         sniff(client);
-        pass(client, current.kind === 'delay' ? current.ms : 0);
+        pass(client, current);
         return;
       case 'throttle':
         throttler.emit('connection', client);
@@ -254,6 +320,7 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
       cutAll();
     },
     connections: () => accepted,
+    atServer: () => atServer,
     calls: () => [...seen],
     resetStats: () => {
       accepted = 0;

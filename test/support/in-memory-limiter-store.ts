@@ -14,6 +14,7 @@ export type StoreCall =
   | { operation: 'recordRefusal'; item: LimiterItem; write: { minute: number; newMinute: boolean } }
   | { operation: 'writeBan'; item: LimiterItem; write: { from: number; until: number } }
   | { operation: 'giveBack'; item: LimiterItem; write: { minute: number } }
+  | { operation: 'markRevoked'; item: LimiterItem; write: { at: number } }
   | { operation: 'read'; item: LimiterItem };
 
 /** What a fault does to the call it picked. */
@@ -43,6 +44,7 @@ interface Stored {
   refused?: number;
   bannedFrom?: number;
   bannedUntil?: number;
+  revokedAt?: number;
 }
 
 /** DynamoDB's `a < b`, false when `a` is absent. */
@@ -59,6 +61,7 @@ export class InMemoryLimiterStore implements LimiterStore {
     const { minute, newMinute, now, limits } = write;
     return this.call({ operation: 'take', item, write: { minute, newMinute } }, (s) => {
       const notBanned = s?.bannedUntil === undefined || s.bannedUntil <= now || (s.bannedFrom ?? -Infinity) > now;
+      if (s?.revokedAt !== undefined) return undefined;
       if (newMinute) {
         const minuteBefore = s?.minute === undefined || s.minute < minute;
         const dayBelow = s?.day === undefined || s.day < limits.perDay;
@@ -110,6 +113,13 @@ export class InMemoryLimiterStore implements LimiterStore {
     return outcome.applied;
   }
 
+  async markRevoked(item: LimiterItem, mark: { at: number }): Promise<void> {
+    await this.call({ operation: 'markRevoked', item, write: mark }, (s) => ({
+      next: { ...s, revokedAt: s?.revokedAt ?? mark.at },
+      reply: {},
+    }));
+  }
+
   async read(item: LimiterItem): Promise<Found> {
     return (await this.call({ operation: 'read', item }, (s) => ({ next: s, reply: { found: found(s) } }))).found;
   }
@@ -157,6 +167,7 @@ function stateOf(s: Stored): LimiterState {
     refused: s.refused ?? 0,
     bannedFrom: s.bannedFrom,
     bannedUntil: s.bannedUntil,
+    revoked: s.revokedAt !== undefined,
   };
 }
 

@@ -31,6 +31,7 @@ export function limiterStoreContract(store: () => LimiterStore): void {
       refused: 0,
       bannedFrom: undefined,
       bannedUntil: undefined,
+      revoked: false,
     });
   });
 
@@ -177,6 +178,42 @@ export function limiterStoreContract(store: () => LimiterStore): void {
       refused: 0,
       bannedFrom: BAN.from,
       bannedUntil: BAN.until,
+      revoked: false,
+    });
+  });
+
+  test('a revocation mark stops every take, into the stored minute or a new one, and changes no count; it finds the mark', async () => {
+    const item = newItem();
+    await take(item, MINUTE, true);
+    await store().markRevoked(item, { at: NOW });
+    const marked = { day: 1, minute: MINUTE, inMinute: 1, refused: 0, revoked: true };
+    expect(await take(item, MINUTE, false)).toEqual({ applied: false, found: expect.objectContaining(marked) });
+    expect(await take(item, NEXT_MINUTE, true, NOW + MINUTE_SECONDS)).toEqual({
+      applied: false,
+      found: expect.objectContaining(marked),
+    });
+    expect(await store().read(item)).toMatchObject(marked);
+    // Marking again keeps the mark (and the counts).
+    await store().markRevoked(item, { at: NOW + 5 });
+    expect(await store().read(item)).toMatchObject(marked);
+  });
+
+  test("a revocation mark on a day's item that does not exist yet creates it with the mark alone; no take passes it", async () => {
+    const tomorrow = newItem(windowAt('day', NOW).resetAt);
+    await store().markRevoked(tomorrow, { at: NOW });
+    expect(await store().read(tomorrow)).toEqual({
+      day: 0,
+      minute: undefined,
+      inMinute: 0,
+      refused: 0,
+      bannedFrom: undefined,
+      bannedUntil: undefined,
+      revoked: true,
+    });
+    const next = windowAt('day', NOW).resetAt + 15;
+    expect(await take(tomorrow, windowAt('minute', next).start, true, next)).toEqual({
+      applied: false,
+      found: expect.objectContaining({ day: 0, revoked: true }),
     });
   });
 }

@@ -1,7 +1,9 @@
 // A virtual clock for tests of what slow replies do over time, without waiting for real time: work
 // runs on real promises, and whenever everything is waiting on a virtual timer, the clock jumps to
-// the earliest one and fires it. Only for code whose I/O is all in process (the in-memory stores).
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// the earliest one and fires it. For code whose I/O is all in process (the in-memory stores), or,
+// with `busy`, I/O that something can tell is still under way (a proxy's calls at the server).
+import { setImmediate as nextTurn, setTimeout as realSleep } from 'node:timers/promises';
+import type { Timers } from '../../lib/commons/timers';
 
 /** Event-loop turns given to the work between two timers; it only ever waits on promises and these timers. */
 const TURNS = 20;
@@ -9,7 +11,7 @@ const TURNS = 20;
 export class VirtualTime {
   private current: number;
   private sequence = 0;
-  private readonly timers: { at: number; sequence: number; fire: () => void }[] = [];
+  private timers: { at: number; sequence: number; fire: () => void }[] = [];
 
   constructor(startMs: number) {
     this.current = startMs;
@@ -24,8 +26,23 @@ export class VirtualTime {
       this.timers.push({ at: this.current + Math.max(0, ms), sequence: this.sequence++, fire: resolve });
     });
 
-  /** Runs the clock until `work` settles, and returns what it came to. */
-  async run<T>(work: Promise<T>): Promise<T> {
+  /** Calls `fire` once the virtual clock has moved `ms` on; the function returned cancels it. */
+  readonly after = (ms: number, fire: () => void): (() => void) => {
+    const timer = { at: this.current + Math.max(0, ms), sequence: this.sequence++, fire };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  };
+
+  /** The clock and timers as the service takes them (lib/commons/timers.ts). */
+  readonly asTimers: Timers = { now: this.now, after: this.after };
+
+  /**
+   * Runs the clock until `work` settles, and returns what it came to. While `busy` says I/O is
+   * still under way (real time, not virtual), the clock waits for it.
+   */
+  async run<T>(work: Promise<T>, options: { busy?: () => boolean } = {}): Promise<T> {
     let settled = false;
     const done = work.then(
       () => (settled = true),
@@ -34,6 +51,10 @@ export class VirtualTime {
     for (;;) {
       for (let turn = 0; turn < TURNS && !settled; turn++) await nextTurn();
       if (settled) break;
+      if (options.busy?.()) {
+        await realSleep(1);
+        continue;
+      }
       this.timers.sort((a, b) => a.at - b.at || a.sequence - b.sequence);
       const next = this.timers.shift();
       if (!next) throw new Error('The work waits on something other than the virtual clock');

@@ -43,6 +43,7 @@ function readingAfterFailure(store: InMemoryLimiterStore): LimiterStore {
     writeBan: async (item, ban) => withRead(item, await store.writeBan(item, ban)),
     recordRefusal: (item, write) => store.recordRefusal(item, write),
     giveBack: (item, write) => store.giveBack(item, write),
+    markRevoked: (item, mark) => store.markRevoked(item, mark),
     read: (item) => store.read(item),
   };
 }

@@ -3,9 +3,9 @@
 // and across minute and day boundaries. The store keeps the DynamoDB store's conditions (both run
 // test/support/limiter-store-contract.ts). Every plan value comes from lib/contract/plans.ts.
 import { BAN, limitsFor, PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
-import { admit } from '../../lib/core/limiter';
-import { MinutePassedError } from '../../lib/core/limit-errors';
-import { banThreshold, type Admission, type LimiterState } from '../../lib/core/limiter-rules';
+import { admit, markRevoked } from '../../lib/core/limiter';
+import { KeyRevokedError, MinutePassedError } from '../../lib/core/limit-errors';
+import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter-rules';
 import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/windows';
 import {
   InMemoryLimiterStore,
@@ -516,5 +516,57 @@ describe('lost and failed writes', () => {
     expect(await under.admit(key, limits)).toMatchObject({ reason: 'KEY_TEMPORARILY_BANNED', banStarted: true });
     expect(under.warnings).toEqual(['ban not extended past midnight']);
     expect(under.stored(key, dayEnd(start) * 1000)).toBeUndefined();
+  });
+});
+
+describe('revocation', () => {
+  const AUTHORIZER_TTL_SECONDS = 60;
+
+  test.each(['returned', 'read after'] as const)(
+    'a key marked revoked is refused (KeyRevokedError) by its next admitting write, banned or not, over the limit or not, and counted nowhere (condition failures %s)',
+    async (conditionFailures) => {
+      const under = limiter({ conditionFailures });
+      const served = newKey();
+      const overLimit = newKey();
+      const banned = newKey();
+      await under.many(served, free, 3);
+      await under.many(overLimit, free, free.perMinute + 2);
+      await under.many(banned, free, free.perMinute + banThreshold(free) + 2);
+      expect(under.stored(banned)?.bannedUntil).toBeDefined();
+      for (const key of [served, overLimit, banned]) {
+        const before = under.stored(key);
+        await markRevoked(under.store, key, under.clock.ms, AUTHORIZER_TTL_SECONDS);
+        await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
+        // A new minute too: the mark is on the day's item, not the minute's.
+        under.clock.ms += MINUTE_SECONDS * 1000;
+        await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
+        under.clock.ms -= MINUTE_SECONDS * 1000;
+        expect(under.stored(key)).toEqual({ ...before, revoked: true });
+      }
+      // Another key is untouched.
+      expect((await under.admit(newKey(), free)).admitted).toBe(true);
+    },
+  );
+
+  test('the mark reaches every day an authorization cached at the revoke can still be used in: a revoke just before midnight covers the next day', async () => {
+    const late = Date.parse('2026-11-22T23:59:30.000Z');
+    const under = limiter({}, late);
+    const key = newKey();
+    await under.admit(key, free);
+    await markRevoked(under.store, key, late, AUTHORIZER_TTL_SECONDS);
+    under.clock.ms = late + AUTHORIZER_TTL_SECONDS * 1000;
+    await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
+    // Nothing counted on the next day either.
+    expect(under.stored(key)).toMatchObject({ day: 0, revoked: true });
+    // Each day the days covering [revoke - skew, revoke + TTL + skew] names, and no other.
+    const days = revocationDays(seconds(late), AUTHORIZER_TTL_SECONDS);
+    expect(days.map((d) => d.start)).toEqual([windowAt('day', seconds(late)).start, dayEnd(late)]);
+    const midday = Date.parse('2026-11-22T12:00:00.000Z');
+    expect(revocationDays(seconds(midday), AUTHORIZER_TTL_SECONDS)).toEqual([windowAt('day', seconds(midday))]);
+    const justAfter = Date.parse('2026-11-23T00:00:10.000Z');
+    expect(revocationDays(seconds(justAfter), AUTHORIZER_TTL_SECONDS).map((d) => d.start)).toEqual([
+      windowAt('day', seconds(late)).start,
+      windowAt('day', seconds(justAfter)).start,
+    ]);
   });
 });

@@ -30,6 +30,7 @@ const item = (fields: Partial<LimiterState>): LimiterState => ({
   refused: 0,
   bannedFrom: undefined,
   bannedUntil: undefined,
+  revoked: false,
   ...fields,
 });
 const ban = (from: number, until: number) => ({ bannedFrom: from, bannedUntil: until });

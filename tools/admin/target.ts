@@ -34,8 +34,11 @@ export interface AdminTarget {
   orders: OrdersRepository;
   /** The deprecated pets route's table: `pets import` writes it. */
   pets: PetsRepository;
-  /** Read only: `keys usage` reads a key's limiter item; the service alone writes it. */
-  limiter: Pick<RateLimiter, 'read'>;
+  /**
+   * `keys usage` reads a key's limiter item; `keys revoke` marks it revoked (markRevoked). The
+   * service alone counts in it.
+   */
+  limiter: Pick<RateLimiter, 'read' | 'markRevoked'>;
   gateway?: GatewayKeys;
   close(): void;
 }
@@ -44,7 +47,7 @@ export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
   /** A client that makes one attempt per call, for the orders' stamped writes; `doc`'s own when absent. */
   writer?: DynamoDBClient;
-  /** The tables the admin command uses; it only ever reads the rate-limit items. */
+  /** The tables the admin command uses; of the rate-limit items it reads them and marks revocations. */
   names: TableNames;
   label: string;
   unreachableHint: string;

@@ -11,7 +11,7 @@ import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 import { stackDynamoRoute } from './stack-dynamo-route';
 
-export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap'> &
+export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers'> &
   Partial<Pick<LocalGatewayOptions, 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits'>> & {
     endpoint: string;
     tables: TableNames;
@@ -50,6 +50,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     onAccessLog,
     functions,
     receiveLimits,
+    ...(settings.timers ? { timers: settings.timers } : {}),
   });
   return { server, ...service.stores, dynamo: documentClient(wiring), settleMs: walkSettleMsOf(wiring) };
 }

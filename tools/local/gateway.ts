@@ -20,7 +20,9 @@ import {
 } from '../../lib/contract/gateway-responses';
 import { basePathOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
+import { REAL_TIMERS, type Timers } from '../../lib/commons/timers';
 import { policyAllows } from './policy';
+import { UsagePlanThrottle } from './usage-plan-throttle';
 import { inInvocation } from './invoke-store';
 import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
@@ -57,6 +59,8 @@ export interface LocalGatewayOptions {
   onAccessLog?: (entry: AccessLogEntry) => void;
   /** How long a client may take to send a request; request-framing.ts's unless a test needs short ones. */
   receiveLimits?: ReceiveLimits;
+  /** The functions' deadlines: real time unless a test runs the stack on a virtual clock. */
+  timers?: Timers;
 }
 
 interface CompiledRoute {
@@ -126,25 +130,26 @@ class DeadlinePassed extends Error {
 async function beforeDeadline<T>(
   work: Promise<T>,
   context: Context,
+  timers: Timers,
   onDeadline: () => void = () => undefined,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = timers.after(context.getRemainingTimeInMillis(), () => {
       onDeadline();
       reject(new DeadlinePassed());
-    }, context.getRemainingTimeInMillis());
+    });
   });
   try {
     return await Promise.race([work, deadline]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 
 /**
  * API Gateway REST on this machine (base path, 404/405, TOKEN authorizer and its cache, payload
- * limit, proxy event, function deadlines, gateway responses). Orders, keys and limits are the
+ * limit, proxy event, function deadlines, gateway responses, the usage plans' per-key throttle). Orders, keys and limits are the
  * handlers' to decide, unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
@@ -157,7 +162,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const functions = options.functions ?? FUNCTIONS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
-  const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id] });
+  const throttle = new UsagePlanThrottle(now);
+  const timers = options.timers ?? REAL_TIMERS;
+  const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id], now: timers.now });
 
   const pending = new Map<string, Promise<APIGatewayAuthorizerResult>>();
 
@@ -173,7 +180,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const invocation = inInvocation(context, () =>
       options.authorizer({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, context),
     );
-    const call = beforeDeadline(invocation, context).finally(() => pending.delete(cacheKey));
+    const call = beforeDeadline(invocation, context, timers).finally(() => pending.delete(cacheKey));
     pending.set(cacheKey, call);
     return call;
   }
@@ -204,7 +211,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   // A handler that crashes, times out or returns no response is answered DEFAULT_5XX (the server's catch).
   async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, id: FunctionId): Promise<PlainResponse> {
     const context = contextOf(id);
-    return (await beforeDeadline(invokeBuffered(handler, event, context), context)) ?? gatewayResponse('DEFAULT_5XX');
+    return (
+      (await beforeDeadline(invokeBuffered(handler, event, context), context, timers)) ?? gatewayResponse('DEFAULT_5XX')
+    );
   }
 
   /**
@@ -247,7 +256,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       if (!res.writableFinished) stream.destroy(new Error('client went away'));
     });
     try {
-      await beforeDeadline(done, context, () => stream.destroy(new DeadlinePassed()));
+      await beforeDeadline(done, context, timers, () => stream.destroy(new DeadlinePassed()));
     } catch (error) {
       if (!stream.headSent) throw error;
       res.destroy();
@@ -260,6 +269,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     res: ServerResponse,
     requestId: string,
   ): Promise<PlainResponse | Streamed> {
+    // API Gateway's requestTimeEpoch is when the request arrived, before the authorizer's lookup.
+    const receivedAt = now();
     const body = await framing.readBody(req);
     if (!body.ok) return badRequest(body.message);
     if (req.headers.host === undefined) return badRequest('The request has no Host header.');
@@ -288,7 +299,11 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
     const arn = methodArn(method, resourcePath, basePath);
     const authorized = await authorize(req.headers.authorization, arn, basePath);
-    if (!policyAllows(authorized.policyDocument, arn)) throw new GatewayAnswer('ACCESS_DENIED');
+    // Every request of a key takes a token of its usage plan's bucket; only a refusal of the
+    // gateway's own, which no handler's limiter sees, is throttled by it (usage-plan-throttle.ts).
+    const hadToken = throttle.take(authorized.usageIdentifierKey ?? undefined, authorized.context?.plan);
+    if (!policyAllows(authorized.policyDocument, arn))
+      throw new GatewayAnswer(hadToken ? 'ACCESS_DENIED' : 'THROTTLED');
 
     const parameters = resource.pattern.exec(resourcePath)?.groups;
     const event = buildProxyEvent({
@@ -302,7 +317,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       body: body.text,
       authorizer: authorized,
       requestId,
-      now: now(),
+      now: receivedAt,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
       protocol: `HTTP/${req.httpVersion}`,
     });

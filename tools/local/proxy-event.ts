@@ -156,10 +156,11 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
  */
 export function lambdaContext(
   id: FunctionId,
-  options: { settings?: FunctionSettings; awsRequestId?: string } = {},
+  options: { settings?: FunctionSettings; awsRequestId?: string; now?: () => number } = {},
 ): Context {
   const settings = options.settings ?? FUNCTIONS[id];
-  const deadline = Date.now() + settings.timeoutSeconds * 1000;
+  const now = options.now ?? Date.now;
+  const deadline = now() + settings.timeoutSeconds * 1000;
   const functionName = id;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -170,7 +171,7 @@ export function lambdaContext(
     awsRequestId: options.awsRequestId ?? randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -65,7 +65,7 @@ export function apiDescription(codes: readonly ErrorCode[] = ERROR_CODES): strin
   return [
     'List every order in the store and cancel a pending one.',
     '## Authentication',
-    `Every operation needs \`Authorization: Bearer <API key>\` (the scheme word in any case). A missing, malformed, unknown or revoked key is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`. A revoked key stops working within ${AUTHORIZER_CACHE_TTL_SECONDS} seconds (the authorizer's cache time).`,
+    `Every operation needs \`Authorization: Bearer <API key>\` (the scheme word in any case). A missing, malformed, unknown or revoked key is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`. A revoked key is refused from its next request after the revoke, even while API Gateway still caches its authorization (${AUTHORIZER_CACHE_TTL_SECONDS} seconds).`,
     '## Order ids',
     '`id`, `petId` and `orderId` are int64. They are written as exact JSON integers; values above 2^53 (9007199254740992) lose digits in a JavaScript number, so parse them losslessly.',
     "A client generated from this document as is types them as `number` and parses the body with `JSON.parse`, which turns 9007199254740993 into 9007199254740992 and 9223372036854775807 into 9223372036854776000. Generate int64 as `string` instead, read the body as text (openapi-fetch: `parseAs: 'text'`) and parse it with a lossless JSON parser that gives `id` and `petId` as strings, and pass `orderId` as a string.",

@@ -217,10 +217,17 @@ async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Prom
   return gatewayKeyId;
 }
 
+/**
+ * The record first (the authorizer refuses the key from its next lookup), then the marks on the
+ * key's limiter items (the service refuses it at once, whatever API Gateway's authorizer cache
+ * holds), then the gateway key. Revoking again redoes the marks, so a run stopped halfway is
+ * finished by the next.
+ */
 async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
   const revoked = await target.keys.revoke(id, now);
   if (!revoked) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
   const { record, alreadyRevoked } = revoked;
+  await target.limiter.markRevoked(id, now.getTime(), AUTHORIZER_CACHE_TTL_SECONDS);
   // Also for a key revoked already: an earlier run may have stopped halfway, or (before 1.x) only
   // disabled the gateway key, which still counted against the account's quota.
   const deleted = await deleteGatewayKey(target, record);
@@ -229,7 +236,7 @@ async function revokeKey(id: string, { target, out, now }: CommandContext): Prom
     alreadyRevoked
       ? `${id} was already revoked at ${record.revokedAt}.${gatewayNote}`
       : `Revoked ${id} (${record.plan}${record.name !== undefined ? `, ${record.name}` : ''}).${gatewayNote} ` +
-          `It stops working within the authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s).`,
+          'Its next request is refused with 401.',
   );
 }
 
@@ -330,9 +337,10 @@ export const keysRevoke = defineCommand({
   options: {},
   arguments: ['<key-id>'],
   help: [
-    'Revokes a key by its id (key_..., as `keys list` shows). It stops working within the',
-    `authorizer cache time (${AUTHORIZER_CACHE_TTL_SECONDS} s). On a stage its API Gateway key is deleted`,
-    '(API Gateway allows 10,000 keys per account and Region); revoking again finishes that.',
+    'Revokes a key by its id (key_..., as `keys list` shows). Its next request is refused with',
+    `401, though API Gateway may cache its authorization for ${AUTHORIZER_CACHE_TTL_SECONDS} s: the service's limiter refuses it.`,
+    'On a stage its API Gateway key is deleted (API Gateway allows 10,000 keys per account and',
+    'Region). A revoke that failed halfway is finished by revoking again.',
   ],
   parse: ({ args: [id = ''] }) => keyIdArgument(id),
   run: revokeKey,
