@@ -2,6 +2,8 @@
 import type { OperationContract } from './operations';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
 import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from './sync';
+import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
+import { encodedBodyHeaders } from './coding-headers';
 
 const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
 
@@ -16,7 +18,10 @@ export const LIST_ORDERS_V2: OperationContract = {
     'changes during the walk moves to its new `updatedAt`, so a sync from the watermark finds it again. ' +
     'A page reads items in proportion to its size, never to the store. A cursor carries its filters: ' +
     'give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only ' +
-    'unfiltered pages return them until an operator has run `orders backfill-updated-at`.',
+    'unfiltered pages return them until an operator has run `orders backfill-updated-at`. Send ' +
+    `\`${ACCEPT_ENCODING}: gzip\` (or \`br\`) with an \`${ACCEPT}\` header to receive a page compressed, about ` +
+    `five times smaller; without \`${ACCEPT}\` a page comes uncompressed (API Gateway passes a compressed ` +
+    'body to clients as bytes only for a request that names the media types it accepts).',
   queryParameters: [
     {
       name: SYNC_PARAMETERS.limit,
@@ -62,6 +67,10 @@ export const LIST_ORDERS_V2: OperationContract = {
         required: false,
         schema: { type: 'string' },
       },
+      ...encodedBodyHeaders(
+        BUFFERED_ENCODED_VARY,
+        `The body depends on the request's \`${ACCEPT_ENCODING}\` (its coding) and \`${ACCEPT}\` (whether it is compressed).`,
+      ),
     },
     schema: {
       type: 'object',
