@@ -261,8 +261,9 @@ export class StoreOrdersClient {
   }
 
   /**
-   * v2 (beta): the orders changed at or after `since` (an RFC 3339 date-time; the epoch for a
-   * first sync), and the watermark to give as `since` next time.
+   * v2 (beta): one walk of the orders changed at or after `since` (an RFC 3339 date-time; the
+   * epoch for a first sync), and the server's watermark to give as `since` next time. Apply each
+   * order with `applyChange`: a change may come again, never out of date (docs/client.md).
    */
   async syncOrders(
     { since, status, limit }: { since: string } & Omit<OrderPageQuery, 'updatedSince'>,
@@ -270,8 +271,14 @@ export class StoreOrdersClient {
   ): Promise<SyncResult> {
     const orders: SyncResult['orders'] = [];
     const query: OrderPageQuery = { updatedSince: since, ...(status ? { status } : {}), ...(limit ? { limit } : {}) };
-    for await (const page of this.listOrderPages(query, options)) orders.push(...page.orders);
-    return { orders, watermark: orders.at(-1)?.updatedAt ?? since };
+    let watermark: string | undefined;
+    for await (const page of this.listOrderPages(query, options)) {
+      orders.push(...page.orders);
+      watermark = page.watermark;
+    }
+    if (watermark === undefined)
+      throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The last page of the walk carries no watermark');
+    return { orders, watermark };
   }
 
   /**
@@ -682,7 +689,8 @@ function parsePage(text: string): OrderPage {
     if (typeof updatedAt === 'string') order.updatedAt = updatedAt;
     return order;
   });
-  return typeof page.nextCursor === 'string' ? { orders, nextCursor: page.nextCursor } : { orders };
+  if (typeof page.nextCursor === 'string') return { orders, nextCursor: page.nextCursor };
+  return typeof page.watermark === 'string' ? { orders, watermark: page.watermark } : { orders };
 }
 
 /** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */

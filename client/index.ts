@@ -12,4 +12,4 @@ export {
   type StoreOrdersClientOptions,
 } from './client.ts';
 export type { RetryPolicy } from './retry.ts';
-export type { OrderPage, OrderPageQuery, SyncedListedOrder, SyncResult } from './pages.ts';
+export { applyChange, type OrderPage, type OrderPageQuery, type SyncedListedOrder, type SyncResult } from './pages.ts';

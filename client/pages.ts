@@ -17,6 +17,11 @@ export interface OrderPage {
   orders: SyncedListedOrder[];
   /** Absent on the last page. */
   nextCursor?: string;
+  /**
+   * On the last page only: the instant up to which every change is settled and has been delivered
+   * by this walk. Give it as `updatedSince` (or `since`) next time; newer changes come again then.
+   */
+  watermark?: string;
 }
 
 export interface OrderPageQuery {
@@ -28,13 +33,26 @@ export interface OrderPageQuery {
 }
 
 export interface SyncResult {
-  /** The orders changed at or after `since`, oldest change first. */
+  /** The orders changed at or after `since`, oldest change first; a change may come more than once. */
   orders: SyncedListedOrder[];
   /**
-   * The `since` of the next sync: the last updatedAt seen, or `since` when nothing changed. Orders
-   * changed in that very millisecond come again next time, so deduplicate by id.
+   * The `since` of the next sync, from the server: every change up to it is settled and has been
+   * delivered. Changes after it may have come too, and come again next time.
    */
   watermark: string;
+}
+
+/**
+ * Applies a delivered order to a replica keyed by id: kept when its updatedAt is later than the
+ * copy held (each change makes an order's updatedAt strictly later), so a repeat or an older copy
+ * changes nothing. True when applied.
+ */
+export function applyChange(replica: Map<string, SyncedListedOrder>, order: SyncedListedOrder): boolean {
+  const held = replica.get(order.id);
+  if (held?.updatedAt !== undefined && (order.updatedAt === undefined || order.updatedAt <= held.updatedAt))
+    return false;
+  replica.set(order.id, order);
+  return true;
 }
 
 /** The v2 base URL beside a v1 one: `…/v1` becomes `…/v2`. */

@@ -2,7 +2,9 @@
 // account and region come from the credentials `cdk deploy` runs with.
 
 import { App } from 'aws-cdk-lib/core';
+import { alarmTopicArn, AlarmTopicError, STAGE_NAMES } from '../lib/contract/deployment';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
+import { permissionsBoundaryMode } from './pipeline/boundary-mode';
 import { githubRepository, oidcProviderMode } from './pipeline/github-repository';
 
 const app = new App();
@@ -10,9 +12,11 @@ try {
   cloudWatchRoleMode(app);
   githubRepository(app);
   oidcProviderMode(app);
+  permissionsBoundaryMode(app);
+  for (const stage of STAGE_NAMES) alarmTopicArn(stage, process.env);
 } catch (error) {
-  // A wrong -c flag is a command-line mistake: one line with the fix, exit 2, no stack trace.
-  if (!(error instanceof ContextFlagError)) throw error;
+  // A wrong -c flag or alarm topic is a command-line mistake: one line with the fix, exit 2, no stack trace.
+  if (!(error instanceof ContextFlagError || error instanceof AlarmTopicError)) throw error;
   console.error(error.message);
   process.exit(2);
 }

@@ -21,11 +21,21 @@ const REQUIRE_SHIM =
   'const require = __storeOrdersCreateRequire(import.meta.url);';
 
 /**
+ * The Node.js major version every function runs on (Lambda's `nodejs24.x`, hooks included), and the
+ * one the local `node` devDependency pins (package.json; the infra tests hold the two together).
+ * Node.js 22 leaves support in April 2027; 24 is supported on Lambda since November 2025.
+ */
+export const LAMBDA_NODE_MAJOR = 24;
+
+/** Lambda's name for that runtime. */
+export const LAMBDA_RUNTIME_NAME = `nodejs${LAMBDA_NODE_MAJOR}.x`;
+
+/**
  * How every function is bundled (esbuild options as NodejsFunction passes them). The AWS SDK is
  * bundled rather than taken from the runtime, so the deployed code runs the SDK version the tests ran.
  */
 export const BUNDLING = {
-  target: 'node22',
+  target: `node${LAMBDA_NODE_MAJOR}`,
   format: 'esm',
   platform: 'node',
   mainFields: ['module', 'main'],

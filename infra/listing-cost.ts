@@ -7,6 +7,9 @@ import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/contract/plans';
 import { FUNCTIONS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
+import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
+import { storedOrderItem } from '../lib/stores/orders';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -79,11 +82,13 @@ export function dailyCostTable(): string {
 
 // The stage's monthly bill, priced: one model for an idle stage and for a stated load, rendered
 // into docs/deployment.md by `npm run generate`. The listing's bytes and CPU are the bench's
-// (infra/measured.ts), its memory the deployed one; everything else is a list price below.
+// (infra/measured.ts), its memory the deployed one, the item size a real stored item's; everything
+// else is a list price below. What it cannot price (no measured volume) it names.
 
 /**
  * AWS list prices in US$ (us-east-1, on-demand, arm64), with the date they were taken from the
- * pricing pages. The first tier of each is used unless a tiered price is given.
+ * pricing pages (aws.amazon.com/{api-gateway,lambda,dynamodb,cloudwatch,secrets-manager}/pricing).
+ * The first tier of each is used unless a tiered price is given.
  */
 export const PRICES = {
   asOf: '2026-11',
@@ -99,19 +104,67 @@ export const PRICES = {
   /** DynamoDB on-demand: per million read request units (one per 4 KB strongly consistent, half that eventually). */
   dynamoReadPerMillion: 0.125,
   dynamoWritePerMillion: 0.625,
+  /** DynamoDB provisioned capacity: a read capacity unit (4 KB a second strongly consistent, 8 KB eventually) an hour, and a write capacity unit. */
+  dynamoRcuHour: 0.00013,
+  dynamoWcuHour: 0.00065,
   lambdaGbSecond: 0.0000133334,
   lambdaRequestPerMillion: 0.2,
   /** Lambda response streaming: per GB a response streams beyond its first 6 MB. */
   streamedGb: 0.008,
   /** API Gateway REST, first 333 million requests a month. */
   restRequestPerMillion: 3.5,
-  /** A standard-resolution alarm, a month. */
-  alarmMonth: 0.1,
+  /** A standard-resolution alarm metric, a month: an alarm on a math expression pays for each metric it reads. */
+  alarmMetricMonth: 0.1,
   /** A dashboard, a month (an account's first three are free; the stages are counted as if it had none left). */
   dashboardMonth: 3,
+  /** A custom metric, a month (first 10,000): API Gateway's detailed metrics are billed as custom metrics. */
+  customMetricMonth: 0.3,
+  /** A Secrets Manager secret, a month; its API calls are $0.05 per 10,000. */
+  secretMonth: 0.4,
+  secretCallsPer10k: 0.05,
+  /** CloudWatch Logs ingestion (standard class), per GB. */
+  logsIngestGb: 0.5,
 } as const;
 
 const GB = 1024 * MiB;
+const MONTH_HOURS = 730;
+const MONTH_SECONDS = MONTH_HOURS * 3600;
+
+/**
+ * API Gateway bills a streamed response as one request per 10 MB of it, rounded up ("each 10 MB of
+ * response data, rounded up to the nearest 10 MB, is billed as a single request": the API Gateway
+ * pricing page, and AWS's announcement of REST response streaming, 2025-11-19). Read as 10^7 bytes,
+ * which counts more requests than 10 MiB would.
+ */
+export const STREAMED_BYTES_PER_BILLED_REQUEST = 10_000_000;
+
+/** API Gateway's detailed metrics of one method: Count, 4XXError, 5XXError, Latency, IntegrationLatency, CacheHitCount, CacheMissCount. */
+export const DETAILED_METRICS_PER_METHOD = 7;
+
+/**
+ * The lease writes of one listing (lib/stores/listings-in-flight.ts): a conditional PutItem taking a
+ * slot of the key and one of the stage, and one giving each back, each an item under 1 KB. More when
+ * a slot tried first is taken (a failed condition costs a write unit too).
+ */
+export const LEASE_WRITES_PER_LISTING = 4;
+
+/**
+ * The write units of a cancel (one order item under 1 KB): the order's own write, and in each v2
+ * index a delete of its old entry and a put of its new one, since a cancel changes both indexes'
+ * keys (status, and updatedAt in the sort key). DynamoDB: "If an update to the table changes the value
+ * of an indexed key attribute (from A to B), two writes are required, one to delete the previous item
+ * from the index and another write to put the new item into the index"
+ * (docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes).
+ */
+export const CANCEL_WRITE_UNITS = 1 + 2 * Object.keys(ORDER_INDEXES).length;
+
+/**
+ * What one partition of an index takes, in write units a second (DynamoDB's per-partition limit),
+ * and so what the v2 indexes take before adaptive capacity splits a partition: one partition per
+ * shard value, SYNC_SHARDS of them per index (docs/design.md#the-v2-listings-indexes).
+ */
+export const PARTITION_WRITES_PER_SECOND = 1_000;
+export const INDEX_WRITES_PER_SECOND = SYNC_SHARDS * PARTITION_WRITES_PER_SECOND;
 
 /** A month's load on one stage. */
 export interface Load {
@@ -135,57 +188,89 @@ export const PROD_LOAD: Load = {
 /** The stage's standing charges, which do not depend on traffic: what an idle stage costs. */
 export interface Standing {
   alarms: number;
+  /** What alarms are billed by: the metrics they read (a math expression's each). */
+  alarmMetrics: number;
   dashboards: number;
+  secrets: number;
+}
+
+/** The API's methods that answer traffic (each has API Gateway's detailed metrics once called). */
+const API_METHODS = ROUTES.length + V2_ROUTES.length;
+
+/**
+ * The alarms a stage stack creates (infra/constructs/service-alarms.ts), from the declarations, and
+ * the metrics each reads: per API (v1, v2) its 5XX rate; per route its p99 latency, or for a
+ * streamed one its function's duration; three on the store's size against one listing; authorizer
+ * failures; one on every function's throttles (a metric each); one on the orders indexes' write
+ * throttles (a metric each); and per function the rollback
+ * alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the authorizer
+ * its refusal rate (two metrics).
+ */
+function stageAlarms(): { alarms: number; metrics: number } {
+  const functions = Object.keys(FUNCTIONS).length;
+  const single = 2 + API_METHODS + 3 + 1;
+  const throttles = { alarms: 1, metrics: functions };
+  const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
+  const rollback = { alarms: 2 * functions + 1, metrics: 1 + 2 * (functions - 1) + functions + 2 };
+  return {
+    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms,
+    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics,
+  };
 }
 
 /**
- * The alarms a stage stack creates (infra/constructs/service-alarms.ts), from the declarations: per
- * API (v1, v2) its 5XX rate; per route its p99 latency, or for a streamed one its function's
- * duration; three on the store's size against one listing; authorizer failures; Lambda throttles;
- * and two rollback alarms (errors, latency) per function.
+ * What each stage stack creates that is billed by the month: its alarms (by metric), its dashboard,
+ * and its secrets (the v2 cursor key, the release canary key). The template test
+ * test/infra/cost.spec.ts counts them in the synthesised stacks, so this cannot drift.
  */
-function stageAlarms(): number {
-  const apis = [ROUTES, V2_ROUTES];
-  return apis.length + apis.flat().length + 3 + 1 + 1 + 2 * Object.keys(FUNCTIONS).length;
-}
-
-/**
- * What each stage stack creates that is billed by the month: its alarms and its dashboard (the
- * template test test/infra/cost.spec.ts counts them in the synthesised stacks, so this cannot drift).
- */
-export const STAGE_STANDING: Standing = { alarms: stageAlarms(), dashboards: 1 };
+export const STAGE_STANDING: Standing = {
+  alarms: stageAlarms().alarms,
+  alarmMetrics: stageAlarms().metrics,
+  dashboards: 1,
+  secrets: 2,
+};
 
 /**
  * DynamoDB's size of an item as reads count it: each attribute's name plus its value (a string's
  * UTF-8 bytes, a number's significant digits two to a byte plus one, a boolean one byte).
  */
-export function itemBytes(item: Record<string, string | number | bigint | boolean | undefined>): number {
+export function itemBytes(item: Record<string, unknown>): number {
   let bytes = 0;
   for (const [name, value] of Object.entries(item)) {
     if (value === undefined) continue;
     bytes += Buffer.byteLength(name);
     if (typeof value === 'string') bytes += Buffer.byteLength(value);
     else if (typeof value === 'boolean') bytes += 1;
-    else
+    else if (typeof value === 'number' || typeof value === 'bigint')
       bytes +=
         Math.ceil(
           String(value)
             .replace(/^-/, '')
             .replace(/^0+|0+$/g, '').length / 2,
         ) + 1;
+    else throw new Error(`No size rule for attribute ${name} (${typeof value})`);
   }
   return bytes;
 }
 
-/** A typical stored order: 19-digit ids, a two-digit quantity, the admin import's date form. */
-export const TYPICAL_ORDER_ITEM_BYTES = itemBytes({
-  id: 1_234_567_890_123_456_789n,
-  petId: 1_234_567_890_123_456_789n,
-  quantity: 12,
-  shipDate: '2026-11-20T10:00:00.000Z',
-  complete: false,
-  status: 'pending',
-});
+/**
+ * A typical stored order, as every write stores it since v2 (lib/stores/orders.ts's storedOrderItem:
+ * the order's fields and its v2 index keys): 19-digit ids, a two-digit quantity, the admin import's
+ * date form. A Scan of the table reads these bytes an order.
+ */
+export const TYPICAL_ORDER_ITEM_BYTES = itemBytes(
+  storedOrderItem(
+    {
+      id: '1234567890123456789',
+      petId: '1234567890123456789',
+      quantity: 12,
+      shipDate: '2026-11-20T10:00:00.000Z',
+      complete: false,
+      status: 'pending',
+    },
+    '2026-11-20T10:00:00.000Z',
+  ),
+);
 
 /** Price of `gb` egress in a month, through the tiers. */
 export function egressPrice(gb: number): number {
@@ -199,6 +284,16 @@ export function egressPrice(gb: number): number {
   return price;
 }
 
+/** Eventually consistent read units of one Scan of a store: half a unit per 4 KB. */
+export function scanReadUnits(storeOrders: number): number {
+  return Math.ceil((storeOrders * TYPICAL_ORDER_ITEM_BYTES) / 4096) / 2;
+}
+
+/** The requests API Gateway bills for one response of `bytes` streamed: one per 10 MB, rounded up. */
+export function billedStreamRequests(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / STREAMED_BYTES_PER_BILLED_REQUEST));
+}
+
 export interface MonthlyCost {
   load: Load;
   egress: number;
@@ -208,6 +303,10 @@ export interface MonthlyCost {
   apiGateway: number;
   /** Lambda requests of every function, and the limiter's writes (one counting write a request). */
   requests: number;
+  /** The listings' lease writes (LEASE_WRITES_PER_LISTING each). */
+  leaseWrites: number;
+  /** API Gateway's detailed metrics, of every method that got traffic. */
+  detailedMetrics: number;
   standing: number;
   total: number;
 }
@@ -215,24 +314,82 @@ export interface MonthlyCost {
 /**
  * A month at `load`: every listing reads the whole store (eventually consistent Scan, so half a
  * unit per 4 KB) and sends it whole at the bench's bytes an order, running as long as its CPU
- * or the capped stream needs; every request passes API Gateway, one Lambda invocation and one
- * limiter write (authorizer answers are cached, so its invocations are left out).
+ * or the capped stream needs, billed by API Gateway as one request per 10 MB; every request passes
+ * API Gateway, one Lambda invocation and one limiter write; each listing writes its leases.
+ * Authorizer invocations (its answers are cached per key) are priced per key in the assumptions.
  */
 export function monthlyCost(load: Load, standing: Standing): MonthlyCost {
   const figures = load.coding === 'gzip' ? MEASURED.compressed : MEASURED.plain;
   const bytesPerListing = load.storeOrders * figures.bytesPerOrder;
   const egress = egressPrice((load.listingsPerMonth * bytesPerListing) / GB);
-  const readUnits = Math.ceil((load.storeOrders * TYPICAL_ORDER_ITEM_BYTES) / 4096) / 2;
-  const scanReads = (load.listingsPerMonth * readUnits * PRICES.dynamoReadPerMillion) / 1e6;
+  const scanReads = (load.listingsPerMonth * scanReadUnits(load.storeOrders) * PRICES.dynamoReadPerMillion) / 1e6;
   const seconds = listingSeconds(figures, LIST_SETTINGS.memoryMb, load.storeOrders);
   const listingCompute = load.listingsPerMonth * seconds * memoryGb() * PRICES.lambdaGbSecond;
   const streamedGb = (load.listingsPerMonth * Math.max(0, bytesPerListing - STREAMING_LIMITS.fullSpeedBytes)) / GB;
   const streamedBytes = streamedGb * PRICES.streamedGb;
-  const apiGateway = (load.requestsPerMonth * PRICES.restRequestPerMillion) / 1e6;
+  const billedRequests =
+    load.requestsPerMonth - load.listingsPerMonth + load.listingsPerMonth * billedStreamRequests(bytesPerListing);
+  const apiGateway = (billedRequests * PRICES.restRequestPerMillion) / 1e6;
   const requests = (load.requestsPerMonth * (PRICES.lambdaRequestPerMillion + PRICES.dynamoWritePerMillion)) / 1e6;
-  const standingCost = standing.alarms * PRICES.alarmMonth + standing.dashboards * PRICES.dashboardMonth;
-  const items = { egress, scanReads, listingCompute, streamedBytes, apiGateway, requests, standing: standingCost };
+  const leaseWrites = (load.listingsPerMonth * LEASE_WRITES_PER_LISTING * PRICES.dynamoWritePerMillion) / 1e6;
+  const detailedMetrics =
+    load.requestsPerMonth > 0 ? API_METHODS * DETAILED_METRICS_PER_METHOD * PRICES.customMetricMonth : 0;
+  const standingCost =
+    standing.alarmMetrics * PRICES.alarmMetricMonth +
+    standing.dashboards * PRICES.dashboardMonth +
+    standing.secrets * PRICES.secretMonth;
+  const items = {
+    egress,
+    scanReads,
+    listingCompute,
+    streamedBytes,
+    apiGateway,
+    requests,
+    leaseWrites,
+    detailedMetrics,
+    standing: standingCost,
+  };
   return { load, ...items, total: Object.values(items).reduce((a, b) => a + b, 0) };
+}
+
+/** The Scan reads of a month three ways: on demand, and provisioned with auto scaling for the average or for the peak. */
+export interface ScanCapacity {
+  onDemand: number;
+  /** Read capacity units the month's Scans take on average, and at the peak (every reserved listing at once). */
+  averageRcu: number;
+  peakRcu: number;
+  /** Provisioned for the average at auto scaling's 70% target utilisation: listings beyond it are throttled. */
+  provisionedAverage: number;
+  /** Provisioned for the peak all month: auto scaling cannot follow a Scan of seconds (it acts over minutes). */
+  provisionedPeak: number;
+  /** Listings at once whose Scans reach the table's default read quota. */
+  listingsAtQuota: number;
+}
+
+/**
+ * DynamoDB's default table-level read quota, in units a second, for on-demand and provisioned tables
+ * alike (docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
+ */
+export const TABLE_READ_UNITS_PER_SECOND = 40_000;
+
+/** Auto scaling's usual target utilisation of provisioned capacity. */
+export const AUTO_SCALING_TARGET = 0.7;
+
+export function scanCapacity(load: Load, reservedListings: number): ScanCapacity {
+  const figures = load.coding === 'gzip' ? MEASURED.compressed : MEASURED.plain;
+  const units = scanReadUnits(load.storeOrders);
+  const seconds = listingSeconds(figures, LIST_SETTINGS.memoryMb, load.storeOrders);
+  const averageRcu = (load.listingsPerMonth * units) / MONTH_SECONDS;
+  const peakRcu = (reservedListings * units) / seconds;
+  const rcuMonth = MONTH_HOURS * PRICES.dynamoRcuHour;
+  return {
+    onDemand: (load.listingsPerMonth * units * PRICES.dynamoReadPerMillion) / 1e6,
+    averageRcu,
+    peakRcu,
+    provisionedAverage: (averageRcu / AUTO_SCALING_TARGET) * rcuMonth,
+    provisionedPeak: peakRcu * rcuMonth,
+    listingsAtQuota: TABLE_READ_UNITS_PER_SECOND / (units / seconds),
+  };
 }
 
 /** An idle stage: no request at all. */
@@ -257,28 +414,64 @@ export function monthlyCostTable(standing: Standing): string {
     `| US$ a month (${PRICES.region} list prices of ${PRICES.asOf}) | ${loads.map((l) => l.name).join(' | ')} |`,
     `| --- | ${loads.map(() => '---').join(' | ')} |`,
     row('Egress (data transfer out)', (c) => c.egress),
-    row('DynamoDB Scan reads', (c) => c.scanReads),
+    row('DynamoDB Scan reads (on demand)', (c) => c.scanReads),
     row('list-orders compute (GB-s)', (c) => c.listingCompute),
     row('Lambda streamed bytes (beyond 6 MB)', (c) => c.streamedBytes),
-    row('API Gateway REST requests', (c) => c.apiGateway),
+    row('API Gateway REST requests (a streamed listing: one per 10 MB)', (c) => c.apiGateway),
     row('Lambda requests and limiter writes', (c) => c.requests),
-    row(`Alarms (${standing.alarms}) and dashboard`, (c) => c.standing),
+    row(`Listing leases (${LEASE_WRITES_PER_LISTING} writes a listing)`, (c) => c.leaseWrites),
+    row(
+      `API Gateway detailed metrics (${API_METHODS} methods × ${DETAILED_METRICS_PER_METHOD})`,
+      (c) => c.detailedMetrics,
+    ),
+    row(
+      `Alarms (${standing.alarms}, billed by their ${standing.alarmMetrics} metrics), dashboard, secrets (${standing.secrets})`,
+      (c) => c.standing,
+    ),
     row('**Total**', (c) => c.total),
   ].join('\n');
 }
 
-/** The load and the prices behind the table, as docs/deployment.md states them under it. */
+/** docs/deployment.md: the prod load's Scan reads on demand against provisioned capacity. */
+export function scanCapacityTable(reservedListings: number): string {
+  const c = scanCapacity(PROD_LOAD, reservedListings);
+  const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
+  return [
+    `| Scan reads of the prod load (${n0(PROD_LOAD.listingsPerMonth)} listings of ${n0(PROD_LOAD.storeOrders)} orders) | US$ a month |`,
+    '| --- | --- |',
+    `| On demand (what the table uses) | ${usd(c.onDemand)} |`,
+    `| Provisioned for the average (${n0(c.averageRcu)} RCU) at ${AUTO_SCALING_TARGET * 100}% utilisation: listings above the average are throttled | ${usd(c.provisionedAverage)} |`,
+    `| Provisioned for the peak (${reservedListings} listings at once: ${n0(c.peakRcu)} RCU) all month | ${usd(c.provisionedPeak)} |`,
+    '',
+    `Listings at once whose Scans reach the table's default ${n0(TABLE_READ_UNITS_PER_SECOND)} read units a second: ${c.listingsAtQuota.toFixed(1)} (the reserved concurrency allows ${reservedListings}).`,
+  ].join('\n');
+}
+
+/** The load and the prices behind the table, and what it leaves unpriced, as docs/deployment.md states them under it. */
 export function monthlyCostAssumptions(): string {
   const f = MEASURED.compressed;
   const seconds = listingSeconds(f, LIST_SETTINGS.memoryMb, PROD_LOAD.storeOrders);
   const n0 = (v: number, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d });
+  const listingBytes = PROD_LOAD.storeOrders * f.bytesPerOrder;
+  // An active key costs at most one authorizer invocation per API (v1, v2) per cache TTL.
+  const keyInvocations = 2 * (MONTH_SECONDS / AUTHORIZER_CACHE_TTL_SECONDS);
+  // A key read is one GetItem of an item under 4 KB, eventually consistent: half a read unit.
+  const perKey = (keyInvocations * (PRICES.lambdaRequestPerMillion + PRICES.dynamoReadPerMillion / 2)) / 1e6;
+  const cancelMillion = CANCEL_WRITE_UNITS * PRICES.dynamoWritePerMillion;
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
-    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0((PROD_LOAD.storeOrders * f.bytesPerOrder) / MiB, 1)} MiB a listing, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
-    `an item of about ${TYPICAL_ORDER_ITEM_BYTES} bytes, so an eventually consistent Scan of the store is ${n0(Math.ceil((PROD_LOAD.storeOrders * TYPICAL_ORDER_ITEM_BYTES) / 4096) / 2)} read units).`,
+    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
+    `a stored item of ${TYPICAL_ORDER_ITEM_BYTES} bytes with its v2 index keys, so an eventually consistent Scan of the store is ${n0(scanReadUnits(PROD_LOAD.storeOrders))} read units).`,
     `Prices (${PRICES.region}, ${PRICES.asOf}): egress ${PRICES.egressTiers.map((t) => `$${t.perGb}`).join(' / ')} per GB by tier (first 100 GB free, then to 10 TB, 50 TB, 150 TB, beyond);`,
-    `DynamoDB on demand $${PRICES.dynamoReadPerMillion} per million reads, $${PRICES.dynamoWritePerMillion} per million writes; Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s,`,
+    `DynamoDB on demand $${PRICES.dynamoReadPerMillion} per million reads, $${PRICES.dynamoWritePerMillion} per million writes (provisioned $${PRICES.dynamoRcuHour} per RCU-hour); Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s,`,
     `$${PRICES.lambdaRequestPerMillion} per million requests, streamed bytes $${PRICES.streamedGb} per GB beyond 6 MB a response; API Gateway REST $${PRICES.restRequestPerMillion} per million;`,
-    `an alarm $${PRICES.alarmMonth} and a dashboard $${PRICES.dashboardMonth} a month. Logs, X-Ray and table storage are left out.`,
+    `an alarm metric $${PRICES.alarmMetricMonth}, a custom metric $${PRICES.customMetricMonth}, a dashboard $${PRICES.dashboardMonth} and a secret $${PRICES.secretMonth} a month.`,
+    '',
+    `Priced outside the table, for want of a count in the load: a cancel is ${CANCEL_WRITE_UNITS} write units (the order, and a delete and a put in each v2 index,`,
+    `since it changes both indexes' keys), $${n0(cancelMillion, 3)} per million cancels; an active key costs at most ${n0(keyInvocations)} authorizer invocations a month`,
+    `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
+    `Not priced (no measured volume): API Gateway execution logs at INFO (several lines every request, $${PRICES.logsIngestGb} per GB ingested), function and access logs,`,
+    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (one per v2 container start`,
+    `and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and table storage and point-in-time recovery.`,
   ].join('\n');
 }

@@ -23,11 +23,8 @@ export interface StageNagSubjects {
 export function explainNagFindings(stack: StageNagSubjects): void {
   for (const fn of Object.values(stack.functions)) {
     suppress(fn.function, {
-      'AwsSolutions-L1':
-        'Node.js 22 is the runtime this service is built and tested on; moving to a newer runtime is a deliberate, tested change.',
-      'Serverless-LambdaLatestVersion': 'Same as AwsSolutions-L1: Node.js 22 is pinned on purpose.',
       'Serverless-LambdaDLQ':
-        'Invoked synchronously by API Gateway only; a dead-letter queue receives failed asynchronous invocations, of which there are none.',
+        'Invoked synchronously only (by API Gateway, and by its release hook through Invoke with RequestResponse); a dead-letter queue receives failed asynchronous invocations, of which there are none.',
     });
     const policy = fn.role.node.findChild('DefaultPolicy');
     suppress(
@@ -53,10 +50,8 @@ export function explainNagFindings(stack: StageNagSubjects): void {
   }
   for (const hook of Object.values(stack.releases.hooks)) {
     suppress(hook.function, {
-      'AwsSolutions-L1': 'Node.js 22, as the service functions: the hook is bundled and tested with them.',
-      'Serverless-LambdaLatestVersion': 'Same as AwsSolutions-L1: Node.js 22 is pinned on purpose.',
       'Serverless-LambdaDLQ':
-        'CodeDeploy waits for the status the hook reports; a hook that fails to report fails the release by timeout, so a queue of failed invocations would add nothing.',
+        "CodeDeploy acts on the status the hook reports, not on how its invocation ended: the hook reports Failed in a finally whenever a check or its setup throws (infra/release-hook/handler.ts), and one that dies before reporting (a timeout) fails the release at CodeDeploy's hook timeout. A queue holding its event would add nothing that the deployment's status and the hook's logs do not show.",
     });
     suppress(
       hook.role.node.findChild('DefaultPolicy'),
@@ -67,6 +62,10 @@ export function explainNagFindings(stack: StageNagSubjects): void {
       ['Resource::*'],
     );
   }
+  suppress(stack.releases.canaryKey, {
+    'AwsSolutions-SMG4':
+      'The release canary key is an API key an operator stores (docs/operations.md#the-release-canary-key); Secrets Manager cannot make one, so it is rotated by storing a new key and revoking the old one.',
+  });
   // CDK grants a function's invoke with its qualified ARNs too (`<arn>:*`): CodeDeploy invokes
   // each hook unqualified, so the wildcard reaches the hook functions' own versions only.
   suppress(

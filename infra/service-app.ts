@@ -1,4 +1,5 @@
-import { Aspects, Fn, Tags } from 'aws-cdk-lib/core';
+import { Aspects, Fn, Tags, type Stack } from 'aws-cdk-lib/core';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import {
@@ -10,9 +11,11 @@ import {
 } from '../lib/contract/deployment';
 import { ApiGatewayAccountStack } from './account-stack';
 import { cloudWatchRoleMode } from './cloudwatch-role-mode';
+import { permissionsBoundaryMode } from './pipeline/boundary-mode';
+import { PIPELINE_ROLE_NAMES } from './pipeline/names';
 import { serviceSynthesizer } from './pipeline/pipeline-app';
 import { StoreOrdersStack } from './stack';
-import { STAGES } from './stages';
+import { stageConfig } from './stages';
 
 /** The tag on each stage's execution log group naming the CloudWatch role its logging relies on. */
 export const EXECUTION_LOGGING_ROLE_TAG = 'store-orders:execution-logging-role';
@@ -31,9 +34,13 @@ export interface ServiceStacks {
  * from the account stack's output (Fn::GetStackOutput, which locks nothing), so a stage
  * template deployed without the account stack fails on that read, naming the stack, instead of on
  * the stage with "CloudWatch Logs role ARN must be set". Shared by the CDK app and the tests, so
- * the tests check exactly what `cdk synth` produces.
+ * the tests check exactly what `cdk synth` produces. `env` names the stages' alarm topics
+ * (`<STAGE>_ALARM_TOPIC_ARN`).
  */
-export function addServiceStacks(scope: Construct): ServiceStacks {
+export function addServiceStacks(
+  scope: Construct,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ServiceStacks {
   const account =
     cloudWatchRoleMode(scope) === 'create'
       ? new ApiGatewayAccountStack(scope, ACCOUNT_STACK_NAME, { synthesizer: serviceSynthesizer() })
@@ -41,7 +48,7 @@ export function addServiceStacks(scope: Construct): ServiceStacks {
   const stages = {} as Record<StageName, StoreOrdersStack>;
   for (const stage of STAGE_NAMES) {
     stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), {
-      config: STAGES[stage],
+      config: stageConfig(stage, env),
       synthesizer: serviceSynthesizer(),
     });
     if (account) {
@@ -55,8 +62,21 @@ export function addServiceStacks(scope: Construct): ServiceStacks {
       }
     }
   }
+  if (permissionsBoundaryMode(scope) === 'pipeline') {
+    for (const stack of [account, ...Object.values(stages)]) if (stack) applyPermissionsBoundary(stack);
+  }
   // Every finding is either fixed or explained next to its resource (infra/nag.ts); any other fails.
   Aspects.of(scope).add(new AwsSolutionsChecks());
   Aspects.of(scope).add(new ServerlessChecks());
   return { account, stages };
+}
+
+/**
+ * The pipeline stack's permissions boundary on every role of the stack: the CloudFormation
+ * execution role may create a role only with it (infra/pipeline/execution-policy.ts).
+ */
+function applyPermissionsBoundary(stack: Stack): void {
+  PermissionsBoundary.of(stack).apply(
+    ManagedPolicy.fromManagedPolicyName(stack, 'PermissionsBoundary', PIPELINE_ROLE_NAMES.permissionsBoundary),
+  );
 }

@@ -3,8 +3,10 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
-import { CURSOR_KEY_ENV } from '../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV } from '../lib/contract/sync';
+import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { PLAN_NAMES } from '../lib/contract/plans';
 import {
   API_URL_OUTPUT,
@@ -26,7 +28,7 @@ import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
-import { ServiceReleases } from './constructs/service-releases';
+import { CANARY_KEY_SECRET_OUTPUT, ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
 import { validateConfig, type StageConfig } from './stages';
@@ -47,6 +49,8 @@ export class StoreOrdersStack extends Stack {
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
   readonly releases: ServiceReleases;
+  /** The v2 cursors' HMAC key, which list-orders-v2 alone reads at run time. */
+  readonly cursorKey: Secret;
 
   constructor(scope: Construct, id: string, props: StoreOrdersStackProps) {
     const { config, ...stackProps } = props;
@@ -74,12 +78,12 @@ export class StoreOrdersStack extends Stack {
       this.tables.bind(fn.function, FUNCTIONS[entry].access);
       return fn;
     };
-    // The v2 cursors' HMAC key: generated once per stage, kept out of the template (a dynamic reference).
-    const cursorKey = new Secret(this, 'CursorKey', {
+    // The v2 cursors' HMAC key: generated once per stage, never in the template or a function's configuration.
+    const cursorKey = (this.cursorKey = new Secret(this, 'CursorKey', {
       description: 'HMAC key of the v2 listing cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
-    });
+    }));
     explainCursorKeyFindings(cursorKey);
     this.functions = {
       authorizer: make('authorizer'),
@@ -88,7 +92,13 @@ export class StoreOrdersStack extends Stack {
       'get-pet': make('get-pet'),
       'list-orders-v2': make('list-orders-v2'),
     };
-    this.functions['list-orders-v2'].function.addEnvironment(CURSOR_KEY_ENV, cursorKey.secretValue.unsafeUnwrap());
+    // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
+    // its environment would show the key in the function's configuration. It alone may read it.
+    const v2 = this.functions['list-orders-v2'];
+    v2.function.addEnvironment(CURSOR_KEY_SECRET_ENV, cursorKey.secretArn);
+    v2.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [SECRET_READ_ACTION], resources: [cursorKey.secretArn] }),
+    );
 
     // The id 'Default' leaves the API's resources out of the construct path that logical ids are
     // made from, so they kept their ids when the API became a construct: an update does not
@@ -136,6 +146,10 @@ export class StoreOrdersStack extends Stack {
           ]),
       ),
       authorizerLogs: this.functions.authorizer.logGroup,
+      indexedTable: {
+        tableName: this.tables.tables.orders.tableName,
+        indexNames: TABLES.orders.indexes.map((index) => index.name),
+      },
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
       aliases: {
         authorizer: this.functions.authorizer.alias,
@@ -197,6 +211,11 @@ export class StoreOrdersStack extends Stack {
       description: 'execute-api URL of the v2 stage (its own API id)',
     });
     new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
+    new CfnOutput(this, CANARY_KEY_SECRET_OUTPUT, {
+      value: this.releases.canaryKey.secretArn,
+      description:
+        "Secret holding the release canary key the authorizer's pre-traffic hook authorizes (docs/operations.md)",
+    });
     new CfnOutput(this, DASHBOARD_URL_OUTPUT, {
       value: this.dashboard.url,
       description: 'CloudWatch dashboard of this stage',

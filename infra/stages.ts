@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PLAN_NAMES, usagePlanBackstop } from '../lib/contract/plans';
-import { LIST_ORDERS_RESERVED_CONCURRENCY, type StageName } from '../lib/contract/deployment';
+import { alarmTopicArn, LIST_ORDERS_RESERVED_CONCURRENCY, type StageName } from '../lib/contract/deployment';
 
 /**
  * Serves the API at `https://<domainName>/v1`, the `{base_url}` / `{staging_url}` of the
@@ -59,7 +59,10 @@ export interface StageConfig {
    */
   listOrdersReservedConcurrency: number;
   alarms: {
-    /** An existing SNS topic that receives alarm and OK notifications. */
+    /**
+     * An existing SNS topic that receives alarm and OK notifications. The environment variable
+     * `<STAGE>_ALARM_TOPIC_ARN` sets it at synthesis (stageConfig); prod must have one to deploy.
+     */
     topicArn?: string;
     /** An address subscribed (after it confirms) to a topic the stack creates for the alarms. */
     email?: string;
@@ -94,6 +97,16 @@ export const STAGES: Record<StageName, StageConfig> = {
     release: { type: 'canary', percent: 10, minutes: 10 },
   },
 };
+
+/**
+ * A stage's configuration as deployed: STAGES, with the alarm topic the environment names
+ * (`PROD_ALARM_TOPIC_ARN`, lib/contract/deployment.ts) when it names one.
+ */
+export function stageConfig(stage: StageName, env: Readonly<Record<string, string | undefined>>): StageConfig {
+  const config = STAGES[stage];
+  const topicArn = alarmTopicArn(stage, env) ?? config.alarms.topicArn;
+  return topicArn === undefined ? config : { ...config, alarms: { ...config.alarms, topicArn } };
+}
 
 /**
  * The most concurrency a stage may reserve for list-orders: Lambda keeps 100 of an account's

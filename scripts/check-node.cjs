@@ -7,7 +7,7 @@
 // pinnedNodeWarning from here and only warns.
 const { devDependencies } = require('../package.json');
 
-/** The pinned major version, e.g. "22". */
+/** The pinned major version, e.g. "24". */
 const PINNED_MAJOR = String(devDependencies.node).split('.')[0];
 
 /**

@@ -5,12 +5,26 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DOC_BLOCKS, type BenchResults } from '../bench/report';
 import { REPO_ROOT } from '../infra/functions';
-import { dailyCostTable, monthlyCostAssumptions, monthlyCostTable, STAGE_STANDING } from '../infra/listing-cost';
+import {
+  dailyCostTable,
+  monthlyCostAssumptions,
+  monthlyCostTable,
+  scanCapacityTable,
+  STAGE_STANDING,
+} from '../infra/listing-cost';
+import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../lib/contract/deployment';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
-import { banRule, errorCodesList, errorExample, listingsInFlightTable, planLimitsTable } from './generate-docs';
+import {
+  banRule,
+  errorCodesList,
+  errorExample,
+  listingsInFlightTable,
+  planLimitsTable,
+  syncTimingTable,
+} from './generate-docs';
 
 export const GENERATE_COMMAND = 'npm run generate';
 
@@ -70,8 +84,10 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:monthly-cost': block(monthlyCostTable(STAGE_STANDING)),
         'generated:monthly-cost-assumptions': block(monthlyCostAssumptions()),
+        'generated:scan-capacity': block(scanCapacityTable(LIST_ORDERS_RESERVED_CONCURRENCY.prod)),
       }),
   },
+  { file: 'docs/design.md', render: (text) => withBlocks(text, { 'generated:sync-timing': block(syncTimingTable()) }) },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
 ];
 

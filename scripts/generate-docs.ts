@@ -3,6 +3,8 @@
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, ERRORS, errorJson, type ErrorCode } from '../lib/contract/errors';
 import { BAN, LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
+import { settleMs, SYNC_TIMING } from '../lib/contract/sync';
+import { REQUEST_TIMEOUT_MS } from '../lib/stores/dynamo';
 
 export const count = (n: number) => n.toLocaleString('en-US');
 
@@ -54,5 +56,31 @@ export function banRule(): string {
     'ban; requests that cross the threshold together all report the one ban end stored. Requests',
     'refused for the ban are not counted, so a ban ends on time. Thresholds and ban length are declared',
     'with the plans, in `lib/contract/plans.ts`.',
+  ].join('\n');
+}
+
+/** docs/design.md: the bounds exact sync relies on, and the settling time they add up to. */
+export function syncTimingTable(): string {
+  const seconds = (ms: number) => `${count(ms / 1000)} s`;
+  const rows = [
+    [
+      'clockErrorMs',
+      SYNC_TIMING.clockErrorMs,
+      "the most a stamping or walking clock may be off AWS's (counted twice: writer and walk)",
+    ],
+    ['attempt timeout', REQUEST_TIMEOUT_MS, 'each attempt of a stamped write is cut then (deployed)'],
+    [
+      'unansweredLandingMs',
+      SYNC_TIMING.unansweredLandingMs,
+      'how long after its last attempt an unanswered write may still land',
+    ],
+    ['indexLagMs', SYNC_TIMING.indexLagMs, 'index propagation (AWS: within 1 second)'],
+  ] as const;
+  return [
+    '| Bound | Value | What it covers |',
+    '|---|---|---|',
+    ...rows.map(([name, ms, what]) => `| \`${name}\` | ${seconds(ms)} | ${what} |`),
+    `| **settleMs** (deployed) | **${seconds(settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS))}** | the watermark stands this far behind the walk's start |`,
+    `| \`freshnessMs\` | ${seconds(SYNC_TIMING.freshnessMs)} | a change acknowledged to its writer is delivered by any walk that starts this much later |`,
   ].join('\n');
 }

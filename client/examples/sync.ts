@@ -3,7 +3,7 @@
 //   STORE_ORDERS_API_KEY=sok_... node sync.js [--url http://127.0.0.1:3000/v1] [--rounds 3] [--every 5]
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { StoreOrdersApiError, StoreOrdersClient } from '@store-orders/client';
+import { applyChange, StoreOrdersApiError, StoreOrdersClient, type SyncedListedOrder } from '@store-orders/client';
 
 const { values } = parseArgs({
   options: {
@@ -21,18 +21,18 @@ if (!apiKey) {
 const api = new StoreOrdersClient({ baseUrl: values.url ?? 'http://127.0.0.1:3000/v1', apiKey });
 
 async function main(): Promise<void> {
-  // A real integration keeps the watermark (and the ids seen at it) in its own store between runs.
+  // A real integration keeps the replica and the watermark in its own store between runs, and
+  // saves the watermark only after the walk's orders are applied.
+  const replica = new Map<string, SyncedListedOrder>();
   let since = '1970-01-01T00:00:00Z';
-  let atWatermark = new Set<string>();
   for (let round = 1; round <= Number(values.rounds); round++) {
     const { orders, watermark } = await api.syncOrders({ since, limit: 1000 });
-    // Orders changed in the watermark's own millisecond come again: skip the ones already applied.
-    const fresh = orders.filter((o) => !(o.updatedAt === since && atWatermark.has(o.id)));
-    for (const order of fresh) console.log(`${order.updatedAt} ${order.id} ${order.status}`);
-    console.log(`round ${round}: ${fresh.length} changed orders, next sync from ${watermark}`);
-    // When nothing newer came, the ids at the watermark are those already known plus any repeats.
-    const now = orders.filter((o) => o.updatedAt === watermark).map((o) => o.id);
-    atWatermark = watermark === since ? new Set([...atWatermark, ...now]) : new Set(now);
+    // A change can come more than once; applyChange keeps an order only when it is later than the copy held.
+    const applied = orders.filter((order) => applyChange(replica, order));
+    for (const order of applied) console.log(`${order.updatedAt} ${order.id} ${order.status}`);
+    console.log(
+      `round ${round}: ${applied.length} changes applied, ${replica.size} orders held, next sync from ${watermark}`,
+    );
     since = watermark;
     await sleep(Number(values.every) * 1000);
   }

@@ -5,7 +5,14 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLING, HANDLER_EXPORT, REPO_ROOT } from '../functions';
+import { BUNDLING, HANDLER_EXPORT, LAMBDA_RUNTIME_NAME, REPO_ROOT } from '../functions';
+
+/** CDK's runtime of that name: one CDK knows, so the bundler and cdk-nag treat it as Node.js. */
+const RUNTIME = (() => {
+  const runtime = Runtime.ALL.find((r) => r.name === LAMBDA_RUNTIME_NAME);
+  if (!runtime) throw new Error(`aws-cdk-lib knows no Lambda runtime ${LAMBDA_RUNTIME_NAME}`);
+  return runtime;
+})();
 
 export interface BundledFunctionProps {
   /** The TypeScript entry file, bundled with the locally installed esbuild: no Docker, no network. */
@@ -46,7 +53,7 @@ export function bundledFunction(scope: Construct, props: BundledFunctionProps): 
     projectRoot: REPO_ROOT,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     description: props.description,
-    runtime: Runtime.NODEJS_22_X,
+    runtime: RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize,
     timeout: props.timeout,

@@ -1,7 +1,10 @@
 import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import type { Role } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IVersion } from 'aws-cdk-lib/aws-lambda';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { SECRET_READ_ACTION } from '../../lib/contract/secrets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -18,6 +21,8 @@ export interface ReleaseHookProps {
   stage: StageName;
   /** The version a release shifts the alias to: the one the hook invokes. */
   version: IVersion;
+  /** The secret holding the stage's canary key, for a hook whose checks need a real key (the authorizer's). */
+  canaryKey?: ISecret;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
 }
@@ -27,7 +32,8 @@ const HOOK_TIMEOUT = Duration.seconds(60);
 
 /**
  * The pre-traffic hook of one function (infra/release-hook/handler.ts). It may invoke that
- * version and nothing else; the deployment group lets it report to that group only.
+ * version and nothing else, and read the canary key's secret if it is given one; the deployment
+ * group lets it report to that group only.
  */
 export class ReleaseHook extends Construct {
   readonly function: NodejsFunction;
@@ -50,11 +56,16 @@ export class ReleaseHook extends Construct {
         [STAGE_ENV_VAR]: props.stage,
         [HOOK_ENV.functionId]: props.functionId,
         [HOOK_ENV.versionArn]: props.version.functionArn,
+        ...(props.canaryKey ? { [HOOK_ENV.canaryKeySecret]: props.canaryKey.secretArn } : {}),
       },
       commandHooks: stableSourceMapHooks(),
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
     }));
     props.version.grantInvoke(this.role);
+    if (props.canaryKey)
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: [SECRET_READ_ACTION], resources: [props.canaryKey.secretArn] }),
+      );
   }
 }

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib/core';
+import { Duration, Stack } from 'aws-cdk-lib/core';
 import type { Method, Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -18,7 +18,12 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
+import {
+  AUTHORIZER_FAILED_MESSAGE,
+  AUTHORIZER_VERSION_KEY,
+  KEY_ACCEPTED_MESSAGE,
+  KEY_REFUSED_MESSAGE,
+} from '../../lib/edge/authorizer';
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
@@ -49,6 +54,11 @@ export interface ServiceAlarmsProps {
   longRunning: Record<string, { fn: IFunction; timeout: Duration }>;
   /** The authorizer's log group, where a failure to judge a key is logged. */
   authorizerLogs: ILogGroup;
+  /**
+   * The orders table and its global secondary indexes (the v2 listing's): their write throttling is
+   * what delays an index's propagation, the one signal of index lag CloudWatch offers.
+   */
+  indexedTable: { tableName: string; indexNames: readonly string[] };
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
@@ -81,7 +91,8 @@ export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
   /**
    * Per function, the alarms CodeDeploy watches while it shifts the function's alias to a new
-   * version: one on errors, one on latency, both on the alias. It rolls the release back if one fires.
+   * version: one on errors, one on latency, and for the authorizer one on its refusal rate, all on
+   * the new version alone. It rolls the release back if one fires.
    */
   readonly rollback = {} as Record<FunctionId, Alarm[]>;
   /** The topic created for config.email, and the address's subscription to it. */
@@ -206,13 +217,31 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
     });
-    this.addRollbackAlarms(props, (version) =>
-      failuresByVersion.metric({
-        statistic: 'Sum',
-        period: ROLLBACK_PERIOD,
-        dimensionsMap: { [EXECUTED_VERSION]: version },
-      }),
-    );
+    // Every key the authorizer judged, and the ones it refused, by the version that judged them: a
+    // version that refused valid keys would only show here (a refusal is not a failure).
+    const byVersion = (id: string, metricName: string, messages: readonly string[]) =>
+      new MetricFilter(this, id, {
+        logGroup: props.authorizerLogs,
+        filterPattern: FilterPattern.any(...messages.map((m) => FilterPattern.stringValue('$.message', '=', m))),
+        metricNamespace: authorizerFailures.metricNamespace,
+        metricName,
+        metricValue: '1',
+        dimensions: { [EXECUTED_VERSION]: `$.${AUTHORIZER_VERSION_KEY}` },
+      });
+    const decisionsByVersion = byVersion('AuthorizerDecisionLinesByVersion', AUTHORIZER_DECISIONS_BY_VERSION, [
+      KEY_ACCEPTED_MESSAGE,
+      KEY_REFUSED_MESSAGE,
+    ]);
+    const refusalsByVersion = byVersion('AuthorizerRefusalLinesByVersion', AUTHORIZER_REFUSALS_BY_VERSION, [
+      KEY_REFUSED_MESSAGE,
+    ]);
+    const ofVersion = (filter: MetricFilter) => (version: string) =>
+      filter.metric({ statistic: 'Sum', period: ROLLBACK_PERIOD, dimensionsMap: { [EXECUTED_VERSION]: version } });
+    this.addRollbackAlarms(props, {
+      failures: ofVersion(failuresByVersion),
+      decisions: ofVersion(decisionsByVersion),
+      refusals: ofVersion(refusalsByVersion),
+    });
 
     const throttles = Object.fromEntries(
       Object.values(props.functions).map((fn, i) => [
@@ -233,6 +262,8 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
+    this.addIndexThrottles(props.indexedTable);
+
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));
     if (config.email) {
@@ -244,6 +275,53 @@ export class ServiceAlarms extends Construct {
       alarm.addAlarmAction(...actions);
       alarm.addOkAction(...actions);
     }
+  }
+
+  /**
+   * A rollback alarm, named for the version it watches. CloudWatch keeps an updated alarm's state,
+   * so an alarm moved in place from a failing version to its fix would start the fix's canary in
+   * ALARM and roll it back. A name is fixed at creation (changing it replaces the alarm), so a new
+   * version gets a new alarm, created in INSUFFICIENT_DATA before the deployment group names it,
+   * and the previous version's alarm is deleted in the update's cleanup. ("When this operation
+   * creates an alarm, the alarm state is immediately set to INSUFFICIENT_DATA ... When you update an
+   * existing alarm, its state is left unchanged": docs.aws.amazon.com/AWSCloudFormation/latest/
+   * UserGuide/aws-properties-cw-alarm.html; AlarmName: update requires replacement.)
+   */
+  private addRollback(id: string, version: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
+    return this.add(id, { ...props, alarmName: rollbackAlarmName(Stack.of(this).stackName, id, version) });
+  }
+
+  /**
+   * Exact sync allows an index SYNC_TIMING.indexLagMs to catch up with its table. AWS publishes no
+   * metric of a global secondary index's propagation delay; what delays it is the index's write
+   * throttling, reported as WriteThrottleEvents with the GlobalSecondaryIndexName dimension.
+   */
+  private addIndexThrottles({ tableName, indexNames }: ServiceAlarmsProps['indexedTable']): void {
+    const metrics = Object.fromEntries(
+      indexNames.map((indexName, i) => [
+        `index${i}`,
+        new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName: 'WriteThrottleEvents',
+          dimensionsMap: { TableName: tableName, GlobalSecondaryIndexName: indexName },
+          statistic: 'Sum',
+          period: PERIOD,
+        }),
+      ]),
+    );
+    this.add('OrderIndexWriteThrottles', {
+      alarmDescription:
+        'DynamoDB throttled writes to an index of the orders table: its propagation may lag past the bound v2 sync allows for (docs/design.md#exact-incremental-sync).',
+      metric: new MathExpression({
+        expression: Object.keys(metrics).join(' + '),
+        usingMetrics: metrics,
+        period: PERIOD,
+        label: 'Write throttle events of the orders indexes',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
   }
 
   private add(id: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
@@ -264,7 +342,10 @@ export class ServiceAlarms extends Construct {
    * Latency: p99 of the new version's Duration above the stage's p99 latency, except for a
    * long-running function, whose longest invocation is held against its timeout as in DurationNearTimeout.
    */
-  private addRollbackAlarms(props: ServiceAlarmsProps, authorizerFailures: (version: string) => IMetric): void {
+  private addRollbackAlarms(
+    props: ServiceAlarmsProps,
+    authorizer: Record<'failures' | 'decisions' | 'refusals', (version: string) => IMetric>,
+  ): void {
     const config = props.config.alarms;
     const breaching = {
       evaluationPeriods: ROLLBACK_MINUTES,
@@ -278,13 +359,13 @@ export class ServiceAlarms extends Construct {
         newVersionMetric(alias, metricName, { statistic, period: ROLLBACK_PERIOD });
       const errors =
         name === 'authorizer'
-          ? this.add(`RollbackErrors${id}`, {
+          ? this.addRollback(`RollbackErrors${id}`, version, {
               alarmDescription: `The new version of ${name} failed to judge keys (its callers got 503) in ${ROLLBACK_MINUTES} minutes in a row.`,
-              metric: authorizerFailures(version),
+              metric: authorizer.failures(version),
               threshold: 0,
               ...breaching,
             })
-          : this.add(`RollbackErrors${id}`, {
+          : this.addRollback(`RollbackErrors${id}`, version, {
               alarmDescription: `More than ${config.serverErrorRate * 100}% of the invocations of the new version of ${name} failed in ${ROLLBACK_MINUTES} minutes in a row.`,
               metric: new MathExpression({
                 expression: 'IF(invocations > 0, errors / invocations, 0)',
@@ -297,21 +378,45 @@ export class ServiceAlarms extends Construct {
             });
       const longRunning = props.longRunning[name];
       const latency = longRunning
-        ? this.add(`RollbackLatency${id}`, {
+        ? this.addRollback(`RollbackLatency${id}`, version, {
             alarmDescription: `An invocation of the new version of ${name} ran longer than ${DURATION_ALARM_FRACTION * 100}% of its timeout in ${ROLLBACK_MINUTES} minutes in a row.`,
             metric: ofVersion('Duration', 'Maximum'),
             threshold: Math.round(longRunning.timeout.toMilliseconds() * DURATION_ALARM_FRACTION),
             ...breaching,
           })
-        : this.add(`RollbackLatency${id}`, {
+        : this.addRollback(`RollbackLatency${id}`, version, {
             alarmDescription: `p99 duration of the new version of ${name} above ${config.p99LatencyMs} ms in ${ROLLBACK_MINUTES} minutes in a row.`,
             metric: ofVersion('Duration', 'p99'),
             threshold: config.p99LatencyMs,
             ...breaching,
           });
       this.rollback[name] = [errors, latency];
+      if (name === 'authorizer')
+        this.rollback[name].push(
+          this.addRollback(`RollbackRefusals${id}`, version, {
+            alarmDescription:
+              `The new version of ${name} refused more than ${ROLLBACK_REFUSAL_RATE * 100}% of the keys it judged in ${ROLLBACK_MINUTES} minutes in a row: ` +
+              'valid keys may be refused (clients get 401).',
+            metric: new MathExpression({
+              expression: 'IF(decisions > 0, refusals / decisions, 0)',
+              usingMetrics: { decisions: authorizer.decisions(version), refusals: authorizer.refusals(version) },
+              period: ROLLBACK_PERIOD,
+              label: `Refusal rate of the new version of ${name}`,
+            }),
+            threshold: ROLLBACK_REFUSAL_RATE,
+            ...breaching,
+          }),
+        );
     }
   }
+}
+
+/**
+ * The name of a rollback alarm: the stack, the alarm's id and the version it watches (a version
+ * number, or its token in the template).
+ */
+export function rollbackAlarmName(stackName: string, id: string, version: string): string {
+  return `${stackName}-${id}-v${version}`;
 }
 
 /** Lambda's dimension naming the version that ran an invocation made through an alias. */
@@ -319,6 +424,17 @@ export const EXECUTED_VERSION = 'ExecutedVersion';
 
 /** The authorizer's failures by the version that logged them (a log metric, unlike Lambda's). */
 export const AUTHORIZER_FAILURES_BY_VERSION = 'AuthorizerFailuresByVersion';
+
+/** Keys the authorizer judged (allowed or refused), and those it refused, by the version that judged them. */
+export const AUTHORIZER_DECISIONS_BY_VERSION = 'AuthorizerDecisionsByVersion';
+export const AUTHORIZER_REFUSALS_BY_VERSION = 'AuthorizerRefusalsByVersion';
+
+/**
+ * The share of keys a new authorizer version may refuse before its release is rolled back. Clients
+ * mostly send valid keys, so a version refusing most of them is refusing valid ones; a burst of
+ * unknown keys alone (a scan) could also cross it, and would only delay the release.
+ */
+export const ROLLBACK_REFUSAL_RATE = 0.5;
 
 /**
  * A Lambda metric of the invocations, through the alias, that the alias's version (the one this

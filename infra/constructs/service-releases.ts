@@ -19,6 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-codedeploy';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionId, StageName } from '../../lib/contract/deployment';
@@ -28,6 +29,9 @@ import { ReleaseHook } from './release-hook';
 
 /** AWS's policy for CodeDeploy's Lambda deployments: read alarms, move aliases, nothing more. */
 export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
+
+/** The stack output naming the canary key's secret, where an operator stores the key. */
+export const CANARY_KEY_SECRET_OUTPUT = 'ReleaseCanaryKeySecretArn';
 
 export interface ServiceReleasesProps {
   stage: StageName;
@@ -47,6 +51,13 @@ export class ServiceReleases extends Construct {
   readonly groups = {} as Record<FunctionId, LambdaDeploymentGroup>;
   /** Each function's pre-traffic hook, which invokes the version its group is about to shift to. */
   readonly hooks = {} as Record<FunctionId, ReleaseHook>;
+  /**
+   * The stage's release canary key: a real API key (free plan, read scope) whose plaintext an
+   * operator stores here after the first deploy (docs/operations.md#the-release-canary-key), so the
+   * authorizer's hook can check that the new version allows a valid key. Created with a generated
+   * placeholder, which the hook refuses to use (the release fails until a key is stored).
+   */
+  readonly canaryKey: Secret;
   private readonly props: ServiceReleasesProps;
 
   constructor(scope: Construct, id: string, props: ServiceReleasesProps) {
@@ -66,6 +77,10 @@ export class ServiceReleases extends Construct {
         interval: Duration.minutes(release.minutes),
       }),
     });
+    this.canaryKey = new Secret(this, 'CanaryKey', {
+      description: `Release canary API key of store-orders-${props.stage}, which the authorizer's pre-traffic hook authorizes`,
+      removalPolicy: props.logRemovalPolicy,
+    });
     for (const [name, { alias, rollbackAlarms }] of Object.entries(props.functions) as [
       FunctionId,
       ServiceReleasesProps['functions'][FunctionId],
@@ -74,6 +89,7 @@ export class ServiceReleases extends Construct {
         functionId: name,
         stage: props.stage,
         version: alias.version,
+        ...(name === 'authorizer' ? { canaryKey: this.canaryKey } : {}),
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
       });
@@ -90,8 +106,10 @@ export class ServiceReleases extends Construct {
         preHook: hook.function,
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
-      // The hook must name the new version before CodeDeploy runs it.
-      alias.node.addDependency(hook.function);
+      // The hook must name the new version before CodeDeploy runs it, and the new version's own
+      // rollback alarms must exist, named in its deployment group, before the alias update starts
+      // the traffic shift they watch (service-alarms.ts, addRollback).
+      alias.node.addDependency(hook.function, this.groups[name], ...rollbackAlarms);
     }
   }
 

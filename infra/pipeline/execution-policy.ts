@@ -1,18 +1,52 @@
 // The policy the bootstrap's CloudFormation execution role gets instead of AdministratorAccess
 // (`cdk bootstrap --cloudformation-execution-policies <its ARN>`): the services the app's stacks
 // create resources in, each scoped to this project's names where the service allows it.
-// test/infra/pipeline.spec.ts checks that every resource type the app synthesises is covered.
+// test/infra/pipeline.spec.ts checks it against what CloudFormation calls for every resource type
+// the app synthesises (infra/pipeline/resource-actions.ts).
+// It cannot raise its own permissions: every role it creates or changes must carry the permissions
+// boundary (condition iam:PermissionsBoundary), it passes roles only to the services the stacks'
+// roles are for (iam:PassedToService), and it may change neither its own policy nor the boundary.
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html
 import { Aws } from 'aws-cdk-lib/core';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { ASSETS_BUCKET, VERSION_PARAMETER_ARN } from './bootstrap';
+import { EXECUTION_POLICY_ARN, NAME_PREFIX, PERMISSIONS_BOUNDARY_ARN, STACK_PREFIX } from './names';
+import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from './resource-actions';
 
 const arn = (service: string, resource: string, region: string = Aws.REGION) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${Aws.ACCOUNT_ID}:${resource}`;
 
-/** Stack-generated names start with the stack's name; the project's stacks all start so. */
-const STACK_PREFIX = 'StoreOrders-';
-/** Names the project gives resources itself (CodeDeploy applications, dashboards, pipeline roles). */
-const NAME_PREFIX = 'store-orders-';
+/**
+ * The services the stacks' roles are passed to: the functions' roles (Lambda), the release
+ * groups' role (CodeDeploy), the account's CloudWatch role (API Gateway). The test compares it with
+ * the service principals the synthesised roles trust.
+ */
+export const PASSED_TO_SERVICES = ['lambda.amazonaws.com', 'codedeploy.amazonaws.com', 'apigateway.amazonaws.com'];
+
+/**
+ * IAM actions that take the `iam:PermissionsBoundary` condition key (the Service Authorization
+ * Reference, list_awsidentityandaccessmanagementiam.html): allowed only where the role has, or is
+ * given, the boundary.
+ */
+export const BOUNDED_ROLE_ACTIONS = [
+  'iam:CreateRole',
+  'iam:PutRolePermissionsBoundary',
+  'iam:PutRolePolicy',
+  'iam:DeleteRolePolicy',
+  'iam:AttachRolePolicy',
+  'iam:DetachRolePolicy',
+];
+
+/** What the execution role may never do to the two policies that bound it. */
+export const PROTECTED_POLICY_ACTIONS = [
+  'iam:CreatePolicy',
+  'iam:CreatePolicyVersion',
+  'iam:DeletePolicy',
+  'iam:DeletePolicyVersion',
+  'iam:SetDefaultPolicyVersion',
+  'iam:TagPolicy',
+  'iam:UntagPolicy',
+];
 
 export function executionStatements(): PolicyStatement[] {
   const iamNames = (kind: string) => [STACK_PREFIX, NAME_PREFIX].map((p) => arn('iam', `${kind}/${p}*`, ''));
@@ -37,27 +71,31 @@ export function executionStatements(): PolicyStatement[] {
     new PolicyStatement({ actions: ['sns:*'], resources: [arn('sns', `${STACK_PREFIX}*`)] }),
     // The v2 cursor key: a secret whose name CloudFormation generates (not under the stack's prefix).
     new PolicyStatement({ actions: ['secretsmanager:*'], resources: [arn('secretsmanager', 'secret:*')] }),
-    // The functions' roles, the account stack's CloudWatch role and the pipeline's own roles and policy.
+    // The functions' roles, the account stack's CloudWatch role and the pipeline's own roles.
     new PolicyStatement({
       actions: [
         'iam:GetRole',
-        'iam:CreateRole',
         'iam:DeleteRole',
         'iam:UpdateRole',
         'iam:UpdateRoleDescription',
         'iam:UpdateAssumeRolePolicy',
         'iam:TagRole',
         'iam:UntagRole',
-        'iam:PassRole',
         'iam:GetRolePolicy',
-        'iam:PutRolePolicy',
-        'iam:DeleteRolePolicy',
-        'iam:AttachRolePolicy',
-        'iam:DetachRolePolicy',
         'iam:ListRolePolicies',
         'iam:ListAttachedRolePolicies',
       ],
       resources: iamNames('role'),
+    }),
+    new PolicyStatement({
+      actions: BOUNDED_ROLE_ACTIONS,
+      resources: iamNames('role'),
+      conditions: { StringEquals: { 'iam:PermissionsBoundary': PERMISSIONS_BOUNDARY_ARN } },
+    }),
+    new PolicyStatement({
+      actions: ['iam:PassRole'],
+      resources: iamNames('role'),
+      conditions: { StringEquals: { 'iam:PassedToService': PASSED_TO_SERVICES } },
     }),
     new PolicyStatement({
       actions: [
@@ -68,22 +106,14 @@ export function executionStatements(): PolicyStatement[] {
         'iam:CreatePolicyVersion',
         'iam:DeletePolicyVersion',
         'iam:ListPolicyVersions',
+        'iam:ListEntitiesForPolicy',
         'iam:TagPolicy',
         'iam:UntagPolicy',
       ],
       resources: iamNames('policy'),
     }),
     new PolicyStatement({
-      actions: [
-        'iam:GetOpenIDConnectProvider',
-        'iam:CreateOpenIDConnectProvider',
-        'iam:DeleteOpenIDConnectProvider',
-        'iam:UpdateOpenIDConnectProviderThumbprint',
-        'iam:AddClientIDToOpenIDConnectProvider',
-        'iam:RemoveClientIDFromOpenIDConnectProvider',
-        'iam:TagOpenIDConnectProvider',
-        'iam:UntagOpenIDConnectProvider',
-      ],
+      actions: [...(RESOURCE_TYPE_ACTIONS['AWS::IAM::OIDCProvider']?.actions ?? [])],
       resources: [arn('iam', 'oidc-provider/token.actions.githubusercontent.com', '')],
     }),
     // The stages read the account stack's output (Fn::GetStackOutput).
@@ -109,5 +139,14 @@ export function executionStatements(): PolicyStatement[] {
       resources: [`arn:${Aws.PARTITION}:route53:::hostedzone/*`],
     }),
     new PolicyStatement({ actions: ['route53:GetChange'], resources: [`arn:${Aws.PARTITION}:route53:::change/*`] }),
+    // Actions IAM matches only with "*" (the secret's generated value, GetRandomPassword).
+    new PolicyStatement({ actions: actionsWithoutResourceType(), resources: ['*'] }),
+    // Whatever the allows above say: the bounds stay as the administrator set them.
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: PROTECTED_POLICY_ACTIONS,
+      resources: [EXECUTION_POLICY_ARN, PERMISSIONS_BOUNDARY_ARN],
+    }),
+    new PolicyStatement({ effect: Effect.DENY, actions: ['iam:DeleteRolePermissionsBoundary'], resources: ['*'] }),
   ];
 }

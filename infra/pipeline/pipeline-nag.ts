@@ -9,6 +9,7 @@ export interface PipelineNagSubjects {
   diffRole: IConstruct;
   lookupRole: IConstruct;
   executionPolicy: IConstruct;
+  permissionsBoundary: IConstruct;
 }
 
 /** The pipeline stack's findings: wildcards that name this project's resources, each explained. */
@@ -25,7 +26,10 @@ export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
   }
   NagSuppressions.addResourceSuppressions(
     stack.diffRole,
-    reason('lambda:GetAccountSettings (the preflight) supports no resource-level permission; the deny only narrows.'),
+    reason(
+      "lambda:GetAccountSettings (the preflight) supports no resource-level permission; the stages' functions are " +
+        'named by CloudFormation (StoreOrders-<stage>-*), their stacks get ids; the deny only narrows.',
+    ),
     true,
   );
   NagSuppressions.addResourceSuppressions(
@@ -37,6 +41,13 @@ export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
     reason(
       'The CloudFormation execution role creates the whole app: each service is scoped to the resources it ' +
         'names (StoreOrders-*, store-orders-*), and to the Region where ids are random (API Gateway, CodeDeploy).',
+    ),
+  );
+  NagSuppressions.addResourceSuppressions(
+    stack.permissionsBoundary,
+    reason(
+      'A boundary grants nothing: it caps every role the stacks make at the services and names of this ' +
+        'project (StoreOrders-*, store-orders-*, the Region where ids are random), with no IAM change at all.',
     ),
   );
 }

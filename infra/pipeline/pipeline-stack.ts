@@ -4,6 +4,7 @@ import {
   type IOidcProvider,
   ManagedPolicy,
   OidcProviderNative,
+  PermissionsBoundary,
   PolicyDocument,
   Role,
   PolicyStatement,
@@ -12,9 +13,11 @@ import {
 import type { Construct } from 'constructs';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
 import { BOOTSTRAP_ROLES_ARN } from './bootstrap';
+import { PIPELINE_ROLE_NAMES } from './names';
 import type { OidcProviderMode } from './github-repository';
 import { executionStatements } from './execution-policy';
 import { explainPipelineNagFindings } from './pipeline-nag';
+import { boundaryStatements } from './permissions-boundary';
 import { denyStatement, deployStatements, lookupStatements, preflightStatements, smokeStatements } from './permissions';
 
 /** The stack that lets GitHub Actions deploy: once per account, before the pipeline's first run. */
@@ -23,13 +26,7 @@ export const PIPELINE_STACK_NAME = 'StoreOrders-pipeline';
 export const GITHUB_OIDC_HOST = 'token.actions.githubusercontent.com';
 export const GITHUB_OIDC_AUDIENCE = 'sts.amazonaws.com';
 
-/** Fixed names: the workflow's variables and the stages' cdk lookups name them. */
-export const PIPELINE_ROLE_NAMES = {
-  deploy: (stage: StageName) => `store-orders-${stage}-deploy`,
-  diff: 'store-orders-diff',
-  lookup: 'store-orders-cdk-lookup',
-  executionPolicy: 'store-orders-cfn-execution',
-} as const;
+export { PIPELINE_ROLE_NAMES } from './names';
 
 /** The custom lookup role, as the stages' synthesizer names it for `cdk diff` (placeholders, not tokens). */
 export const LOOKUP_ROLE_ARN_PLACEHOLDER = `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${PIPELINE_ROLE_NAMES.lookup}`;
@@ -62,6 +59,7 @@ export class PipelineStack extends Stack {
   readonly diffRole: Role;
   readonly lookupRole: Role;
   readonly executionPolicy: ManagedPolicy;
+  readonly permissionsBoundary: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     const { repository, oidcProvider = 'create', ...stackProps } = props;
@@ -83,6 +81,14 @@ export class PipelineStack extends Stack {
       });
     const noBootstrapRoles = denyStatement(['sts:AssumeRole'], [BOOTSTRAP_ROLES_ARN]);
     const policy = (...statements: PolicyStatement[]) => new PolicyDocument({ statements });
+    // Made before any role, and on every role here too: the execution policy lets CloudFormation
+    // create or change a role only with this boundary, this stack's included.
+    this.permissionsBoundary = new ManagedPolicy(this, 'PermissionsBoundary', {
+      managedPolicyName: PIPELINE_ROLE_NAMES.permissionsBoundary,
+      description: 'Permissions boundary of every Store Orders role: the most any of them may do',
+      statements: boundaryStatements(),
+    });
+    PermissionsBoundary.of(this).apply(this.permissionsBoundary);
 
     this.deployRoles = {} as Record<StageName, Role>;
     for (const stage of STAGE_NAMES) {
@@ -102,7 +108,7 @@ export class PipelineStack extends Stack {
       roleName: PIPELINE_ROLE_NAMES.diff,
       description: `Pull requests of ${repository}: cdk diff through ${PIPELINE_ROLE_NAMES.lookup} only`,
       assumedBy: trusted(oidcSubject(repository, 'pull_request')),
-      inlinePolicies: { preflight: policy(...preflightStatements()), limits: policy(noBootstrapRoles) },
+      inlinePolicies: { preflight: policy(...preflightStatements(STAGE_NAMES)), limits: policy(noBootstrapRoles) },
     });
     this.lookupRole = new Role(this, 'LookupRole', {
       roleName: PIPELINE_ROLE_NAMES.lookup,
@@ -136,6 +142,11 @@ export class PipelineStack extends Stack {
       'ExecutionPolicyArn',
       this.executionPolicy.managedPolicyArn,
       'cdk bootstrap --cloudformation-execution-policies',
+    );
+    output(
+      'PermissionsBoundaryArn',
+      this.permissionsBoundary.managedPolicyArn,
+      'The boundary every role of the Store Orders stacks carries',
     );
     output('Region', Aws.REGION, 'AWS_REGION of the repository');
     explainPipelineNagFindings(this);

@@ -124,9 +124,35 @@ export function stackNameFor(stage: StageName): string {
 
 /**
  * Concurrent executions each stage reserves for list-orders (infra/stages.ts deploys them; the
- * deploy preflight checks the account can hold them all, plus the 100 Lambda keeps unreserved).
+ * deploy preflight checks that the account's unreserved concurrency holds the stage's, plus the 100 Lambda keeps unreserved).
  */
 export const LIST_ORDERS_RESERVED_CONCURRENCY: Record<StageName, number> = { staging: 5, prod: 50 };
+
+/**
+ * Stages whose alarms must notify someone: `npm run deploy|diff` of them refuses to start without an
+ * alarm topic (tools/deploy/notification.ts); `cdk synth` works without one.
+ */
+export const ALARM_TOPIC_REQUIRED: Record<StageName, boolean> = { staging: false, prod: true };
+
+/** The environment variable naming the SNS topic a stage's alarms notify: `PROD_ALARM_TOPIC_ARN`. */
+export function alarmTopicVariable(stage: StageName): string {
+  return `${stage.toUpperCase()}_ALARM_TOPIC_ARN`;
+}
+
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+/** A malformed alarm topic variable: a command-line mistake, reported as one line. */
+export class AlarmTopicError extends Error {}
+
+/** The stage's alarm topic from the environment; undefined when unset or empty, refused when not a topic ARN. */
+export function alarmTopicArn(stage: StageName, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = env[alarmTopicVariable(stage)]?.trim();
+  if (!value) return undefined;
+  if (SNS_TOPIC_ARN.test(value)) return value;
+  throw new AlarmTopicError(
+    `${alarmTopicVariable(stage)}=${value} is not an SNS topic ARN: give arn:aws:sns:<region>:<account>:<topic name>.`,
+  );
+}
 
 /** A function name no stage deploys: the deploy preflight invokes it to learn whether the Region streams. */
 export const STREAMING_PROBE_FUNCTION = 'store-orders-streaming-probe';

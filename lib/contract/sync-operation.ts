@@ -1,7 +1,7 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operations';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from './sync';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 
@@ -10,14 +10,17 @@ const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
 export const LIST_ORDERS_V2: OperationContract = {
   description:
     'Returns one page of orders. Follow `nextCursor` (or the `Link` header with `rel="next"`) to the ' +
-    'next page; it is absent on the last page. Every page is one request for the rate limits. ' +
-    `Without filters the order of the items is not specified. With \`${SYNC_PARAMETERS.status}\` or ` +
-    `\`${SYNC_PARAMETERS.updatedSince}\`, orders come in ascending \`updatedAt\` (ties by id), so a client ` +
-    'keeps the last `updatedAt` it saw as the watermark of its next sync. Following the cursors to the ' +
-    'end returns every matching order that did not change during the walk exactly once; an order that ' +
-    'changes during the walk moves to its new `updatedAt`, so a sync from the watermark finds it again. ' +
-    'A page reads items in proportion to its size, never to the store. A cursor carries its filters: ' +
-    'give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only ' +
+    'next page; it is absent on the last page, which carries `watermark` instead. Every page is one ' +
+    `request for the rate limits. Without filters the order of the items is not specified. With \`${SYNC_PARAMETERS.status}\` or ` +
+    `\`${SYNC_PARAMETERS.updatedSince}\`, orders come in ascending \`updatedAt\` (ties by id). Incremental sync is ` +
+    "exact: a client that gives the last walk's `watermark` as `updatedSince` next time misses no change, " +
+    "whatever the writers' timing, the index's lag or a clock's skew. Each change makes an order's " +
+    '`updatedAt` strictly later, so (`id`, `updatedAt`) names a change; a change may come more than once ' +
+    '(changes newer than the watermark are served too and come again), so apply an order only when its ' +
+    '`updatedAt` is later than the copy held. A change acknowledged to its writer is delivered by any walk ' +
+    `that starts ${SYNC_TIMING.freshnessMs / 1000} s later or more. ` +
+    'A page reads items in proportion to its size, never to the store. A cursor carries its filters and the ' +
+    "walk's start: give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only " +
     'unfiltered pages return them until an operator has run `orders backfill-updated-at`. Send ' +
     `\`${ACCEPT_ENCODING}: gzip\` (or \`br\`) with an \`${ACCEPT}\` header to receive a page compressed, about ` +
     `five times smaller; without \`${ACCEPT}\` a page comes uncompressed (API Gateway passes a compressed ` +
@@ -81,6 +84,13 @@ export const LIST_ORDERS_V2: OperationContract = {
         nextCursor: {
           type: 'string',
           description: 'Give it as `cursor` for the next page; absent on the last page.',
+        },
+        watermark: {
+          type: 'string',
+          format: 'date-time',
+          description:
+            'On the last page only: every change up to this instant is settled and has been delivered by ' +
+            "this walk. Give it as `updatedSince` next time. Never earlier than the walk's `updatedSince`.",
         },
       },
     },

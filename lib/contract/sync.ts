@@ -21,5 +21,46 @@ export type SyncParameter = keyof typeof SYNC_PARAMETERS;
 /** The statuses a page can be filtered by: every status. */
 export const SYNC_STATUSES = ORDER_STATUSES;
 
-/** The environment variable that carries the cursor key of a deployed function (set from a generated secret). */
-export const CURSOR_KEY_ENV = 'CURSOR_KEY';
+/**
+ * The environment variable that names (by ARN) the secret holding a deployed function's cursor key,
+ * which the function reads at run time; never the key itself (lib/root/cursor-key.ts).
+ */
+export const CURSOR_KEY_SECRET_ENV = 'CURSOR_KEY_SECRET_ARN';
+
+/**
+ * The timing exact incremental sync relies on (docs/design.md#exact-incremental-sync), declared once:
+ * read by the writers (lib/stores/stamped-write.ts), the v2 listing's watermark, the local stack's
+ * emulation of AWS's timing, the docs and the tests.
+ */
+export const SYNC_TIMING = {
+  /**
+   * The most a stamping or walking clock may be off AWS's. Lambda's clock is AWS's (Amazon Time Sync
+   * Service); a tool's clock is corrected from DynamoDB's `Date` replies (lib/stores/aws-clock.ts).
+   */
+  clockErrorMs: 1_000,
+  /**
+   * How long after its last attempt was given up a write may still reach the table. Every attempt
+   * stamps anew and is cut at the client's per-attempt timeout; a retry's condition turns an
+   * earlier attempt that lands after it into a no-op, so only a write whose every attempt went
+   * unanswered relies on this margin. AWS documents no bound; this is ours (docs/design.md).
+   */
+  unansweredLandingMs: 3_000,
+  /**
+   * Index propagation. AWS: "Write operations propagate to a GSI within 1 second" (re:Post,
+   * dynamodb-missing-table-items-gsi), longer "in the unlikely event of a failure"; five times that.
+   */
+  indexLagMs: 5_000,
+  /** A change acknowledged to its writer is delivered by any walk that starts this much later. */
+  freshnessMs: 15_000,
+} as const;
+
+export type SyncTiming = { readonly [K in keyof typeof SYNC_TIMING]: number };
+
+/**
+ * How far a walk's watermark stands behind the walk's start, for writers whose attempts are cut
+ * at `attemptTimeoutMs`: a change stamped at or before it has reached the table and its indexes by
+ * the time the walk starts, wherever the writer's and the walk's clocks err within the bound.
+ */
+export function settleMs(timing: SyncTiming, attemptTimeoutMs: number): number {
+  return 2 * timing.clockErrorMs + attemptTimeoutMs + timing.unansweredLandingMs + timing.indexLagMs;
+}

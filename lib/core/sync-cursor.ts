@@ -17,9 +17,12 @@ export type PagePosition =
 export interface CursorContent {
   filters: SyncFilters;
   position: PagePosition;
+  /** When the walk's first page was read (epoch ms): its last page's watermark follows from it. */
+  started: number;
 }
 
-const VERSION = 1;
+/** 2: cursors carry their walk's start (the watermark); a version-1 cursor is refused, and the walk starts again. */
+export const CURSOR_VERSION = 2;
 
 function mac(key: Uint8Array, payload: string): Buffer {
   return createHmac('sha256', key).update(payload).digest();
@@ -27,7 +30,7 @@ function mac(key: Uint8Array, payload: string): Buffer {
 
 /** The cursor text: the content as base64url JSON, a dot, and its HMAC-SHA256 under `key`. */
 export function sealCursor(content: CursorContent, key: Uint8Array): string {
-  const payload = Buffer.from(JSON.stringify({ v: VERSION, ...content })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, ...content })).toString('base64url');
   return `${payload}.${mac(key, payload).toString('base64url')}`;
 }
 
@@ -78,8 +81,10 @@ export function openCursor(cursor: string, key: Uint8Array): CursorContent {
   const fields = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const filters = filtersIn(fields.filters);
   const position = positionIn(fields.position);
-  if (fields.v !== VERSION || !filters || !position) throw new InvalidCursorError('unreadable');
-  return { filters, position };
+  const started = fields.started;
+  if (fields.v !== CURSOR_VERSION || !filters || !position || !Number.isSafeInteger(started))
+    throw new InvalidCursorError('unreadable, or from an older version of this API: start the walk again');
+  return { filters, position, started: started as number };
 }
 
 /**

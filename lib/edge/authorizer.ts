@@ -22,9 +22,13 @@ export class KeyRefusedError extends Error {
  */
 export const AUTHORIZER_FAILED_MESSAGE = 'authorizer failed';
 
+/** The messages of the lines the authorizer logs for each key it judged: one of them per decision. */
+export const KEY_ACCEPTED_MESSAGE = 'key accepted';
+export const KEY_REFUSED_MESSAGE = 'key refused';
+
 /**
- * The key of that line naming the function version that ran (Lambda's `ExecutedVersion`), so a
- * release's rollback alarm counts the new version's failures alone.
+ * The key of those lines, and of the failure line, naming the function version that ran (Lambda's `ExecutedVersion`), so a
+ * release's rollback alarms count the new version's refusals and failures alone.
  */
 export const AUTHORIZER_VERSION_KEY = 'executedVersion';
 

@@ -4,6 +4,7 @@ import { syncedOrderJson } from '../contract/synced-order';
 import { routeByOperation } from '../contract/routes';
 import { SYNC_PARAMETERS } from '../contract/sync';
 import { cursorFilters, openCursor, sealCursor, type PagePosition } from '../core/sync-cursor';
+import { walkWatermark } from '../core/sync-watermark';
 import { parseSyncQuery } from '../core/sync-query';
 import type { OrderPages } from '../stores/order-pages';
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
@@ -11,6 +12,10 @@ import { withEncodedBody } from './encoded-body';
 
 export interface SyncHandlerDeps extends ApiHandlerDeps {
   pages: Pick<OrderPages, 'page'>;
+  /** The walks' clock: AWS's, as the writers' stamps are (lib/stores/aws-clock.ts). */
+  now: () => number;
+  /** How far a walk's watermark stands behind its start (lib/contract/sync.ts settleMs). */
+  settleMs: number;
   /** The HMAC key cursors are sealed with (every function of a deployment shares it), read per use. */
   cursorKey: () => Uint8Array;
 }
@@ -34,18 +39,23 @@ function pageHandler(deps: SyncHandlerDeps) {
     const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null);
     let filters = query.filters;
     let position: PagePosition | undefined;
+    let started = deps.now();
     if (query.cursor !== undefined) {
       const content = openCursor(query.cursor, deps.cursorKey());
       filters = cursorFilters(content, query.filters);
       position = content.position;
+      started = content.started;
     }
     const page = await deps.pages.page(filters, position, query.limit);
-    const next = page.next && sealCursor({ filters, position: page.next }, deps.cursorKey());
+    const next = page.next && sealCursor({ filters, position: page.next, started }, deps.cursorKey());
     const orders = page.orders.map(syncedOrderJson).join(',');
+    const tail = next
+      ? `,"nextCursor":${JSON.stringify(next)}`
+      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs, filters.updatedSince))}`;
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },
-      body: `{"orders":[${orders}]${next ? `,"nextCursor":${JSON.stringify(next)}` : ''}}`,
+      body: `{"orders":[${orders}]${tail}}`,
     };
   });
 }

@@ -5,7 +5,7 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeyOf, perWiring } from './wiring';
+import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -37,5 +37,7 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
     pages: pagesStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
     cursorKey: () => cursorKeyOf(w),
+    now: () => stampClockOf(w).now(),
+    settleMs: walkSettleMsOf(w),
   }),
 );

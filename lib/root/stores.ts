@@ -8,7 +8,15 @@ import { PetsRepository } from '../stores/pets';
 import { OrderPages } from '../stores/order-pages';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
-import { clockOf, conditionFailuresOf, counterClient, documentClient, perWiring, tableName } from './wiring';
+import {
+  clockOf,
+  conditionFailuresOf,
+  counterClient,
+  documentClient,
+  perWiring,
+  stampClockOf,
+  tableName,
+} from './wiring';
 
 export interface Stores {
   orders: OrdersRepository;
@@ -21,13 +29,13 @@ export interface Stores {
 
 export const ordersStore = /* @__PURE__ */ perWiring(
   (w) =>
-    new OrdersRepository(
-      documentClient(w),
-      tableName(w, 'orders'),
-      clockOf(w),
-      conditionFailuresOf(w),
-      new StoreGrowth(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
-    ),
+    new OrdersRepository(documentClient(w), tableName(w, 'orders'), {
+      clock: clockOf(w),
+      stampClock: stampClockOf(w),
+      writer: counterClient(w),
+      conditionFailures: conditionFailuresOf(w),
+      growth: new StoreGrowth(documentClient(w), tableName(w, 'rateLimits'), clockOf(w)),
+    }),
 );
 
 export const petsStore = /* @__PURE__ */ perWiring((w) => new PetsRepository(documentClient(w), tableName(w, 'pets')));

@@ -1,13 +1,15 @@
 // What the composition root is given: where DynamoDB is, the tables, a clock, and the settings that
 // differ between the deployed functions, the local stack, the bench and the tests. Everything the
 // root makes from one Wiring is made once, on first use, and shared by the handlers made from it.
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
-import { CURSOR_KEY_ENV } from '../contract/sync';
+import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
-import { createDocumentClient, createDynamoClient, type DynamoOptions } from '../stores/dynamo';
+import { awsClock, type StampClock } from '../stores/aws-clock';
+import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
@@ -32,6 +34,8 @@ export interface Wiring {
    * stand-in (tests, the bench). The stores the root hands out stay the real ones, for seeding and checks.
    */
   standIns?: Partial<StandIns>;
+  /** The timing exact sync relies on; the declared one (SYNC_TIMING) when absent, scaled down by tests. */
+  syncTiming?: SyncTiming;
   /** The HMAC key the v2 listing seals its cursors with, or where to read it on first use. */
   cursorKey?: Uint8Array | (() => Uint8Array);
 }
@@ -43,7 +47,10 @@ export interface StandIns {
   keys: Parameters<typeof makeAuthorizerHandler>[0]['keys'];
 }
 
-/** A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT). */
+/**
+ * A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT).
+ * The v2 listing adds its cursor key, read from its secret (functions/list-orders-v2.ts).
+ */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
   const stageCap = Number(optionalEnv(STAGE_LISTINGS_CAP_ENV_VAR));
@@ -51,7 +58,6 @@ export function wiringFromEnv(): Wiring {
     ...(endpoint ? { endpoint } : {}),
     ...(Number.isSafeInteger(stageCap) && stageCap > 0 ? { stageListingsCap: stageCap } : {}),
     tables: (id) => requireEnv(TABLES[id].envVar),
-    cursorKey: () => Buffer.from(requireEnv(CURSOR_KEY_ENV), 'utf8'),
   };
 }
 
@@ -76,10 +82,32 @@ export const documentClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocume
   createDocumentClient(createDynamoClient(clientOptions(wiring))),
 );
 
-/** The limiter's client: one attempt per call (LIMITER_CLIENT, see stores/rate-limiter.ts). */
-export const counterClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
-  createDocumentClient(createDynamoClient({ ...clientOptions(wiring), ...LIMITER_CLIENT })),
+/** One attempt per call (LIMITER_CLIENT): the limiter's counting writes and the orders' stamped writes. */
+const singleAttemptClient = /* @__PURE__ */ perWiring((wiring): DynamoDBClient =>
+  createDynamoClient({ ...clientOptions(wiring), ...LIMITER_CLIENT }),
 );
+
+/** The limiter's and the stamped writes' document client: one attempt per call (see stores/rate-limiter.ts). */
+export const counterClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
+  createDocumentClient(singleAttemptClient(wiring)),
+);
+
+/**
+ * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench);
+ * otherwise the machine's, corrected by DynamoDB's replies (stores/aws-clock.ts).
+ */
+export const stampClockOf = /* @__PURE__ */ perWiring((wiring): StampClock =>
+  wiring.now ? { now: wiring.now } : awsClock(singleAttemptClient(wiring)),
+);
+
+export function syncTimingOf(wiring: Wiring): SyncTiming {
+  return wiring.syncTiming ?? SYNC_TIMING;
+}
+
+/** How far a v2 walk's watermark stands behind its start, for writers cut at this wiring's per-attempt timeout. */
+export function walkSettleMsOf(wiring: Wiring): number {
+  return settleMs(syncTimingOf(wiring), wiring.requestTimeoutMs ?? requestTimeoutFor(wiring.endpoint));
+}
 
 export function tableName(wiring: Wiring, id: TableId): string {
   return typeof wiring.tables === 'function' ? wiring.tables(id) : wiring.tables[id];

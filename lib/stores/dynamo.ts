@@ -42,11 +42,14 @@ function requestTimeoutFromEnv(): number | undefined {
   return ms;
 }
 
+/** The per-attempt timeout a client gets when none is given: the deployed one, or the local one with an endpoint. */
+export function requestTimeoutFor(endpoint: string | undefined): number {
+  return endpoint ? (requestTimeoutFromEnv() ?? LOCAL_REQUEST_TIMEOUT_MS) : REQUEST_TIMEOUT_MS;
+}
+
 export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient {
-  const local = Boolean(options.endpoint);
   const timeouts = {
-    requestTimeout:
-      options.requestTimeoutMs ?? (local ? (requestTimeoutFromEnv() ?? LOCAL_REQUEST_TIMEOUT_MS) : REQUEST_TIMEOUT_MS),
+    requestTimeout: options.requestTimeoutMs ?? requestTimeoutFor(options.endpoint),
     // Without it the SDK only logs a warning when the timeout passes, and goes on waiting.
     throwOnRequestTimeout: true,
     connectionTimeout: CONNECTION_TIMEOUT_MS,

@@ -5,6 +5,8 @@ import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync-keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
 import { mergeAsyncIterables } from '../core/async-merge';
+import type { StampClock } from './aws-clock';
+import { stampedWrite } from './stamped-write';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
 import type { StoreGrowth } from './store-growth';
 
@@ -38,17 +40,41 @@ const ALSO_SET: Record<Exclude<OrderStatus, 'pending'>, Partial<Pick<Order, 'com
   cancelled: {},
 };
 
+export interface OrdersRepositoryOptions {
+  /** The store-size cache's clock, epoch ms. */
+  clock?: () => number;
+  /** The clock updatedAt is stamped from: AWS's (lib/stores/aws-clock.ts); `clock` when absent. */
+  stampClock?: StampClock;
+  /**
+   * The client stamped writes go through. It should make one attempt per call (the composition
+   * root's is so): an SDK retry would send an old stamp again. `doc` when absent (seeding, tests).
+   */
+  writer?: DynamoDBDocumentClient;
+  /** Whether a failed condition brings its item back; the embedded server's answer by default. */
+  conditionFailures?: ConditionFailureItems;
+  /** Where the orders this repository adds are counted; without it, the size bound is the item count alone. */
+  growth?: StoreGrowth;
+}
+
 export class OrdersRepository {
   private counted: { items: number; at: number } | undefined;
+  private readonly clock: () => number;
+  private readonly stamps: StampClock;
+  private readonly writer: DynamoDBDocumentClient;
+  private readonly conditionFailures: ConditionFailureItems;
+  private readonly growth: StoreGrowth | undefined;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
-    private readonly clock: () => number = Date.now,
-    private readonly conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
-    /** Where the orders this repository adds are counted; without it, the size bound is the item count alone. */
-    private readonly growth?: StoreGrowth,
-  ) {}
+    options: OrdersRepositoryOptions = {},
+  ) {
+    this.clock = options.clock ?? Date.now;
+    this.stamps = options.stampClock ?? { now: this.clock };
+    this.writer = options.writer ?? doc;
+    this.conditionFailures = options.conditionFailures ?? ON_EMBEDDED_SERVER;
+    this.growth = options.growth;
+  }
 
   /**
    * How many parallel Scan segments suit the table now: sequential for a small store, parallel
@@ -113,10 +139,21 @@ export class OrdersRepository {
   }
 
   async get(id: string): Promise<Order | undefined> {
+    const item = await this.item(id);
+    return item ? orderFromAttributes(item) : undefined;
+  }
+
+  /** The order with its updatedAt, read consistently. */
+  async getSynced(id: string): Promise<SyncedOrder | undefined> {
+    const item = await this.item(id);
+    return item ? syncedOrderFromAttributes(item) : undefined;
+  }
+
+  private async item(id: string): Promise<Record<string, AttributeValue> | undefined> {
     const { Item } = await this.doc.send(
       new GetItemCommand({ TableName: this.table, Key: { id: { N: String(BigInt(id)) } }, ConsistentRead: true }),
     );
-    return Item ? orderFromAttributes(Item) : undefined;
+    return Item;
   }
 
   /**
@@ -140,65 +177,92 @@ export class OrdersRepository {
 
   /**
    * The condition and the change are one atomic UpdateItem, so no interleaving of writers can
-   * move an order out of a state other than pending. On a failed condition DynamoDB returns the
-   * current item, or none when there is no such order; the embedded server returns none either
-   * way, so there the item is read (consistently). The read can find the order pending again only
-   * if it was re-created in between: the update is then retried.
+   * move an order out of a state other than pending. The stamp must also be later than the order's
+   * updatedAt (strictly increasing per order, two changes in one millisecond included); a retry of
+   * this write accepts its own earlier stamps (lib/stores/stamped-write.ts). On a failed condition
+   * DynamoDB returns the current item; the embedded server does not, so there it is read
+   * (consistently). An order found still pending had a later updatedAt than the stamp: stamped
+   * after it and tried again.
    */
   private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      // Stamped per attempt: the index keys follow the status and the time of this write.
-      const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, this.nowIso()) });
-      const outcome = await conditionalWrite(() =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { id: BigInt(id) },
-            UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
-            },
-            ExpressionAttributeValues: {
-              ':to': to,
-              ':pending': 'pending',
-              ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
+    let after: string | undefined;
+    for (let round = 0; round < 3; round++) {
+      const outcome = await stampedWrite(
+        this.stamps,
+        ({ stamp, earlier }) => {
+          const own = earlier.map((_, i) => `:earlier${i}`);
+          const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
+          return conditionalWrite(() =>
+            this.writer.send(
+              new UpdateCommand({
+                TableName: this.table,
+                Key: { id: BigInt(id) },
+                UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
+                ConditionExpression:
+                  '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
+                  (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
+                ExpressionAttributeNames: {
+                  '#status': 'status',
+                  ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
+                },
+                ExpressionAttributeValues: {
+                  ':to': to,
+                  ':pending': 'pending',
+                  ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
+                  ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              }),
+            ),
+          );
+        },
+        () => after,
       );
       if (outcome.applied) return { kind: 'done' };
-      const found = outcome.found ?? (this.conditionFailures.returnedByServer ? undefined : await this.get(id));
+      const found = outcome.found
+        ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
+        : this.conditionFailures.returnedByServer
+          ? undefined
+          : await this.getSynced(id);
       if (found === undefined) return { kind: 'missing' };
       const current = found.status;
       if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
       if (current !== 'pending') return { kind: 'current', status: current };
+      after = typeof found.updatedAt === 'string' ? found.updatedAt : undefined;
     }
     throw new Error(`Order ${id} kept changing while being moved to ${to}`);
   }
 
-  private nowIso(): string {
-    return new Date(this.clock()).toISOString();
+  /** The item of an order: its fields, and its v2 index keys as of `updatedAt`. */
+  private itemOf(order: Order, updatedAt: string): Item {
+    return storedOrderItem(order, updatedAt);
   }
 
-  /** The item of a new order: its fields, and its v2 index keys as of its updatedAt (now by default). */
-  private newItem(order: SyncedOrder): Item {
-    return { ...orderToItem(order), ...syncAttributes(order.id, order.status, order.updatedAt ?? this.nowIso()) };
-  }
-
-  /** Creates the order unless its id exists; true when created. Existing orders are never touched. */
-  async create(order: SyncedOrder): Promise<boolean> {
-    const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.newItem(order),
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-      ),
-    );
+  /**
+   * Creates the order unless its id exists, stamped now; true when created. Existing orders are
+   * never touched. A retry accepts its own earlier attempts, so an attempt that landed unanswered
+   * still counts as this create.
+   */
+  async create(order: Order): Promise<boolean> {
+    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
+      const own = earlier.map((_, i) => `:earlier${i}`);
+      return conditionalWrite(() =>
+        this.writer.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: this.itemOf(order, stamp),
+            ConditionExpression:
+              'attribute_not_exists(id)' + (own.length > 0 ? ` OR #updatedAt IN (${own.join(', ')})` : ''),
+            ...(own.length > 0
+              ? {
+                  ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+                  ExpressionAttributeValues: Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                }
+              : {}),
+          }),
+        ),
+      );
+    });
     // Counted once written: an order that already existed adds nothing.
     if (outcome.applied) await this.growth?.added(1);
     return outcome.applied;
@@ -232,46 +296,67 @@ export class OrdersRepository {
    * a pre-v2 function changes the status without it, and a later run stamps that), or it is gone.
    */
   async stampUpdatedAt(id: string, status: OrderStatus): Promise<boolean> {
-    const attributes = Object.entries(syncAttributes(id, status, this.nowIso()));
-    const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { id: BigInt(id) },
-          UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#updatedAt) AND #status = :status',
-          ExpressionAttributeNames: {
-            ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
-            '#status': 'status',
-          },
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
-            ':status': status,
-          },
-        }),
-      ),
-    );
+    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
+      const attributes = Object.entries(syncAttributes(id, status, stamp));
+      const own = earlier.map((_, i) => `:earlier${i}`);
+      const unstamped =
+        own.length > 0
+          ? `(attribute_not_exists(#updatedAt) OR #updatedAt IN (${own.join(', ')}))`
+          : 'attribute_not_exists(#updatedAt)';
+      return conditionalWrite(() =>
+        this.writer.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { id: BigInt(id) },
+            UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+            ConditionExpression: `attribute_exists(id) AND ${unstamped} AND #status = :status`,
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+              '#status': 'status',
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+              ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+              ':status': status,
+            },
+          }),
+        ),
+      );
+    });
     return outcome.applied;
   }
 
-  /** Unconditional bulk write, for seeding an empty table (demo data, benchmarks). */
+  /**
+   * Unconditional bulk write, for seeding an empty table before it serves (demo data, benchmarks,
+   * tests): a given updatedAt is kept (a fixture's history); otherwise each batch attempt stamps
+   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table.
+   */
   async putMany(orders: readonly SyncedOrder[]): Promise<void> {
     for (let i = 0; i < orders.length; i += 25) {
-      let requests: Parameters<typeof batchRequest>[0] = orders
-        .slice(i, i + 25)
-        .map((order) => ({ PutRequest: { Item: this.newItem(order) } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
+      let pending = orders.slice(i, i + 25);
+      for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-        const result = await this.doc.send(batchRequest(requests, this.table));
-        requests = (result.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+        const stamp = this.stamps.now();
+        const items = pending.map((order) => this.itemOf(order, order.updatedAt ?? new Date(stamp).toISOString()));
+        const result = await this.doc.send(
+          new BatchWriteCommand({ RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+        );
+        const unprocessed = new Set(
+          (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
+        );
+        pending = pending.filter((order) => unprocessed.has(String(BigInt(order.id))));
       }
       await this.growth?.added(Math.min(25, orders.length - i));
     }
   }
 }
 
-function batchRequest(requests: { PutRequest: { Item: Item } }[], table: string): BatchWriteCommand {
-  return new BatchWriteCommand({ RequestItems: { [table]: requests } });
+/**
+ * The item every write of an order stores: its fields, and its v2 index keys as of `updatedAt`. The
+ * cost model (infra/listing-cost.ts) sizes a Scan by it.
+ */
+export function storedOrderItem(order: Order, updatedAt: string): Item {
+  return { ...orderToItem(order), ...syncAttributes(order.id, order.status, updatedAt) };
 }
 
 export function orderToItem(order: Order): Item {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { BUSINESS_METRICS } from '../../lib/edge/metrics';
@@ -18,6 +18,7 @@ import { DEMO_ORDERS, demoKey } from '../../lib/core/demo-data';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
+import { ORDER_INDEXES } from '../../lib/contract/tables';
 import { parseStartArgs, START_USAGE, startFailure } from '../../tools/local/start-args';
 import { startLocalStack } from '../../tools/local/serve';
 import { EXIT_USAGE } from '../../tools/shared/errors';
@@ -302,6 +303,54 @@ test('with --dynamodb-port 0, the admin command names the port the system gave, 
       `Admin command for this stack: DYNAMODB_PORT=${port} npm run --silent admin -- keys list`,
     );
   } finally {
+    await stack.stop();
+  }
+}, 60_000);
+
+test('--index-lag-ms and --hold-writes-ms make the embedded server as late as asked; the banner says so', async () => {
+  const stack = await startHere([
+    ...['--dynamodb-port', '0', '--no-demo', '--index-lag-ms', '600000'],
+    ...['--hold-writes-ms', '600000', '--hold-writes-every', '2'],
+  ]);
+  const client = createDynamoClient({ endpoint: stack.dynamoEndpoint });
+  const doc = createDocumentClient(client);
+  const { byUpdate } = ORDER_INDEXES;
+  const order = (id: number) => ({
+    id,
+    [byUpdate.partitionKey.name]: 'all#0',
+    [byUpdate.sortKey.name]: `2026-11-28T12:00:00.000Z#${String(id).padStart(20, '0')}`,
+  });
+  const stored = (id: number) =>
+    doc.send(new GetCommand({ TableName: LOCAL_TABLES.orders, Key: { id } })).then(({ Item }) => Item !== undefined);
+  try {
+    expect(stack.banner.join('\n')).toContain(
+      '(in memory; indexes up to 600000 ms behind writes; 1 write in 2 held 600000 ms)',
+    );
+    // Of two writes, one is held: the other is answered and stored, and yet not in the index.
+    const gaveUp = new AbortController();
+    const writes = [1, 2].map((id) =>
+      doc
+        .send(new PutCommand({ TableName: LOCAL_TABLES.orders, Item: order(id) }), { abortSignal: gaveUp.signal })
+        .then(() => id),
+    );
+    const answered = await Promise.race(writes);
+    const held = answered === 1 ? 2 : 1;
+    expect(await stored(answered)).toBe(true);
+    expect(await stored(held)).toBe(false);
+    const indexed = await doc.send(
+      new QueryCommand({
+        TableName: LOCAL_TABLES.orders,
+        IndexName: byUpdate.name,
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': byUpdate.partitionKey.name },
+        ExpressionAttributeValues: { ':p': 'all#0' },
+      }),
+    );
+    expect(indexed.Items).toEqual([]);
+    gaveUp.abort();
+    await Promise.allSettled(writes);
+  } finally {
+    client.destroy();
     await stack.stop();
   }
 }, 60_000);

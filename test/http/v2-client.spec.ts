@@ -1,8 +1,10 @@
 // The typed client's v2 (beta) reads against the local stack: listOrderPages and syncOrders.
 import { StoreOrdersClient } from '../../client/client';
+import { applyChange, type SyncedListedOrder } from '../../client/pages';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
+import { syncedOrdersById } from '../support/orders-table';
 
 let stack: LocalStack;
 let api: StoreOrdersClient;
@@ -45,22 +47,26 @@ test('listOrderPages with a status gives only that status', async () => {
   expect(statuses).toEqual(['shipped']);
 });
 
-test('a sync loop: the first sync takes everything, the next only what changed since its watermark', async () => {
+test("a sync loop: a replica that applies later changes equals the store, from the server's watermarks", async () => {
+  const replica = new Map<string, SyncedListedOrder>();
+  const walkStart = stack.clock.now();
   const first = await api.syncOrders({ since: EPOCH, limit: 4 });
   expect(first.orders).toHaveLength(12);
-  expect(first.watermark).toBe(first.orders.at(-1)?.updatedAt);
+  // The server's watermark: what had settled when the walk began, not the last updatedAt seen.
+  expect(first.watermark).toBe(new Date(walkStart - stack.app.settleMs).toISOString());
+  for (const order of first.orders) expect(applyChange(replica, order)).toBe(true);
 
   stack.clock.advance(60_000);
   expect((await stack.call('DELETE', `${BASE_PATH}/store/orders/3`, bearer(key))).status).toBe(204);
   const next = await api.syncOrders({ since: first.watermark, limit: 4 });
-  // Orders of the watermark's own millisecond come again; the cancel is the one change after it.
-  const changed = next.orders.filter(
-    (o) => !first.orders.some((seen) => seen.id === o.id && seen.updatedAt === o.updatedAt),
-  );
-  expect(changed).toEqual([{ id: '3', status: 'cancelled', updatedAt: new Date(stack.clock.now()).toISOString() }]);
-  expect(next.watermark).toBe(changed[0]?.updatedAt);
+  // Everything after the first watermark comes again; only the cancel is later than the copy held.
+  expect(next.orders.filter((o) => applyChange(replica, o))).toEqual([
+    { id: '3', status: 'cancelled', updatedAt: new Date(stack.clock.now()).toISOString() },
+  ]);
+  expect(next.watermark).toBe(new Date(stack.clock.now() - stack.app.settleMs).toISOString());
+  expect(replica).toEqual(await syncedOrdersById(stack.tables.client, stack.tables.names.orders));
 
-  const idle = await api.syncOrders({ since: next.watermark });
-  expect(idle.orders.map((o) => o.id)).toEqual(['3']);
-  expect(idle.watermark).toBe(next.watermark);
+  // The same walk again: its changes come again, and applying them changes nothing.
+  const again = await api.syncOrders({ since: first.watermark });
+  expect(again.orders.filter((o) => applyChange(replica, o))).toEqual([]);
 });

@@ -14,7 +14,7 @@ describe('with -c apiGatewayCloudWatchRole=keep', () => {
   let stacks: ReturnType<typeof addServiceStacks>;
   beforeAll(() => {
     app = testApp({ context: { [CLOUDWATCH_ROLE_CONTEXT]: 'keep' } });
-    stacks = addServiceStacks(app);
+    stacks = addServiceStacks(app, {});
     app.synth();
   });
 

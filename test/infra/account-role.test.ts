@@ -33,3 +33,23 @@ test('the CDK app given a wrong value prints one line with the fix and exits 2',
     '-c apiGatewayCloudWatchRole=yes is not a mode: use -c apiGatewayCloudWatchRole=create or -c apiGatewayCloudWatchRole=keep.\n',
   );
 });
+
+test.each([
+  [
+    { CDK_CONTEXT_JSON: JSON.stringify({ permissionsBoundary: 'off' }) },
+    '-c permissionsBoundary=off is not a mode: use -c permissionsBoundary=pipeline or -c permissionsBoundary=none.',
+  ],
+  [
+    { PROD_ALARM_TOPIC_ARN: 'oncall@example.com' },
+    'PROD_ALARM_TOPIC_ARN=oncall@example.com is not an SNS topic ARN: give arn:aws:sns:<region>:<account>:<topic name>.',
+  ],
+])('the CDK app refuses the permissions-boundary flag or an alarm topic given wrong, in one line (%j)', (env, line) => {
+  const result = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['infra/app.ts'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(result.stderr).toBe(`${line}\n`);
+  expect(result.status).toBe(2);
+});

@@ -414,14 +414,41 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
+    test("alarm on write throttling of each of the orders table's indexes (what delays their propagation)", () => {
+      const { template, stack } = stage();
+      const indexes = TABLES.orders.indexes.map((index) =>
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: {
+              Namespace: 'AWS/DynamoDB',
+              MetricName: 'WriteThrottleEvents',
+              Dimensions: Match.arrayWith([
+                { Name: 'GlobalSecondaryIndexName', Value: index.name },
+                { Name: 'TableName', Value: ref(stack.tables.tables.orders) },
+              ]),
+            },
+            Stat: 'Sum',
+          }),
+          ReturnData: false,
+        }),
+      );
+      expect(indexes.length).toBeGreaterThan(0);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('\\+') }), ...indexes]),
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
     test('alarms notify the configured topic, or nobody', () => {
       const { template, stack } = stage();
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       // Authorizer failures, throttles, two store-size alarms, the bytes a listing sent (cut ones
-      // included); per API (v1, v2) its 5XX rate, and one per route (latency or duration); and two
-      // rollback alarms (errors, latency) per function, for its releases.
+      // included), the orders indexes' write throttles; per API (v1, v2) its 5XX rate, and one per
+      // route (latency or duration); and two rollback alarms (errors, latency) per function, for its
+      // releases, and the authorizer's refusal rate.
       expect(alarms).toHaveLength(
-        5 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length,
+        6 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length + 1,
       );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;

@@ -1,13 +1,18 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { LIST_ORDERS_RESERVED_CONCURRENCY, STAGE_NAMES } from '../../lib/contract/deployment';
+import { alarmTopicVariable, LIST_ORDERS_RESERVED_CONCURRENCY } from '../../lib/contract/deployment';
 import {
   LAMBDA_UNRESERVED_MINIMUM,
   lambdaAccountFacts,
-  requiredConcurrency,
+  requiredUnreserved,
   type AccountFacts,
 } from '../../tools/deploy/preflight';
+import { describeWithMoto, MOTO_REGION, startMoto, type Moto } from '../support/moto';
 import { cdkArguments, runDeployCommand } from '../../tools/deploy/run';
 import { UsageError } from '../../tools/shared/errors';
 
@@ -54,29 +59,36 @@ describe('npm run deploy / npm run diff', () => {
 });
 
 describe('the preflight, before cdk starts', () => {
-  const RESERVATIONS = STAGE_NAMES.map((stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage]);
-  const REQUIRED = requiredConcurrency(RESERVATIONS);
+  const PROD_TOPIC = { [alarmTopicVariable('prod')]: 'arn:aws:sns:eu-west-1:123456789012:store-orders-alarms' };
 
   function facts(overrides: Partial<AccountFacts> = {}): AccountFacts {
     return {
       region: () => Promise.resolve('eu-west-1'),
-      concurrencyLimit: () => Promise.resolve(REQUIRED),
+      unreservedConcurrency: () => Promise.resolve(1_000),
+      reservedByStage: () => Promise.resolve(0),
       streamingAvailable: () => Promise.resolve(true),
       ...overrides,
     };
   }
 
-  async function run(argv: string[], accountFacts: AccountFacts) {
+  async function run(
+    argv: string[],
+    accountFacts: AccountFacts,
+    env: Record<string, string | undefined> = PROD_TOPIC,
+    cwd = ROOT,
+  ) {
     const err: string[] = [];
     const cdkRuns: string[][] = [];
     const code = await runDeployCommand(argv, {
       facts: () => accountFacts,
-      reservations: () => Promise.resolve(RESERVATIONS),
+      reservation: (stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage],
       cdk: (args) => {
         cdkRuns.push(args);
         return 0;
       },
       err: (line) => err.push(line),
+      env,
+      cwd,
     });
     return { code, err, cdkRuns };
   }
@@ -89,15 +101,77 @@ describe('the preflight, before cdk starts', () => {
     });
   });
 
-  test('too little concurrency for the reservations plus the unreserved 100: one line with the number needed', async () => {
-    const result = await run(['deploy', 'prod'], facts({ concurrencyLimit: () => Promise.resolve(REQUIRED - 1) }));
-    expect(result.code).toBe(1);
-    expect(result.cdkRuns).toEqual([]);
-    expect(result.err).toEqual([
-      `Error: The account's Lambda concurrency in eu-west-1 is ${REQUIRED - 1}; the stages reserve ${RESERVATIONS.join(' + ')} ` +
-        `for list-orders (${STAGE_NAMES.join(', ')}) and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so at least ${REQUIRED} is needed: ` +
-        `request "Concurrent executions" of ${REQUIRED} or more in Service Quotas (Lambda), or lower listOrdersReservedConcurrency in infra/stages.ts.`,
-    ]);
+  describe('concurrency: what the unreserved pool must hold for the stage', () => {
+    const PROD = LIST_ORDERS_RESERVED_CONCURRENCY.prod;
+
+    test('a first deploy takes its whole reservation from the unreserved pool, leaving the 100 Lambda keeps', async () => {
+      const needed = PROD + LAMBDA_UNRESERVED_MINIMUM;
+      const result = await run(['deploy', 'prod'], facts({ unreservedConcurrency: () => Promise.resolve(needed - 1) }));
+      expect(result.code).toBe(1);
+      expect(result.cdkRuns).toEqual([]);
+      expect(result.err).toEqual([
+        `Error: The account's unreserved Lambda concurrency in eu-west-1 is ${needed - 1}; prod reserves ${PROD} ` +
+          `for list-orders (0 held by StoreOrders-prod already) and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, ` +
+          `so at least ${needed} unreserved is needed: raise "Concurrent executions" in Service Quotas (Lambda), ` +
+          'free concurrency other functions reserve, or lower listOrdersReservedConcurrency in infra/stages.ts.',
+      ]);
+      expect(
+        (await run(['deploy', 'prod'], facts({ unreservedConcurrency: () => Promise.resolve(needed) }))).code,
+      ).toBe(0);
+    });
+
+    test('a redeploy gets back what the stage reserves already', async () => {
+      // Exactly the 100 left, the stage's 50 held: the deploy gives them back and takes them again.
+      const redeploy = facts({
+        unreservedConcurrency: () => Promise.resolve(LAMBDA_UNRESERVED_MINIMUM),
+        reservedByStage: (stage) => Promise.resolve(stage === 'prod' ? PROD : 0),
+      });
+      expect(requiredUnreserved(PROD, PROD)).toBe(LAMBDA_UNRESERVED_MINIMUM);
+      expect(await run(['deploy', 'prod'], redeploy)).toMatchObject({ code: 0, err: [] });
+    });
+
+    test("the quota is not what is free: other functions' reservations count", async () => {
+      // The SDK's output as Lambda sends it (API_GetAccountSettings, Response Syntax): a quota of
+      // 1,000 of which other functions reserve 900.
+      const body = JSON.stringify({
+        AccountLimit: {
+          CodeSizeUnzipped: 262144000,
+          CodeSizeZipped: 52428800,
+          ConcurrentExecutions: 1000,
+          TotalCodeSize: 80530636800,
+          UnreservedConcurrentExecutions: 100,
+        },
+        AccountUsage: { FunctionCount: 12, TotalCodeSize: 1234567 },
+      });
+      const lambda = new LambdaClient({
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+        requestHandler: {
+          handle: () =>
+            Promise.resolve({
+              response: {
+                statusCode: 200,
+                headers: { 'content-type': 'application/json' },
+                body: Readable.from([Buffer.from(body)]),
+              },
+            }),
+        },
+      });
+      const cloudFormation = new CloudFormationClient({ region: 'eu-west-1' });
+      try {
+        const accountFacts = lambdaAccountFacts(lambda, cloudFormation);
+        expect(await accountFacts.unreservedConcurrency()).toBe(100);
+        const result = await run(['deploy', 'prod'], {
+          ...facts(),
+          unreservedConcurrency: accountFacts.unreservedConcurrency,
+        });
+        expect(result.code).toBe(1);
+        expect(result.err[0]).toMatch(/^Error: The account's unreserved Lambda concurrency in eu-west-1 is 100;/);
+      } finally {
+        lambda.destroy();
+        cloudFormation.destroy();
+      }
+    });
   });
 
   test('a Region without response streaming: one line, no cdk', async () => {
@@ -105,6 +179,88 @@ describe('the preflight, before cdk starts', () => {
     expect(result).toMatchObject({ code: 1, cdkRuns: [] });
     expect(result.err).toHaveLength(1);
     expect(result.err[0]).toMatch(/^Error: Lambda response streaming is not available in eu-west-1.*set AWS_REGION/);
+  });
+
+  describe("prod's alarm topic", () => {
+    // Asked before AWS is: no account call is made for a command that cannot go ahead.
+    const unreachable = facts({ region: () => Promise.reject(new Error('AWS was called')) });
+
+    test.each(['deploy', 'diff'])(
+      '%s of prod without one: one line naming the variable, no AWS call, no cdk',
+      async (command) => {
+        expect(await run([command, 'prod'], unreachable, {})).toEqual({
+          code: 1,
+          cdkRuns: [],
+          err: [
+            'Error: The alarms of prod must notify someone: set PROD_ALARM_TOPIC_ARN=<SNS topic ARN> ' +
+              '(in the pipeline, the repository variable PROD_ALARM_TOPIC_ARN).',
+          ],
+        });
+      },
+    );
+
+    test('one that is not a topic ARN is refused as such', async () => {
+      const result = await run(['deploy', 'prod'], unreachable, { PROD_ALARM_TOPIC_ARN: 'oncall@example.com' });
+      expect(result.err).toEqual([
+        'Error: PROD_ALARM_TOPIC_ARN=oncall@example.com is not an SNS topic ARN: give arn:aws:sns:<region>:<account>:<topic name>.',
+      ]);
+    });
+
+    test('staging needs none', async () => {
+      expect(await run(['deploy', 'staging'], facts(), {})).toMatchObject({ code: 0, err: [] });
+    });
+
+    describe('deploying a cloud assembly synthesised before (--app)', () => {
+      let dir: string;
+      beforeEach(() => {
+        dir = mkdtempSync(path.join(tmpdir(), 'assembly-'));
+        writeFileSync(path.join(dir, 'manifest.json'), '{}');
+      });
+      afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+      const alarm = (actions?: string[]) => ({
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: actions ? { AlarmActions: actions } : {},
+      });
+      const write = (resources: Record<string, unknown>) =>
+        writeFileSync(path.join(dir, 'StoreOrders-prod.template.json'), JSON.stringify({ Resources: resources }));
+
+      test('its prod alarms must carry an action, whatever the environment says now', async () => {
+        write({ A: alarm(['arn:aws:sns:eu-west-1:123456789012:t']), B: alarm() });
+        const result = await run(['deploy', 'prod', '--app', dir], unreachable, PROD_TOPIC);
+        expect(result.err).toEqual([
+          `Error: 1 of the 2 alarms of StoreOrders-prod in ${dir} notify nobody: set PROD_ALARM_TOPIC_ARN=<SNS topic ARN> ` +
+            '(in the pipeline, the repository variable PROD_ALARM_TOPIC_ARN) and synthesise again.',
+        ]);
+        expect(result.code).toBe(1);
+      });
+
+      test('one whose every alarm notifies goes on, relative to the working directory too', async () => {
+        write({ A: alarm(['arn:aws:sns:eu-west-1:123456789012:t']) });
+        const result = await run(['deploy', 'prod', `--app=${path.basename(dir)}`], facts(), {}, path.dirname(dir));
+        expect(result).toMatchObject({ code: 0, err: [] });
+      });
+    });
+
+    test.each(['deploy', 'diff'])(
+      'npm run %s -- prod without one, through the real command: one line, exit 1',
+      (command) => {
+        const tsx = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+        const env = { ...process.env };
+        delete env.PROD_ALARM_TOPIC_ARN;
+        const result = spawnSync(process.execPath, [tsx, 'tools/deploy/cli.ts', command, 'prod'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env,
+        });
+        expect(result.stderr).toBe(
+          'Error: The alarms of prod must notify someone: set PROD_ALARM_TOPIC_ARN=<SNS topic ARN> ' +
+            '(in the pipeline, the repository variable PROD_ALARM_TOPIC_ARN).\n',
+        );
+        expect(result.stdout).toBe('');
+        expect(result.status).toBe(1);
+      },
+    );
   });
 
   describe('with the AWS SDK itself and no credentials anywhere', () => {
@@ -133,7 +289,10 @@ describe('the preflight, before cdk starts', () => {
     test('npm run diff -- staging prints one line and exits non-zero, before cdk', async () => {
       const lambda = new LambdaClient({ region: 'eu-west-1' });
       try {
-        const result = await run(['diff', 'staging'], lambdaAccountFacts(lambda));
+        const result = await run(
+          ['diff', 'staging'],
+          lambdaAccountFacts(lambda, new CloudFormationClient({ region: 'eu-west-1' })),
+        );
         expect(result.cdkRuns).toEqual([]);
         expect(result.code).toBe(1);
         expect(result.err).toHaveLength(1);
@@ -149,7 +308,10 @@ describe('the preflight, before cdk starts', () => {
       delete process.env.AWS_DEFAULT_REGION;
       const lambda = new LambdaClient({});
       try {
-        const result = await run(['deploy', 'staging'], lambdaAccountFacts(lambda));
+        const result = await run(
+          ['deploy', 'staging'],
+          lambdaAccountFacts(lambda, new CloudFormationClient({ region: 'eu-west-1' })),
+        );
         expect(result).toEqual({
           code: 1,
           cdkRuns: [],
@@ -171,9 +333,70 @@ describe('the preflight, before cdk starts', () => {
       step: 'finalizeRequest',
     });
     try {
-      expect(await lambdaAccountFacts(lambda).streamingAvailable()).toBe(available);
+      expect(
+        await lambdaAccountFacts(lambda, new CloudFormationClient({ region: 'eu-west-1' })).streamingAvailable(),
+      ).toBe(available);
     } finally {
       lambda.destroy();
+    }
+  });
+});
+
+describeWithMoto("what a stage's deployed functions reserve, read from its stack (moto_server)", () => {
+  let moto: Moto;
+  beforeAll(async () => {
+    moto = await startMoto();
+  });
+  afterAll(() => moto.stop());
+
+  test("sums the reservations of the stage stack's functions; a stage never deployed holds none", async () => {
+    const cloudFormation = moto.cloudFormation();
+    const lambda = new LambdaClient({
+      endpoint: moto.endpoint,
+      region: MOTO_REGION,
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    const fn = (reserved?: number) => ({
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        Runtime: 'nodejs22.x',
+        Handler: 'index.handler',
+        Role: { 'Fn::GetAtt': ['Role', 'Arn'] },
+        Code: { ZipFile: 'exports.handler = async () => 1' },
+        ...(reserved === undefined ? {} : { ReservedConcurrentExecutions: reserved }),
+      },
+    });
+    const template = {
+      Resources: {
+        Role: {
+          Type: 'AWS::IAM::Role',
+          Properties: {
+            AssumeRolePolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+              ],
+            },
+          },
+        },
+        ListOrders: fn(LIST_ORDERS_RESERVED_CONCURRENCY.prod),
+        Other: fn(),
+      },
+    };
+    try {
+      await cloudFormation.send(
+        new CreateStackCommand({
+          StackName: 'StoreOrders-prod',
+          TemplateBody: JSON.stringify(template),
+          Capabilities: ['CAPABILITY_IAM'],
+        }),
+      );
+      const accountFacts = lambdaAccountFacts(lambda, cloudFormation);
+      expect(await accountFacts.reservedByStage('prod')).toBe(LIST_ORDERS_RESERVED_CONCURRENCY.prod);
+      expect(await accountFacts.reservedByStage('staging')).toBe(0);
+    } finally {
+      lambda.destroy();
+      cloudFormation.destroy();
     }
   });
 });

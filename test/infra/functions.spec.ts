@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR, stageListingsCap, type FunctionId } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
-import { CURSOR_KEY_ENV } from '../../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 
@@ -10,6 +12,13 @@ let synthesised: Synthesised;
 beforeAll(() => {
   synthesised = synthesiseStages();
 });
+
+/** The Node.js major package.json's `node` devDependency pins, which every npm script runs on. */
+const PINNED_NODE_MAJOR = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies.node?.split('.')[0];
 
 /** What each function may do, written out independently of lib/contract/deployment.ts. */
 const EXPECTED: Record<
@@ -19,6 +28,8 @@ const EXPECTED: Record<
     maxTimeout: number;
     tables: Partial<Record<TableId, string[]>>;
     environment?: Record<string, unknown>;
+    /** Reads the stage's cursor key secret at run time (GetSecretValue on it alone). */
+    readsCursorKey?: true;
   }
 > = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
@@ -57,8 +68,9 @@ const EXPECTED: Record<
       orders: ['dynamodb:Query', 'dynamodb:Scan'],
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
-    // The cursor key, by dynamic reference to its secret (test/infra/v2.spec.ts).
-    environment: { [CURSOR_KEY_ENV]: Match.anyValue() },
+    // The cursor key's secret, by ARN: the function reads it at run time (test/infra/v2.spec.ts).
+    environment: { [CURSOR_KEY_SECRET_ENV]: Match.anyValue() },
+    readsCursorKey: true,
   },
 };
 const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
@@ -123,25 +135,28 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     );
   });
 
-  test.each(ENTRIES)('%s runs Node.js 22 on arm64 with tracing, its own memory and a short timeout', (entry) => {
-    const { template, stack } = stage();
-    const fn = stack.functions[entry];
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      TracingConfig: { Mode: 'Active' },
-      MemorySize: EXPECTED[entry].memory,
-      Timeout: Match.anyValue(),
-      Role: arnOf(fn.role),
-      LoggingConfig: { LogGroup: ref(fn.logGroup) },
-    });
-    const props = template.findResources('AWS::Lambda::Function')[logicalId(fn.function)]?.Properties as {
-      Timeout: number;
-    };
-    expect(props.Timeout).toBeGreaterThan(0);
-    expect(props.Timeout).toBeLessThanOrEqual(EXPECTED[entry].maxTimeout);
-  });
+  test.each(ENTRIES)(
+    '%s runs the pinned Node.js on arm64 with tracing, its own memory and a short timeout',
+    (entry) => {
+      const { template, stack } = stage();
+      const fn = stack.functions[entry];
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Runtime: `nodejs${PINNED_NODE_MAJOR}.x`,
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        MemorySize: EXPECTED[entry].memory,
+        Timeout: Match.anyValue(),
+        Role: arnOf(fn.role),
+        LoggingConfig: { LogGroup: ref(fn.logGroup) },
+      });
+      const props = template.findResources('AWS::Lambda::Function')[logicalId(fn.function)]?.Properties as {
+        Timeout: number;
+      };
+      expect(props.Timeout).toBeGreaterThan(0);
+      expect(props.Timeout).toBeLessThanOrEqual(EXPECTED[entry].maxTimeout);
+    },
+  );
 
   test.each(ENTRIES)('%s gets exactly the environment it reads, never a DynamoDB endpoint', (entry) => {
     const { template, stack } = stage();
@@ -169,36 +184,41 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
     });
   });
 
-  test.each(ENTRIES)('%s may use only its DynamoDB actions on its tables, its log group and X-Ray', (entry) => {
-    const s = stage();
-    const { stack } = s;
-    const fn = stack.functions[entry];
-    const expected = [
-      `logs:CreateLogStream ${JSON.stringify(arnOf(fn.logGroup))}`,
-      `logs:PutLogEvents ${JSON.stringify(arnOf(fn.logGroup))}`,
-      'xray:PutTelemetryRecords "*"',
-      'xray:PutTraceSegments "*"',
-    ];
-    for (const [id, actions] of Object.entries(EXPECTED[entry].tables) as [TableId, string[]][]) {
-      const table = arnOf(stack.tables.tables[id]);
-      for (const action of actions) {
-        if (action !== 'dynamodb:Query') expected.push(`${action} ${JSON.stringify(table)}`);
-        // Query: on each declared index by name, never index/*.
-        else
-          for (const index of (TABLES[id] as TableSpec).indexes ?? [])
-            expected.push(`${action} ${JSON.stringify({ 'Fn::Join': ['', [table, `/index/${index.name}`]] })}`);
+  test.each(ENTRIES)(
+    '%s may use only its DynamoDB actions on its tables, its log group, X-Ray and its secret',
+    (entry) => {
+      const s = stage();
+      const { stack } = s;
+      const fn = stack.functions[entry];
+      const expected = [
+        `logs:CreateLogStream ${JSON.stringify(arnOf(fn.logGroup))}`,
+        `logs:PutLogEvents ${JSON.stringify(arnOf(fn.logGroup))}`,
+        'xray:PutTelemetryRecords "*"',
+        'xray:PutTraceSegments "*"',
+      ];
+      for (const [id, actions] of Object.entries(EXPECTED[entry].tables) as [TableId, string[]][]) {
+        const table = arnOf(stack.tables.tables[id]);
+        for (const action of actions) {
+          if (action !== 'dynamodb:Query') expected.push(`${action} ${JSON.stringify(table)}`);
+          // Query: on each declared index by name, never index/*.
+          else
+            for (const index of (TABLES[id] as TableSpec).indexes ?? [])
+              expected.push(`${action} ${JSON.stringify({ 'Fn::Join': ['', [table, `/index/${index.name}`]] })}`);
+        }
       }
-    }
-    expect(permissions(s, entry)).toEqual(expected.sort());
-    s.template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: Match.objectLike({
-        Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
-      }),
-      ManagedPolicyArns: Match.absent(),
-    });
-    const role = s.template.findResources('AWS::IAM::Role')[logicalId(fn.role)];
-    expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
-  });
+      if (EXPECTED[entry].readsCursorKey)
+        expected.push(`secretsmanager:GetSecretValue ${JSON.stringify(ref(stack.cursorKey))}`);
+      expect(permissions(s, entry)).toEqual(expected.sort());
+      s.template.hasResourceProperties('AWS::IAM::Role', {
+        AssumeRolePolicyDocument: Match.objectLike({
+          Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+        }),
+        ManagedPolicyArns: Match.absent(),
+      });
+      const role = s.template.findResources('AWS::IAM::Role')[logicalId(fn.role)];
+      expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
+    },
+  );
 
   test('list-orders cannot write orders and the authorizer can only read keys', () => {
     const s = stage();

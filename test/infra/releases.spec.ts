@@ -4,7 +4,16 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES, STAGES } from '../../infra/stages';
 import { HOOK_ENV } from '../../infra/release-hook/handler';
-import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
+import { SECRET_READ_ACTION } from '../../lib/contract/secrets';
+import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
+import { CANARY_KEY_SECRET_OUTPUT } from '../../infra/constructs/service-releases';
+import { ROLLBACK_REFUSAL_RATE } from '../../infra/constructs/service-alarms';
+import {
+  AUTHORIZER_FAILED_MESSAGE,
+  AUTHORIZER_VERSION_KEY,
+  KEY_ACCEPTED_MESSAGE,
+  KEY_REFUSED_MESSAGE,
+} from '../../lib/edge/authorizer';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -147,7 +156,8 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         },
       });
       const rollbackAlarms = stack.alarms.rollback[name];
-      expect(rollbackAlarms).toHaveLength(2);
+      // Errors and latency; the authorizer's refusal rate besides.
+      expect(rollbackAlarms).toHaveLength(name === 'authorizer' ? 3 : 2);
       expect(all[logicalId(group)]?.Properties).toMatchObject({
         ApplicationName: ref(stack.releases.application),
         ServiceRoleArn: arnOf(stack.releases.role),
@@ -197,8 +207,18 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       const hook = stack.releases.hooks[name];
       const version = stack.functions[name].alias.version;
       const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
-      expect(resources(template)[logicalId(hook.function)]?.Properties).toMatchObject({
-        Environment: { Variables: { [HOOK_ENV.functionId]: name, [HOOK_ENV.versionArn]: { Ref: versionId } } },
+      // The authorizer's hook reads the stage's canary key besides; no other hook knows of it.
+      const canary = name === 'authorizer' ? { [HOOK_ENV.canaryKeySecret]: ref(stack.releases.canaryKey) } : {};
+      expect(
+        (resources(template)[logicalId(hook.function)]?.Properties as { Environment: unknown }).Environment,
+      ).toEqual({
+        Variables: {
+          [HOOK_ENV.functionId]: name,
+          [HOOK_ENV.versionArn]: { Ref: versionId },
+          POWERTOOLS_SERVICE_NAME: expect.any(String),
+          [STAGE_ENV_VAR]: stageName,
+          ...canary,
+        },
       });
       const statements = Object.values(
         template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(hook.role)] } }),
@@ -215,11 +235,16 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       const reportTo = JSON.stringify(report[0]?.Resource);
       expect(reportTo).toContain(JSON.stringify(ref(stack.releases.application)));
       expect(reportTo).toContain(JSON.stringify(ref(stack.releases.groups[name])));
+      const reads = byAction(SECRET_READ_ACTION);
+      expect(reads.map((st) => [st.Action, st.Resource])).toEqual(
+        name === 'authorizer' ? [[SECRET_READ_ACTION, ref(stack.releases.canaryKey)]] : [],
+      );
       // Nothing else but its logs and tracing: no table, no other function.
       const other = statements.filter(
         (st) =>
           !byAction('lambda:InvokeFunction').includes(st) &&
           !report.includes(st) &&
+          !reads.includes(st) &&
           !JSON.stringify(st.Action).match(/"(logs|xray):/),
       );
       expect(other).toEqual([]);
@@ -263,7 +288,7 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         { Name: 'Resource', Value: { 'Fn::Join': ['', [fn, ':live']] } },
       ];
     };
-    const alarm = (name: FunctionId, index: 0 | 1) => {
+    const alarm = (name: FunctionId, index: 0 | 1 | 2) => {
       const { template, stack } = stage();
       const found = stack.alarms.rollback[name][index];
       if (!found) throw new Error(`no rollback alarm ${index} for ${name}`);
@@ -276,6 +301,41 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       TreatMissingData: 'notBreaching',
     };
     const fast = { ...fastMath, Period: 60 };
+
+    // CloudWatch keeps an alarm's state through an update: a version's alarms must be new alarms
+    // (a new name replaces the alarm), or a fix would inherit its failing predecessor's ALARM.
+    test.each(FUNCTION_IDS)(
+      'each rollback alarm of %s is named for the version it watches, so a new version gets new alarms',
+      (name) => {
+        const { stack, template } = stage();
+        const versionId = stack.resolve(
+          (stack.functions[name].alias.version.node.defaultChild as CfnElement).logicalId,
+        ) as string;
+        const names = stack.alarms.rollback[name].map((a) =>
+          JSON.stringify(resources(template)[logicalId(a)]?.Properties?.AlarmName),
+        );
+        for (const alarmName of names) {
+          expect(alarmName).toContain(JSON.stringify({ 'Fn::GetAtt': [versionId, 'Version'] }));
+          expect(alarmName).toContain(stack.stackName);
+        }
+        expect(new Set(names).size).toBe(names.length);
+      },
+    );
+
+    test.each(FUNCTION_IDS)(
+      'the alias of %s is updated (the traffic shift starts) after its deployment group and its new alarms',
+      (name) => {
+        const { template, stack } = stage();
+        const dependsOn = (resources(template)[logicalId(stack.functions[name].alias)] as { DependsOn?: string[] })
+          .DependsOn;
+        expect(dependsOn).toEqual(
+          expect.arrayContaining([
+            logicalId(stack.releases.groups[name]),
+            ...stack.alarms.rollback[name].map((a) => logicalId(a)),
+          ]),
+        );
+      },
+    );
 
     test.each(['list-orders', 'cancel-order'] as const)(
       'the error rate of the new version of %s, against the stage 5XX rate',
@@ -328,6 +388,52 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
         const text = JSON.stringify(a.Properties);
         if (text.includes(authorizer)) expect(text).not.toContain('"Errors"');
       }
+    });
+
+    test("the authorizer's refusal rate, of the new version alone, from its decision lines", () => {
+      const { template, stack } = stage();
+      const version = stack.functions.authorizer.alias.version;
+      const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
+      const namespace = `store-orders/${stageName}`;
+      const properties = alarm('authorizer', 2);
+      expect(properties).toMatchObject({ ...fastMath, Threshold: ROLLBACK_REFUSAL_RATE });
+      const metrics = properties.Metrics as { Id: string; Expression?: string; MetricStat?: unknown }[];
+      expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(decisions > 0, refusals / decisions, 0)');
+      const filters: Record<string, [string, string[]]> = {
+        decisions: ['AuthorizerDecisionsByVersion', [KEY_ACCEPTED_MESSAGE, KEY_REFUSED_MESSAGE]],
+        refusals: ['AuthorizerRefusalsByVersion', [KEY_REFUSED_MESSAGE]],
+      };
+      for (const [id, [metricName, messages]] of Object.entries(filters)) {
+        expect(metrics.find((m) => m.Id === id)?.MetricStat).toEqual({
+          Metric: {
+            Namespace: namespace,
+            MetricName: metricName,
+            Dimensions: [{ Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } }],
+          },
+          Period: 60,
+          Stat: 'Sum',
+        });
+        template.hasResourceProperties('AWS::Logs::MetricFilter', {
+          LogGroupName: ref(stack.functions.authorizer.logGroup),
+          FilterPattern:
+            messages.length === 1
+              ? `{ $.message = "${messages[0]}" }`
+              : `{ ${messages.map((m) => `($.message = "${m}")`).join(' || ')} }`,
+          MetricTransformations: [
+            {
+              MetricNamespace: namespace,
+              MetricName: metricName,
+              MetricValue: '1',
+              Dimensions: [{ Key: 'ExecutedVersion', Value: `$.${AUTHORIZER_VERSION_KEY}` }],
+            },
+          ],
+        });
+      }
+    });
+
+    test("the stage's canary key secret is a stack output, for the operator who stores the key", () => {
+      const { template, stack } = stage();
+      template.hasOutput(CANARY_KEY_SECRET_OUTPUT, { Value: ref(stack.releases.canaryKey) });
     });
 
     test.each(['authorizer', 'cancel-order'] as const)('the p99 duration of the new version of %s', (name) => {

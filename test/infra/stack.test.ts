@@ -18,5 +18,6 @@ import './stage-config.spec';
 import './bundles.spec';
 import './cost.spec';
 import './pipeline.spec';
+import './pipeline-permissions.spec';
 import './cfn-lint.spec';
 import './v2.spec';

@@ -1,10 +1,18 @@
 import { Aspects } from 'aws-cdk-lib/core';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { API_URL_OUTPUT, STAGE_NAMES, V2_API_URL_OUTPUT } from '../../lib/contract/deployment';
+import * as path from 'node:path';
+import {
+  alarmTopicVariable,
+  API_URL_OUTPUT,
+  stackNameFor,
+  STAGE_NAMES,
+  V2_API_URL_OUTPUT,
+} from '../../lib/contract/deployment';
 import { StoreOrdersStack } from '../../infra/stack';
-import { ROLLBACK_ALARM_MINUTES, STAGES, validateConfig, type StageConfig } from '../../infra/stages';
-import { ref, synthesisMessages, testApp } from './synth';
+import { ROLLBACK_ALARM_MINUTES, stageConfig, STAGES, validateConfig, type StageConfig } from '../../infra/stages';
+import { notificationProblem } from '../../tools/deploy/notification';
+import { ref, synthesiseStages, synthesisMessages, testApp } from './synth';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
 const ZONE = { hostedZoneId: 'Z0123456789ABCDEFGHIJ', zoneName: 'example.com' };
@@ -42,10 +50,10 @@ let prod: Variant;
 let staging: Variant;
 beforeAll(() => {
   ({ prod, staging } = synthVariants({
+    // The topic as the pipeline gives it: the environment variable cdk synth runs with.
     prod: {
-      ...STAGES.prod,
+      ...stageConfig('prod', { [alarmTopicVariable('prod')]: TOPIC_ARN }),
       customDomain: { domainName: 'api.example.com', certificateArn: CERTIFICATE_ARN, hostedZone: ZONE },
-      alarms: { ...STAGES.prod.alarms, topicArn: TOPIC_ARN },
     },
     staging: {
       ...STAGES.staging,
@@ -140,6 +148,19 @@ describe('a custom domain', () => {
 });
 
 describe('an alarm topic', () => {
+  test("cdk synth works without prod's, and the deploy command refuses the assembly it made", () => {
+    const { assemblyDir, stages } = synthesiseStages();
+    const prodAlarms = Object.keys(
+      stages.find((s) => s.stage === 'prod')?.template.findResources('AWS::CloudWatch::Alarm') ?? {},
+    ).length;
+    expect(prodAlarms).toBeGreaterThan(10);
+    expect(notificationProblem('prod', ['--app', assemblyDir], {}, path.sep)).toBe(
+      `${prodAlarms} of the ${prodAlarms} alarms of ${stackNameFor('prod')} in ${assemblyDir} notify nobody: ` +
+        `set ${alarmTopicVariable('prod')}=<SNS topic ARN> (in the pipeline, the repository variable ${alarmTopicVariable('prod')}) and synthesise again.`,
+    );
+    expect(notificationProblem('staging', ['--app', assemblyDir], {}, path.sep)).toBeUndefined();
+  });
+
   test('receives alarm and OK notifications of every alarm', () => {
     const { template } = prod;
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));

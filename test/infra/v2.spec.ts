@@ -4,7 +4,7 @@
 // The custom-domain mapping is checked in stage-config.spec.ts, whose variants have a domain.
 import { Match } from 'aws-cdk-lib/assertions';
 import { ORDER_INDEXES, TABLES } from '../../lib/contract/tables';
-import { CURSOR_KEY_ENV } from '../../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
 import { errorJson } from '../../lib/contract/errors';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { BASE_PATH, binaryMediaTypesOf, ROUTES, V2_BASE_PATH, V2_ROUTES } from '../../lib/contract/routes';
@@ -73,15 +73,31 @@ describe.each(['staging', 'prod'] as const)('v2 in %s', (stageName) => {
     expect(query).not.toContain('*');
   });
 
-  test('its cursor key comes from a generated secret, by dynamic reference, never written in the template', () => {
+  test('its cursor key comes from a generated secret it reads at run time: the template and its configuration name only the ARN', () => {
     const { template, stack } = stage();
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions['list-orders-v2'].function)];
     const env = (fn?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
-    expect(JSON.stringify(env[CURSOR_KEY_ENV])).toMatch(/resolve:secretsmanager:/);
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
-    });
+    expect(env[CURSOR_KEY_SECRET_ENV]).toEqual(ref(stack.cursorKey));
+    // No function's environment resolves a secret's value (it would show in the function's configuration).
+    for (const other of Object.values(template.findResources('AWS::Lambda::Function')))
+      expect(JSON.stringify(other.Properties)).not.toMatch(/resolve:secretsmanager/);
+    expect(template.findResources('AWS::SecretsManager::Secret')[logicalId(stack.cursorKey)]?.Properties).toMatchObject(
+      {
+        GenerateSecretString: { PasswordLength: 64 },
+      },
+    );
+  });
+
+  test('only list-orders-v2 may read the cursor key', () => {
+    const { template, stack } = stage();
+    const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      (
+        policy.Properties as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }
+      ).PolicyDocument.Statement.some((st) => JSON.stringify(st.Resource) === JSON.stringify(ref(stack.cursorKey))),
+    );
+    expect(readers.map((policy) => (policy.Properties as { Roles: unknown }).Roles)).toEqual([
+      [ref(stack.functions['list-orders-v2'].role)],
+    ]);
   });
 });
 

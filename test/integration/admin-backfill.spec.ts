@@ -16,7 +16,7 @@ let repo: OrdersRepository;
 beforeAll(async () => {
   tables = await createTestTables();
   admin = adminRunner(() => testTarget(tables));
-  repo = new OrdersRepository(tables.doc, tables.names.orders, clock.now);
+  repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now });
 });
 afterAll(() => tables.drop());
 

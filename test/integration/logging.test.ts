@@ -11,7 +11,12 @@ import { createApiKey } from '../../lib/stores/key-service';
 import type { OrdersRepository } from '../../lib/stores/orders';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
-import { AUTHORIZER_FAILED_MESSAGE, AUTHORIZER_VERSION_KEY } from '../../lib/edge/authorizer';
+import {
+  AUTHORIZER_FAILED_MESSAGE,
+  AUTHORIZER_VERSION_KEY,
+  KEY_ACCEPTED_MESSAGE,
+  KEY_REFUSED_MESSAGE,
+} from '../../lib/edge/authorizer';
 import { generateApiKey } from '../../lib/core/key-format';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -79,11 +84,11 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     expect(line).not.toContain(key);
     expect(line).not.toContain(key.slice(4, 24));
   }
-  expect(entries.find((e) => e.message === 'key accepted')).toMatchObject({
+  expect(entries.find((e) => e.message === KEY_ACCEPTED_MESSAGE)).toMatchObject({
     function_request_id: 'auth-req-1',
     keyId: record.id,
   });
-  expect(entries.find((e) => e.message === 'key refused')).toMatchObject({ function_request_id: 'auth-req-2' });
+  expect(entries.find((e) => e.message === KEY_REFUSED_MESSAGE)).toMatchObject({ function_request_id: 'auth-req-2' });
   expect(entries.find((e) => e.message === 'request failed')).toMatchObject({
     function_request_id: 'fn-req-3',
     apiRequestId: 'api-req-9',
@@ -108,4 +113,23 @@ test("the authorizer's failure line names the version that ran, which the rollba
   const failure = output.entries().find((e) => e.message === AUTHORIZER_FAILED_MESSAGE);
   expect(failure).toMatchObject({ level: 'ERROR', [AUTHORIZER_VERSION_KEY]: '42' });
   expect(failure?.error).toBeDefined();
+});
+
+test("each of the authorizer's decisions is one line naming the version that made it, which the refusal-rate rollback alarm counts by", async () => {
+  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  const { key } = await createApiKey(keys, { plan: 'free' });
+  const authorizer = makeAuthorizerHandler({ keys });
+  const methodArn = 'arn:aws:execute-api:r:a:api/v1/GET/x';
+  const ctx = { ...context('authorizer', 'auth-req-v'), functionVersion: '43' };
+  await authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn }, ctx);
+  await expect(
+    authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${generateApiKey()}`, methodArn }, ctx),
+  ).rejects.toThrow('Unauthorized');
+  const decisions = output
+    .entries()
+    .filter((e) => e.message === KEY_ACCEPTED_MESSAGE || e.message === KEY_REFUSED_MESSAGE);
+  expect(decisions.map((e) => [e.message, e[AUTHORIZER_VERSION_KEY]])).toEqual([
+    [KEY_ACCEPTED_MESSAGE, '43'],
+    [KEY_REFUSED_MESSAGE, '43'],
+  ]);
 });

@@ -92,7 +92,7 @@ describe('sizing the parallel scan to the table', () => {
   test('reads the item count from the table, then answers from its cache for an hour', async () => {
     const extra = await createTestTables();
     let now = Date.UTC(2026, 10, 22);
-    const sized = new OrdersRepository(extra.doc, extra.names.orders, () => now);
+    const sized = new OrdersRepository(extra.doc, extra.names.orders, { clock: () => now });
     await sized.putMany([{ id: '1', status: 'pending' }]);
     expect(await sized.suggestedSegments()).toBe(1);
     await extra.drop();

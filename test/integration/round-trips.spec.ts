@@ -45,9 +45,9 @@ beforeAll(async () => {
   returnItemOnConditionFailure(counters, tables.endpoint);
   returnItemOnConditionFailure(doc, tables.endpoint);
   limiter = new RateLimiter(counters, tables.names.rateLimits, clock, ON_DYNAMODB);
-  orders = new OrdersRepository(doc, tables.names.orders, clock, ON_DYNAMODB);
+  orders = new OrdersRepository(doc, tables.names.orders, { clock, conditionFailures: ON_DYNAMODB });
   embeddedLimiter = new RateLimiter(embeddedCounters, tables.names.rateLimits, clock);
-  embeddedOrders = new OrdersRepository(embeddedDoc, tables.names.orders, clock);
+  embeddedOrders = new OrdersRepository(embeddedDoc, tables.names.orders, { clock });
   await orders.putMany(Array.from({ length: 10 }, (_, i) => ({ id: String(i + 1), status: 'pending' as const })));
 });
 afterAll(async () => {

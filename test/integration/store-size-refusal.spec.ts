@@ -48,7 +48,7 @@ const orders = (from: number, count: number): Order[] =>
 
 test('a large import changes the refusal at once; re-imported orders add nothing', async () => {
   const growth = new StoreGrowth(tables.doc, tables.names.rateLimits, clock.now);
-  const repo = new OrdersRepository(tables.doc, tables.names.orders, clock.now, undefined, growth);
+  const repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now, growth });
   const handler = makeListOrdersHandler({
     orders: repo,
     limiter: new RateLimiter(tables.doc, tables.names.rateLimits, clock.now),

@@ -8,6 +8,7 @@ import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
 import { createLocalApp, type LocalAppOptions } from '../../tools/local/app';
 import { contractValidator } from './contract';
 import { createTestTables, type TestTables } from './dynamo';
+import { startLaggingTables, type LagOptions } from './lagging-dynamo';
 
 export interface TestClock {
   now: () => number;
@@ -38,6 +39,8 @@ export interface LocalStack {
   /** Every response it returns has been checked against `openapi` (public routes excepted). */
   call(method: string, path: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
+  /** Makes every index change the private server still holds back visible (none on the shared server). */
+  settleIndexes(): Promise<void>;
   /** The OpenAPI document of this stack: ROUTES plus any extra routes. */
   openapi: JsonObject;
 }
@@ -48,6 +51,12 @@ export interface LocalStackOptions extends Partial<Omit<LocalAppOptions, 'endpoi
    * only the answers every route has (401, 429, 500, 503).
    */
   contracts?: Record<string, OperationContract>;
+  /**
+   * Run on a private embedded server in this worker, as late as DynamoDB where asked (index lag,
+   * held writes), instead of the shared prompt one. The index lag runs on the stack's clock unless
+   * it brings its own.
+   */
+  dynamo?: LagOptions;
 }
 
 function stackDocument(options: LocalStackOptions): JsonObject {
@@ -84,9 +93,15 @@ function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths:
 /** The local gateway and handlers on fresh tables of the embedded server, on a free port. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   // Contracts describe the extra routes to the validator; the app itself has no use for them.
-  const { contracts: _contracts, ...appOptions } = options;
-  const tables = await createTestTables();
+  const { contracts: _contracts, dynamo, ...appOptions } = options;
   const clock = testClock();
+  const lagging =
+    dynamo &&
+    (await startLaggingTables({
+      ...dynamo,
+      ...(dynamo.indexLag ? { indexLag: { now: clock.now, ...dynamo.indexLag } } : {}),
+    }));
+  const tables = lagging ?? (await createTestTables());
   const app = createLocalApp({ endpoint: tables.endpoint, tables: tables.names, now: clock.now, ...appOptions });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const { port } = app.server.address() as AddressInfo;
@@ -107,8 +122,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     close: async () => {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
-      await tables.drop();
+      await (lagging ? lagging.close() : tables.drop());
     },
+    settleIndexes: async () => lagging?.dynamo.settleIndexes(),
   };
 }
 

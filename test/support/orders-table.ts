@@ -1,3 +1,6 @@
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SyncedOrder } from '../../lib/contract/synced-order';
+import { syncedOrderFromAttributes } from '../../lib/stores/orders';
 import type { Order } from '../../lib/contract/order';
 import type { OrdersRepository } from '../../lib/stores/orders';
 
@@ -17,3 +20,23 @@ export const FULL_INT64_ORDER: Order = {
   complete: false,
   status: 'pending',
 };
+
+/**
+ * Every order with its updatedAt, by id: a strongly consistent Scan of the table past the API, the
+ * store's state against which a replica is compared.
+ */
+export async function syncedOrdersById(client: DynamoDBClient, table: string): Promise<Map<string, SyncedOrder>> {
+  const byId = new Map<string, SyncedOrder>();
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    for (const item of page.Items ?? []) {
+      const order = syncedOrderFromAttributes(item);
+      byId.set(order.id, order);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return byId;
+}

@@ -1,6 +1,12 @@
 // The cost model's arithmetic (infra/listing-cost.ts), from its own prices and the bench's figures.
 import {
+  billedStreamRequests,
+  CANCEL_WRITE_UNITS,
   egressPrice,
+  INDEX_WRITES_PER_SECOND,
+  LEASE_WRITES_PER_LISTING,
+  scanCapacity,
+  STREAMED_BYTES_PER_BILLED_REQUEST,
   IDLE,
   itemBytes,
   monthlyCost,
@@ -13,7 +19,9 @@ import {
 test('an idle stage costs its standing charges alone', () => {
   const idle = monthlyCost(IDLE, STAGE_STANDING);
   expect(idle.total).toBeCloseTo(
-    STAGE_STANDING.alarms * PRICES.alarmMonth + STAGE_STANDING.dashboards * PRICES.dashboardMonth,
+    STAGE_STANDING.alarmMetrics * PRICES.alarmMetricMonth +
+      STAGE_STANDING.dashboards * PRICES.dashboardMonth +
+      STAGE_STANDING.secrets * PRICES.secretMonth,
   );
 });
 
@@ -51,4 +59,40 @@ test("a number's size is its significant digits, two to a byte, plus one", () =>
   expect(itemBytes({ n: 1_000 })).toBe(1 + 2);
   expect(itemBytes({ n: -123 })).toBe(1 + 3);
   expect(itemBytes({ flag: true })).toBe(4 + 1);
+});
+
+test('a stored order is sized with the attributes every write sets since v2, not its fields alone', () => {
+  // The v2 index keys (updatedAt, two shard partitions, the sort key) more than double an order.
+  expect(TYPICAL_ORDER_ITEM_BYTES).toBeGreaterThan(200);
+});
+
+test('API Gateway bills a streamed response as one request per 10 MB, rounded up', () => {
+  expect(billedStreamRequests(1)).toBe(1);
+  expect(billedStreamRequests(STREAMED_BYTES_PER_BILLED_REQUEST)).toBe(1);
+  expect(billedStreamRequests(STREAMED_BYTES_PER_BILLED_REQUEST + 1)).toBe(2);
+  // A listing of the prod load (about 31 MB gzip) is 4 billed requests, not 1.
+  const one = monthlyCost({ ...PROD_LOAD, requestsPerMonth: 1, listingsPerMonth: 1 }, STAGE_STANDING);
+  const none = monthlyCost({ ...PROD_LOAD, requestsPerMonth: 0, listingsPerMonth: 0 }, STAGE_STANDING);
+  expect((one.apiGateway / PRICES.restRequestPerMillion) * 1e6).toBeCloseTo(4);
+  expect(none.apiGateway).toBe(0);
+});
+
+test('every listing writes its leases, each a write unit', () => {
+  const listings = monthlyCost({ ...PROD_LOAD, listingsPerMonth: 1_000_000 }, STAGE_STANDING);
+  expect(listings.leaseWrites).toBeCloseTo(LEASE_WRITES_PER_LISTING * PRICES.dynamoWritePerMillion);
+});
+
+test('a cancel writes the order and rewrites its entry in both v2 indexes: 5 write units; 8 shards cap an index near 8,000 writes a second', () => {
+  expect(CANCEL_WRITE_UNITS).toBe(5);
+  expect(INDEX_WRITES_PER_SECOND).toBe(8_000);
+});
+
+test('provisioned capacity for the Scan load: cheaper than on demand at the average, dearer held at the peak', () => {
+  const c = scanCapacity(PROD_LOAD, 50);
+  expect(c.onDemand).toBeCloseTo(monthlyCost(PROD_LOAD, STAGE_STANDING).scanReads);
+  expect(c.peakRcu).toBeGreaterThan(c.averageRcu);
+  expect(c.provisionedAverage).toBeLessThan(c.onDemand);
+  expect(c.provisionedPeak).toBeGreaterThan(c.onDemand);
+  // The average is the month's read units spread over its seconds.
+  expect(c.averageRcu * 730 * 3600).toBeCloseTo((c.onDemand / PRICES.dynamoReadPerMillion) * 1e6, -3);
 });

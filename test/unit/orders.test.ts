@@ -10,6 +10,7 @@ runSpecs(__dirname, [
   'sync-cursor',
   'sync-keys',
   'sync-query',
+  'sync-stamps',
   'error-mapping',
   'dependency-failure',
   'dynamo-client',

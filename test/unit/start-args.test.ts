@@ -2,7 +2,14 @@
 // exit 2. test/http/start.test.ts runs the real entry only where the process itself is the point.
 import { EXIT_FAILURE, EXIT_USAGE } from '../../tools/shared/errors';
 import { DEFAULT_API_PORT, DEFAULT_DYNAMODB_PORT, DEFAULT_HOST } from '../../tools/shared/local-config';
-import { parseStartArgs, START_USAGE, startFailure, StartUsageError } from '../../tools/local/start-args';
+import {
+  DEFAULT_INDEX_LAG_MS,
+  parseStartArgs,
+  START_USAGE,
+  startFailure,
+  StartUsageError,
+} from '../../tools/local/start-args';
+import { everyKthWrite } from '../../tools/local/write-holds';
 
 /** The line and exit status npm start ends with for this command line, or the options it reads. */
 function outcome(argv: string[], env: NodeJS.ProcessEnv = {}) {
@@ -63,6 +70,31 @@ test.each<[string[], NodeJS.ProcessEnv, string]>([
     "npm took --no-demo as its own option: put the stack's options after --, e.g. npm start -- --no-demo ...",
   ],
   [[], { DYNAMODB_PORT: 'eight' }, 'DYNAMODB_PORT must be a port number from 0 to 65535, got "eight"'],
+  [['--index-lag-ms', 'soon'], {}, '--index-lag-ms must be a whole number from 0 to 2147483647, got "soon"'],
+  [['--index-lag-ms', '1.5'], {}, '--index-lag-ms must be a whole number from 0 to 2147483647, got "1.5"'],
+  [['--index-lag-ms', ''], {}, '--index-lag-ms must be a whole number from 0 to 2147483647, got ""'],
+  // Longer than a Node timer can wait: it would fire at once.
+  [
+    ['--hold-writes-ms', '2147483648'],
+    {},
+    '--hold-writes-ms must be a whole number from 0 to 2147483647, got "2147483648"',
+  ],
+  [
+    ['--hold-writes-ms', '2000', '--hold-writes-every', '0'],
+    {},
+    '--hold-writes-every must be a whole number from 1 to 2147483647, got "0"',
+  ],
+  [['--hold-writes-every', '10'], {}, '--hold-writes-every goes with --hold-writes-ms (how long to hold those writes)'],
+  [
+    ['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--index-lag-ms', '0'],
+    {},
+    '--index-lag-ms is for the embedded server; it cannot go with --dynamodb-endpoint',
+  ],
+  [
+    ['--dynamodb-endpoint', 'http://127.0.0.1:8000', '--hold-writes-ms', '100'],
+    {},
+    '--hold-writes-ms is for the embedded server; it cannot go with --dynamodb-endpoint',
+  ],
 ])('%j with %j: one line, exit 2', (argv, env, line) => {
   expect(outcome(argv, env)).toEqual(usage(line));
 });
@@ -75,6 +107,7 @@ test('no option: the defaults, the environment’s ports first, demo data on', (
       dynamodbPort: DEFAULT_DYNAMODB_PORT,
       demo: true,
       quiet: false,
+      indexLagMs: DEFAULT_INDEX_LAG_MS,
     },
   });
   expect(outcome([], { PORT: '3001', DYNAMODB_PORT: '8001' })).toMatchObject({
@@ -88,13 +121,43 @@ test('no option: the defaults, the environment’s ports first, demo data on', (
 test('every option is read', () => {
   expect(
     parseStartArgs(
-      ['--port', '0', '--host', '0.0.0.0', '--dynamodb-port', '0', '--data-dir', 'kept', '--no-demo', '--quiet'],
+      [
+        ...['--port', '0', '--host', '0.0.0.0', '--dynamodb-port', '0', '--data-dir', 'kept', '--no-demo', '--quiet'],
+        ...['--index-lag-ms', '250', '--hold-writes-ms', '2000', '--hold-writes-every', '10'],
+      ],
       {},
     ),
-  ).toEqual({ host: '0.0.0.0', port: 0, dynamodbPort: 0, dataDir: 'kept', demo: false, quiet: true });
+  ).toEqual({
+    host: '0.0.0.0',
+    port: 0,
+    dynamodbPort: 0,
+    dataDir: 'kept',
+    demo: false,
+    quiet: true,
+    indexLagMs: 250,
+    holdWrites: { ms: 2000, every: 10 },
+  });
+  // No lag, and no hold, when asked for none; a hold without --hold-writes-every holds every write.
+  expect(parseStartArgs(['--index-lag-ms', '0', '--hold-writes-ms', '0'], {})).toMatchObject({ indexLagMs: 0 });
+  expect(parseStartArgs(['--hold-writes-ms', '0'], {})).not.toHaveProperty('holdWrites');
+  expect(parseStartArgs(['--hold-writes-ms', '500'], {})).toMatchObject({ holdWrites: { ms: 500, every: 1 } });
   expect(parseStartArgs(['--dynamodb-endpoint', 'http://127.0.0.1:8000/'], {})).toMatchObject({
     dynamodbEndpoint: 'http://127.0.0.1:8000',
   });
+});
+
+test('--hold-writes-every K holds every Kth write, and only those', () => {
+  const hold = everyKthWrite(2000, 3);
+  const write = { operation: 'PutItem', table: 'orders', body: '{}' };
+  expect(Array.from({ length: 7 }, () => hold(write))).toEqual([
+    undefined,
+    undefined,
+    2000,
+    undefined,
+    undefined,
+    2000,
+    undefined,
+  ]);
 });
 
 test('--help and -h ask for the usage, which names every option', () => {
@@ -109,6 +172,9 @@ test('--help and -h ask for the usage, which names every option', () => {
     '--dynamodb-endpoint',
     '--no-demo',
     '--quiet',
+    '--index-lag-ms',
+    '--hold-writes-ms',
+    '--hold-writes-every',
   ])
     expect(START_USAGE).toContain(option);
 });

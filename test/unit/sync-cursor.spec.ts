@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { SYNC_SHARDS } from '../../lib/contract/tables';
-import { cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync-cursor';
+import { CURSOR_VERSION, cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync-cursor';
 import { InvalidCursorError } from '../../lib/core/sync-errors';
 
 const key = randomBytes(32);
@@ -11,8 +11,13 @@ const indexed: CursorContent = {
     after: Array.from({ length: SYNC_SHARDS }, (_, i) => (i % 2 ? `2026-11-22T12:00:0${i}.000Z#1` : null)),
     done: [0],
   },
+  started: Date.UTC(2026, 10, 22, 12, 0, 0),
 };
-const scanned: CursorContent = { filters: {}, position: { kind: 'scan', after: '-9223372036854775808' } };
+const scanned: CursorContent = {
+  filters: {},
+  position: { kind: 'scan', after: '-9223372036854775808' },
+  started: Date.UTC(2026, 10, 22, 12, 0, 0),
+};
 
 test.each([
   ['index', indexed],
@@ -31,7 +36,7 @@ function reseal(content: unknown): string {
 
 test.each([
   ['another key', () => sealCursor(indexed, randomBytes(32))],
-  ['an altered payload, tag kept', () => reseal({ v: 1, ...indexed, filters: { status: 'shipped' } })],
+  ['an altered payload, tag kept', () => reseal({ v: CURSOR_VERSION, ...indexed, filters: { status: 'shipped' } })],
   ['a truncated tag', () => sealCursor(indexed, key).slice(0, -2)],
   ['no tag', () => sealCursor(indexed, key).split('.')[0] ?? ''],
   ['an extra part', () => `${sealCursor(indexed, key)}.x`],
@@ -46,13 +51,19 @@ test('a well-sealed cursor of the wrong shape is still refused (a change of form
     // Sealed as this API seals, so only the shape check can refuse it.
     return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
   };
-  expect(openCursor(sealedWith({ v: 1, ...scanned }), key)).toEqual(scanned);
+  expect(openCursor(sealedWith({ v: CURSOR_VERSION, ...scanned }), key)).toEqual(scanned);
+  const { started: _started, ...unstarted } = scanned;
   for (const content of [
-    { v: 2, ...scanned },
-    { v: 1, filters: { status: 'lost' }, position: scanned.position },
-    { v: 1, filters: {}, position: { kind: 'index', after: [null], done: [] } },
+    { v: CURSOR_VERSION + 1, ...scanned },
+    // An earlier version's cursor: no walk start, so no watermark could follow from it.
+    { v: CURSOR_VERSION - 1, ...unstarted },
+    { v: CURSOR_VERSION, ...unstarted },
+    { v: CURSOR_VERSION, ...scanned, started: 'yesterday' },
+    { v: CURSOR_VERSION, filters: { status: 'lost' }, position: scanned.position, started: scanned.started },
+    { v: CURSOR_VERSION, filters: {}, position: { kind: 'index', after: [null], done: [] }, started: scanned.started },
     {
-      v: 1,
+      v: CURSOR_VERSION,
+      started: scanned.started,
       filters: {},
       position: {
         kind: 'index',

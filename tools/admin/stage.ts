@@ -20,6 +20,8 @@ export interface StageClients {
   cloudFormation: CloudFormationClient;
   apiGateway: APIGatewayClient;
   dynamo: DynamoDBClient;
+  /** One attempt per call, for the orders' stamped writes (a retry must stamp anew); `dynamo` when absent. */
+  dynamoWriter?: DynamoDBClient;
 }
 
 /**
@@ -32,6 +34,7 @@ export function defaultStageClients(region?: string): StageClients {
     cloudFormation: new CloudFormationClient(where),
     apiGateway: new APIGatewayClient(where),
     dynamo: createDynamoClient(where),
+    dynamoWriter: createDynamoClient({ ...where, maxAttempts: 1 }),
   };
 }
 
@@ -151,6 +154,7 @@ export async function stageTarget(
     const region = await clients.cloudFormation.config.region();
     return tablesTarget({
       doc: createDocumentClient(clients.dynamo),
+      writer: clients.dynamoWriter ?? clients.dynamo,
       names: outputs.tables,
       label: `stage ${stage} (stack ${stackNameFor(stage)} in ${region})`,
       unreachableHint: 'Check your network, AWS credentials and region.',

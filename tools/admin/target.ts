@@ -1,4 +1,6 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsClock } from '../../lib/stores/aws-clock';
 import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/stores/api-keys';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { optionalEnv } from '../../lib/commons/env';
@@ -40,6 +42,8 @@ export interface AdminTarget {
 
 export interface TablesTargetOptions {
   doc: DynamoDBDocumentClient;
+  /** A client that makes one attempt per call, for the orders' stamped writes; `doc`'s own when absent. */
+  writer?: DynamoDBClient;
   /** The tables the admin command uses; it only ever reads the rate-limit items. */
   names: TableNames;
   label: string;
@@ -53,14 +57,12 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     label: options.label,
     unreachableHint: options.unreachableHint,
     keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
-    orders: new OrdersRepository(
-      options.doc,
-      options.names.orders,
-      Date.now,
-      undefined,
+    orders: new OrdersRepository(options.doc, options.names.orders, {
+      // Stamped on AWS's clock, not the operator's (lib/stores/aws-clock.ts), one attempt per send.
+      ...(options.writer ? { stampClock: awsClock(options.writer), writer: createDocumentClient(options.writer) } : {}),
       // The orders an import adds count towards the listing's size bound at once.
-      new StoreGrowth(options.doc, options.names.rateLimits),
-    ),
+      growth: new StoreGrowth(options.doc, options.names.rateLimits),
+    }),
     pets: new PetsRepository(options.doc, options.names.pets),
     limiter: new RateLimiter(options.doc, options.names.rateLimits),
     ...(options.gateway ? { gateway: options.gateway } : {}),
@@ -80,12 +82,17 @@ function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
 /** The tables at a local stack's DynamoDB endpoint; the hint says what to do when it does not answer. */
 function endpointTarget(endpoint: string, names: TableNames, unreachableHint: string): AdminTarget {
   const client = createDynamoClient({ endpoint });
+  const writer = createDynamoClient({ endpoint, maxAttempts: 1 });
   return tablesTarget({
     doc: createDocumentClient(client),
+    writer,
     names,
     label: `the local stack (DynamoDB at ${endpoint})`,
     unreachableHint,
-    close: () => client.destroy(),
+    close: () => {
+      client.destroy();
+      writer.destroy();
+    },
   });
 }
 

@@ -3,8 +3,9 @@
 // (.github/workflows) calls these, never cdk itself.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { LIST_ORDERS_RESERVED_CONCURRENCY, STAGE_NAMES } from '../../lib/contract/deployment';
+import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../../lib/contract/deployment';
 import { EXIT_FAILURE } from '../shared/errors';
 import { lambdaAccountFacts } from './preflight';
 import { runDeployCommand } from './run';
@@ -12,9 +13,10 @@ import { runDeployCommand } from './run';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const lambda = new LambdaClient({});
+const cloudFormation = new CloudFormationClient({});
 runDeployCommand(process.argv.slice(2), {
-  facts: () => lambdaAccountFacts(lambda),
-  reservations: () => Promise.resolve(STAGE_NAMES.map((stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage])),
+  facts: () => lambdaAccountFacts(lambda, cloudFormation),
+  reservation: (stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage],
   cdk: (args) => {
     const cdk = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
     const result = spawnSync(process.execPath, [cdk, ...args], { stdio: 'inherit' });
@@ -22,13 +24,17 @@ runDeployCommand(process.argv.slice(2), {
     return result.status ?? EXIT_FAILURE;
   },
   err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  cwd: process.cwd(),
 }).then(
   (code) => {
     lambda.destroy();
+    cloudFormation.destroy();
     process.exitCode = code;
   },
   (error: unknown) => {
     lambda.destroy();
+    cloudFormation.destroy();
     throw error;
   },
 );

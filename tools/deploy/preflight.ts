@@ -1,28 +1,72 @@
 // What `npm run deploy` / `npm run diff` check before cdk starts (and bundles for 15-20 s): AWS
-// credentials and a region, enough Lambda concurrency for the stages' reservations, and response
-// streaming in the Region. Each failure is one line with its fix.
-import { GetAccountSettingsCommand, InvokeWithResponseStreamCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { STAGE_NAMES, STREAMING_PROBE_FUNCTION } from '../../lib/contract/deployment';
+// credentials and a region, enough unreserved Lambda concurrency for the stage's reservation, and
+// response streaming in the Region. Each failure is one line with its fix.
+import { CloudFormationClient, paginateListStackResources } from '@aws-sdk/client-cloudformation';
+import {
+  GetAccountSettingsCommand,
+  GetFunctionConcurrencyCommand,
+  InvokeWithResponseStreamCommand,
+  LambdaClient,
+} from '@aws-sdk/client-lambda';
+import { stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
 import { errorMessage, field, isMissingRegion, missingCredentialsMessage } from '../shared/errors';
 
-/** Lambda keeps this many of an account's concurrent executions unreserved, whatever is reserved. */
+/**
+ * Lambda refuses a reservation that would leave fewer than this many of an account's concurrent
+ * executions unreserved (https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html).
+ */
 export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
 /** What preflight asks AWS; tests inject their own. */
 export interface AccountFacts {
   region(): Promise<string>;
-  /** The account's concurrent-execution quota in the Region (GetAccountSettings). */
-  concurrencyLimit(): Promise<number>;
+  /**
+   * The account's concurrency in the Region that no function reserves
+   * (GetAccountSettings' AccountLimit.UnreservedConcurrentExecutions): what a new reservation is
+   * taken from. The quota itself (ConcurrentExecutions) counts what other functions hold already.
+   */
+  unreservedConcurrency(): Promise<number>;
+  /** What the stage's deployed functions reserve now (0 before its first deploy): the deploy gives it back. */
+  reservedByStage(stage: StageName): Promise<number>;
   /** Whether Lambda's InvokeWithResponseStream exists in the Region. */
   streamingAvailable(): Promise<boolean>;
 }
 
-export function lambdaAccountFacts(client: LambdaClient): AccountFacts {
+/** CloudFormation's answer for a stack that does not exist (a stage before its first deploy). */
+function isMissingStack(error: unknown): boolean {
+  return field(error, 'name') === 'ValidationError' && /does not exist/.test(errorMessage(error));
+}
+
+export function lambdaAccountFacts(client: LambdaClient, cloudFormation: CloudFormationClient): AccountFacts {
   return {
     region: () => client.config.region(),
-    async concurrencyLimit() {
+    async unreservedConcurrency() {
       const { AccountLimit } = await client.send(new GetAccountSettingsCommand({}));
-      return AccountLimit?.ConcurrentExecutions ?? 0;
+      return AccountLimit?.UnreservedConcurrentExecutions ?? 0;
+    },
+    async reservedByStage(stage) {
+      const functions: string[] = [];
+      try {
+        for await (const page of paginateListStackResources(
+          { client: cloudFormation },
+          { StackName: stackNameFor(stage) },
+        )) {
+          for (const resource of page.StackResourceSummaries ?? []) {
+            if (resource.ResourceType === 'AWS::Lambda::Function' && resource.PhysicalResourceId) {
+              functions.push(resource.PhysicalResourceId);
+            }
+          }
+        }
+      } catch (error) {
+        if (isMissingStack(error)) return 0;
+        throw error;
+      }
+      let reserved = 0;
+      for (const name of functions) {
+        const answer = await client.send(new GetFunctionConcurrencyCommand({ FunctionName: name }));
+        reserved += answer.ReservedConcurrentExecutions ?? 0;
+      }
+      return reserved;
     },
     async streamingAvailable() {
       try {
@@ -42,22 +86,31 @@ export function lambdaAccountFacts(client: LambdaClient): AccountFacts {
   };
 }
 
-/** The stages' reserved concurrency, summed: both stages may share an account. */
-export function requiredConcurrency(reservations: readonly number[]): number {
-  return reservations.reduce((sum, n) => sum + n, 0) + LAMBDA_UNRESERVED_MINIMUM;
+/**
+ * The unreserved concurrency the deploy needs: the stage's new reservation plus what Lambda keeps
+ * unreserved, less what the stage reserves now (a redeploy gives it back before it takes it again).
+ */
+export function requiredUnreserved(reservation: number, reservedNow: number): number {
+  return reservation + LAMBDA_UNRESERVED_MINIMUM - reservedNow;
 }
 
 /** Undefined when everything holds, else the one line saying what to do. */
-export async function preflight(facts: AccountFacts, reservations: readonly number[]): Promise<string | undefined> {
+export async function preflight(
+  facts: AccountFacts,
+  stage: StageName,
+  reservation: number,
+): Promise<string | undefined> {
   try {
     const region = await facts.region();
-    const limit = await facts.concurrencyLimit();
-    const required = requiredConcurrency(reservations);
-    if (limit < required) {
+    const unreserved = await facts.unreservedConcurrency();
+    const reservedNow = await facts.reservedByStage(stage);
+    const required = requiredUnreserved(reservation, reservedNow);
+    if (unreserved < required) {
       return (
-        `The account's Lambda concurrency in ${region} is ${limit}; the stages reserve ${reservations.join(' + ')} ` +
-        `for list-orders (${STAGE_NAMES.join(', ')}) and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so at least ` +
-        `${required} is needed: request "Concurrent executions" of ${required} or more in Service Quotas (Lambda), ` +
+        `The account's unreserved Lambda concurrency in ${region} is ${unreserved}; ${stage} reserves ${reservation} ` +
+        `for list-orders (${reservedNow} held by ${stackNameFor(stage)} already) and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, ` +
+        `so at least ${required} unreserved is needed: ` +
+        'raise "Concurrent executions" in Service Quotas (Lambda), free concurrency other functions reserve, ' +
         'or lower listOrdersReservedConcurrency in infra/stages.ts.'
       );
     }
@@ -76,8 +129,8 @@ export async function preflight(facts: AccountFacts, reservations: readonly numb
     if (/ExpiredToken|UnrecognizedClient|InvalidClientTokenId|InvalidSignature/.test(name)) {
       return `The AWS credentials were refused (${name}): refresh them (aws sso login, or a new session) and run again.`;
     }
-    if (name === 'AccessDeniedException') {
-      return `The AWS credentials may not read Lambda's account settings (${errorMessage(error)}): allow lambda:GetAccountSettings (the StoreOrders-pipeline roles have it).`;
+    if (name === 'AccessDeniedException' || name === 'AccessDenied') {
+      return `The AWS credentials may not read the account's Lambda concurrency (${errorMessage(error)}): allow lambda:GetAccountSettings, cloudformation:ListStackResources and lambda:GetFunctionConcurrency (the StoreOrders-pipeline roles have them).`;
     }
     return `Could not check the account before deploying: ${errorMessage(error)}`;
   }

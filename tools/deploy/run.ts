@@ -1,8 +1,15 @@
 // `npm run deploy|diff -- <stage>`: the usage check, then the preflight, then cdk. Everything it
 // reaches is injected, so tests run it without AWS and without starting cdk. The stage picks its
 // stack (lib/contract/deployment.ts names it); anything after the stage goes to cdk as is.
-import { ACCOUNT_STACK_NAME, isStageName, stackNameFor, STAGE_NAMES } from '../../lib/contract/deployment';
+import {
+  ACCOUNT_STACK_NAME,
+  isStageName,
+  stackNameFor,
+  STAGE_NAMES,
+  type StageName,
+} from '../../lib/contract/deployment';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE, UsageError } from '../shared/errors';
+import { notificationProblem } from './notification';
 import { preflight, type AccountFacts } from './preflight';
 
 export const CDK_COMMANDS = ['deploy', 'diff'] as const;
@@ -32,11 +39,14 @@ export function cdkArguments(command: string | undefined, argv: readonly string[
 
 export interface DeployDeps {
   facts(): AccountFacts;
-  /** The stages' list-orders reservations (infra/stages.ts). */
-  reservations(): Promise<readonly number[]>;
+  /** The stage's list-orders reservation (infra/stages.ts). */
+  reservation(stage: StageName): number;
   /** Runs the project's cdk with these arguments; its exit status. */
   cdk(args: string[]): number;
   err(line: string): void;
+  /** The environment cdk will synthesise with (the alarm topics). */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
 }
 
 export async function runDeployCommand(argv: readonly string[], deps: DeployDeps): Promise<number> {
@@ -48,7 +58,10 @@ export async function runDeployCommand(argv: readonly string[], deps: DeployDeps
     deps.err(`Error: ${error.message}`);
     return EXIT_USAGE;
   }
-  const problem = await preflight(deps.facts(), await deps.reservations());
+  const stage = argv[1] as StageName;
+  const problem =
+    notificationProblem(stage, args, deps.env, deps.cwd) ??
+    (await preflight(deps.facts(), stage, deps.reservation(stage)));
   if (problem !== undefined) {
     deps.err(`Error: ${problem}`);
     return EXIT_FAILURE;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { composeService, type Stores, type Wiring } from '../../lib/root/service';
-import { documentClient } from '../../lib/root/wiring';
+import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
@@ -25,6 +25,8 @@ export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageLi
 export function createLocalApp(options: LocalAppOptions): Stores & {
   server: Server;
   /** The stores' DynamoDB client (tests count its calls). */ dynamo: DynamoDBDocumentClient;
+  /** How far a v2 walk's watermark stands behind its start on this stack (lib/contract/sync.ts settleMs). */
+  settleMs: number;
 } {
   const { extraRoutes = [], publicRoutes = [], onAccessLog, functions, receiveLimits, ...settings } = options;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
@@ -49,5 +51,5 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     functions,
     receiveLimits,
   });
-  return { server, ...service.stores, dynamo: documentClient(wiring) };
+  return { server, ...service.stores, dynamo: documentClient(wiring), settleMs: walkSettleMsOf(wiring) };
 }

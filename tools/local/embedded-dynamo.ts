@@ -1,11 +1,18 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
+import { holdWrites, type HeldWrite, type WriteHold, type WriteHolds } from './write-holds';
+
+export type { HeldWrite } from './write-holds';
 
 export interface EmbeddedDynamo {
   endpoint: string;
   port: number;
+  /** Ends every write hold, applies every deferred index change, then stops the server. */
   close(): Promise<void>;
+  /** Makes every deferred index change visible now (a test's final, settled comparison). */
+  settleIndexes(): Promise<void>;
 }
 
 export interface EmbeddedDynamoOptions {
@@ -14,6 +21,20 @@ export interface EmbeddedDynamoOptions {
   port: number;
   /** Keep the data on disk in this folder; in memory when absent. */
   dataDir?: string;
+  /**
+   * Global secondary index propagation: each write's index changes become visible to Query/Scan on the
+   * index only after a delay drawn in [0, maxMs] (random, per write), never out of order for one item
+   * (an item's later change never shows before its earlier one; different items can overtake each other).
+   * Reads of the table itself see every write at once. See tools/local/index-lag.ts.
+   */
+  indexLag?: IndexLagOptions;
+  /**
+   * Writes that reach the table late: for each write request (PutItem, UpdateItem, DeleteItem,
+   * BatchWriteItem, TransactWriteItems) `hold` is asked; a number > 0 (ms) or a promise delays
+   * applying the request by that long / until it settles, whether or not the client still waits
+   * (a client that timed out and hung up still has its write applied later, as on AWS).
+   */
+  holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -21,12 +42,19 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** dynalite: a DynamoDB-compatible server, in process, that any DynamoDB client can talk to. */
 export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promise<EmbeddedDynamo> {
   const host = options.host ?? '127.0.0.1';
-  const server = dynalite({
+  const lag = options.indexLag ? new IndexLag(options.indexLag) : undefined;
+  // dynalite keeps this very object as its store's options: the index lag finds its server by it.
+  const dynaliteOptions = {
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
     ...(options.dataDir ? { path: options.dataDir } : {}),
-  });
+  };
+  if (lag) lagIndexes(dynaliteOptions, lag);
+  const server = dynalite(dynaliteOptions);
+  const holds: WriteHolds | undefined = options.holdWrites
+    ? holdWrites(server, options.holdWrites satisfies WriteHold)
+    : undefined;
   // Node's default 5 s keep-alive timer can fire while the process is busy, closing a pooled socket
   // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
   // failed request; a timeout longer than any stall makes the race practically impossible.
@@ -37,10 +65,16 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   return {
     endpoint: `http://${host}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    settleIndexes: async () => lag?.settle(),
+    close: async () => {
+      // Writes sent are applied, and their index changes too, before the store closes (and, with
+      // dataDir, so that a restart finds them).
+      await holds?.release();
+      await lag?.close();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections?.();
-      }),
+      });
+    },
   };
 }

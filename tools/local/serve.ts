@@ -15,6 +15,7 @@ import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-route
 import { DEMO_ORDERS, DEMO_PETS } from '../../lib/core/demo-data';
 import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
+import { everyKthWrite } from './write-holds';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
 
@@ -39,7 +40,14 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
     return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
   if (options.dataDir !== undefined) await checkDataDir(options.dataDir);
   try {
-    return await startEmbeddedDynamo({ host: options.host, port: options.dynamodbPort, dataDir: options.dataDir });
+    return await startEmbeddedDynamo({
+      host: options.host,
+      port: options.dynamodbPort,
+      dataDir: options.dataDir,
+      // No kinder than DynamoDB: index reads lag writes, and writes can arrive late (docs/local-development.md).
+      ...(options.indexLagMs ? { indexLag: { maxMs: options.indexLagMs } } : {}),
+      ...(options.holdWrites ? { holdWrites: everyKthWrite(options.holdWrites.ms, options.holdWrites.every) } : {}),
+    });
   } catch (error) {
     if (field(error, 'code') !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
     throw new StartUsageError(
@@ -88,6 +96,16 @@ function adminInvocation(options: StartOptions, endpoint: string): string {
   return `${variables}npm run --silent admin -- keys list`;
 }
 
+/** How late the embedded server is (--index-lag-ms, --hold-writes-ms), in the banner's words. */
+function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
+  return [
+    indexLagMs ? `indexes up to ${indexLagMs} ms behind writes` : 'indexes without lag',
+    ...(holdWrites
+      ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
+      : []),
+  ];
+}
+
 export async function startLocalStack(
   options: StartOptions,
   onAccessLog?: (line: string) => void,
@@ -131,7 +149,10 @@ export async function startLocalStack(
     const apiUrl = `http://${options.host}:${apiPort}${BASE_PATH}`;
     const where = options.dynamodbEndpoint
       ? `DynamoDB at ${dynamo.endpoint} (--dynamodb-endpoint)`
-      : `Embedded DynamoDB at ${dynamo.endpoint} (${options.dataDir ? `data in ${options.dataDir}` : 'in memory'})`;
+      : `Embedded DynamoDB at ${dynamo.endpoint} (${[
+          options.dataDir ? `data in ${options.dataDir}` : 'in memory',
+          ...embeddedLag(options),
+        ].join('; ')})`;
     const [firstKey] = demoKeys;
     const banner = [
       `Store Orders API (local) at ${apiUrl}`,

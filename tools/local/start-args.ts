@@ -34,7 +34,18 @@ export interface StartOptions {
   /** Seed the demo orders and keys when the store is empty. */
   demo: boolean;
   quiet: boolean;
+  /** The embedded server's index lag: each write shows in index reads up to this many ms late (absent or 0: at once). */
+  indexLagMs?: number;
+  /** The embedded server holds every `every`th write `ms` ms before applying it. */
+  holdWrites?: { ms: number; every: number };
 }
+
+/**
+ * AWS: "Write operations propagate to a GSI within 1 second"
+ * (https://repost.aws/knowledge-center/dynamodb-missing-table-items-gsi), so npm start lags as much
+ * by default: a client tried against the local stack meets DynamoDB's eventual consistency.
+ */
+export const DEFAULT_INDEX_LAG_MS = 1000;
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
@@ -44,6 +55,9 @@ const OPTIONS = {
   host: { type: 'string' },
   'no-demo': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  'index-lag-ms': { type: 'string' },
+  'hold-writes-ms': { type: 'string' },
+  'hold-writes-every': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -63,6 +77,10 @@ Options:
                              created there when missing, and waited for until ACTIVE.
   --no-demo                  No demo orders and no demo keys: the tables start empty.
   --quiet                    No access-log lines and no log lines from the functions but errors.
+  --index-lag-ms N           Each write reaches the tables' indexes (the v2 listing's reads) after a
+                             random delay of 0 to N ms, as DynamoDB's do (default ${DEFAULT_INDEX_LAG_MS}; 0: at once).
+  --hold-writes-ms N         Hold writes N ms before applying them, even when their client gave up.
+  --hold-writes-every K      With --hold-writes-ms: hold only every Kth write (default 1: every one).
   -h, --help                 This text.
 
 Demo data is written only into an empty store (no order and no key: in memory, a new --data-dir,
@@ -101,7 +119,13 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     ),
     demo: !values['no-demo'],
     quiet: values.quiet ?? false,
+    indexLagMs: wholeNumber('--index-lag-ms', values['index-lag-ms'], 0) ?? DEFAULT_INDEX_LAG_MS,
   };
+  const holdMs = wholeNumber('--hold-writes-ms', values['hold-writes-ms'], 0);
+  const every = wholeNumber('--hold-writes-every', values['hold-writes-every'], 1);
+  if (every !== undefined && holdMs === undefined)
+    throw new StartUsageError('--hold-writes-every goes with --hold-writes-ms (how long to hold those writes)');
+  if (holdMs !== undefined && holdMs > 0) options.holdWrites = { ms: holdMs, every: every ?? 1 };
   if (values['data-dir'] !== undefined) {
     if (values['data-dir'] === '') throw new StartUsageError('--data-dir needs a folder');
     options.dataDir = values['data-dir'];
@@ -109,13 +133,26 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   const endpoint = values['dynamodb-endpoint'];
   if (endpoint !== undefined) {
     options.dynamodbEndpoint = checked(() => dynamoEndpoint(endpoint, '--dynamodb-endpoint'));
-    // Both belong to the embedded server, which is not started then.
-    for (const option of ['data-dir', 'dynamodb-port'] as const) {
+    // These belong to the embedded server, which is not started then.
+    const embeddedOnly = ['data-dir', 'dynamodb-port', 'index-lag-ms', 'hold-writes-ms', 'hold-writes-every'] as const;
+    for (const option of embeddedOnly) {
       if (values[option] !== undefined)
         throw new StartUsageError(`--${option} is for the embedded server; it cannot go with --dynamodb-endpoint`);
     }
   }
   return options;
+}
+
+/** Longest wait a Node timer keeps (about 24.8 days); a longer one would fire at once. */
+const MAX_MS = 2 ** 31 - 1;
+
+/** An option's whole number, at least `min`, or undefined when the option is absent. */
+function wholeNumber(name: string, text: string | undefined, min: 0 | 1): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^[0-9]{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= MAX_MS))
+    throw new StartUsageError(`${name} must be a whole number from ${min} to ${MAX_MS}, got "${shownArgument(text)}"`);
+  return value;
 }
 
 /** The one line and exit status `npm start` ends with: a StartUsageError is the user's to fix (2). */

@@ -1,0 +1,243 @@
+// What CloudFormation calls, with its execution role's credentials, to create, update and delete
+// each resource type the app's stacks declare: the `handlers` permissions of the type's schema in
+// the CloudFormation registry (`aws cloudformation describe-type --type RESOURCE --type-name <type>`),
+// with each action's resource types as the Service Authorization Reference lists them
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html).
+// infra/pipeline/execution-policy.ts grants the actions without a resource type from here, and
+// test/infra/pipeline.spec.ts checks that the execution policy allows every action of every type
+// the app synthesises, and that no type is missing from this table.
+
+export interface ResourceTypeActions {
+  /** Create, update and delete, on the resource's own ARN (or API Gateway's path). */
+  actions: readonly string[];
+  /**
+   * Actions the Service Authorization Reference lists with no resource type: IAM only matches them
+   * with `"Resource": "*"`, so a grant scoped to an ARN never allows them.
+   */
+  withoutResourceType?: readonly string[];
+}
+
+/** API Gateway authorizes by HTTP verb on the resource's path (list_amazonapigatewaymanagement.html). */
+const API_GATEWAY: ResourceTypeActions = {
+  actions: ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
+};
+
+const LOG_TAGS = ['logs:TagResource', 'logs:UntagResource', 'logs:ListTagsForResource'];
+
+export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
+  'AWS::ApiGateway::Account': {
+    // The account's CloudWatch role is passed to API Gateway.
+    actions: [...API_GATEWAY.actions, 'iam:GetRole', 'iam:PassRole'],
+  },
+  'AWS::ApiGateway::Authorizer': API_GATEWAY,
+  'AWS::ApiGateway::BasePathMapping': API_GATEWAY,
+  'AWS::ApiGateway::Deployment': API_GATEWAY,
+  'AWS::ApiGateway::DomainName': API_GATEWAY,
+  'AWS::ApiGateway::GatewayResponse': API_GATEWAY,
+  'AWS::ApiGateway::Method': API_GATEWAY,
+  'AWS::ApiGateway::Resource': API_GATEWAY,
+  'AWS::ApiGateway::RestApi': API_GATEWAY,
+  'AWS::ApiGateway::Stage': API_GATEWAY,
+  'AWS::ApiGateway::UsagePlan': API_GATEWAY,
+  'AWS::CertificateManager::Certificate': {
+    actions: ['acm:RequestCertificate', 'acm:DescribeCertificate', 'acm:DeleteCertificate', 'acm:AddTagsToCertificate'],
+  },
+  'AWS::CloudWatch::Alarm': {
+    actions: [
+      'cloudwatch:PutMetricAlarm',
+      'cloudwatch:DescribeAlarms',
+      'cloudwatch:DeleteAlarms',
+      'cloudwatch:TagResource',
+      'cloudwatch:UntagResource',
+      'cloudwatch:ListTagsForResource',
+    ],
+  },
+  'AWS::CloudWatch::Dashboard': {
+    actions: ['cloudwatch:PutDashboard', 'cloudwatch:GetDashboard', 'cloudwatch:DeleteDashboards'],
+  },
+  'AWS::CodeDeploy::Application': {
+    actions: [
+      'codedeploy:CreateApplication',
+      'codedeploy:GetApplication',
+      'codedeploy:DeleteApplication',
+      'codedeploy:TagResource',
+      'codedeploy:UntagResource',
+      'codedeploy:ListTagsForResource',
+    ],
+  },
+  'AWS::CodeDeploy::DeploymentConfig': {
+    actions: [
+      'codedeploy:CreateDeploymentConfig',
+      'codedeploy:GetDeploymentConfig',
+      'codedeploy:DeleteDeploymentConfig',
+    ],
+  },
+  'AWS::CodeDeploy::DeploymentGroup': {
+    // Its service role is passed to CodeDeploy.
+    actions: [
+      'codedeploy:CreateDeploymentGroup',
+      'codedeploy:GetDeploymentGroup',
+      'codedeploy:UpdateDeploymentGroup',
+      'codedeploy:DeleteDeploymentGroup',
+      'iam:PassRole',
+    ],
+  },
+  'AWS::DynamoDB::Table': {
+    actions: [
+      'dynamodb:CreateTable',
+      'dynamodb:DescribeTable',
+      'dynamodb:UpdateTable',
+      'dynamodb:DeleteTable',
+      'dynamodb:DescribeContinuousBackups',
+      'dynamodb:UpdateContinuousBackups',
+      'dynamodb:DescribeTimeToLive',
+      'dynamodb:UpdateTimeToLive',
+      'dynamodb:DescribeContributorInsights',
+      'dynamodb:UpdateContributorInsights',
+      'dynamodb:DescribeKinesisStreamingDestination',
+      'dynamodb:TagResource',
+      'dynamodb:UntagResource',
+      'dynamodb:ListTagsOfResource',
+    ],
+  },
+  'AWS::IAM::ManagedPolicy': {
+    actions: [
+      'iam:CreatePolicy',
+      'iam:GetPolicy',
+      'iam:GetPolicyVersion',
+      'iam:CreatePolicyVersion',
+      'iam:DeletePolicyVersion',
+      'iam:ListPolicyVersions',
+      'iam:ListEntitiesForPolicy',
+      'iam:DeletePolicy',
+      'iam:TagPolicy',
+      'iam:UntagPolicy',
+    ],
+  },
+  'AWS::IAM::OIDCProvider': {
+    actions: [
+      'iam:CreateOpenIDConnectProvider',
+      'iam:GetOpenIDConnectProvider',
+      'iam:DeleteOpenIDConnectProvider',
+      'iam:UpdateOpenIDConnectProviderThumbprint',
+      'iam:AddClientIDToOpenIDConnectProvider',
+      'iam:RemoveClientIDFromOpenIDConnectProvider',
+      'iam:TagOpenIDConnectProvider',
+      'iam:UntagOpenIDConnectProvider',
+    ],
+  },
+  'AWS::IAM::Policy': { actions: ['iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:DeleteRolePolicy'] },
+  'AWS::IAM::Role': {
+    actions: [
+      'iam:CreateRole',
+      'iam:GetRole',
+      'iam:DeleteRole',
+      'iam:UpdateRole',
+      'iam:UpdateRoleDescription',
+      'iam:UpdateAssumeRolePolicy',
+      'iam:PutRolePermissionsBoundary',
+      'iam:PutRolePolicy',
+      'iam:GetRolePolicy',
+      'iam:DeleteRolePolicy',
+      'iam:AttachRolePolicy',
+      'iam:DetachRolePolicy',
+      'iam:ListRolePolicies',
+      'iam:ListAttachedRolePolicies',
+      'iam:TagRole',
+      'iam:UntagRole',
+    ],
+  },
+  'AWS::Lambda::Alias': {
+    // An alias with CodeDeployLambdaAliasUpdate: CloudFormation starts the release in CodeDeploy.
+    actions: [
+      'lambda:CreateAlias',
+      'lambda:GetAlias',
+      'lambda:UpdateAlias',
+      'lambda:DeleteAlias',
+      'codedeploy:CreateDeployment',
+      'codedeploy:GetDeployment',
+      'codedeploy:GetDeploymentConfig',
+      'codedeploy:RegisterApplicationRevision',
+      'codedeploy:GetApplicationRevision',
+    ],
+  },
+  'AWS::Lambda::Function': {
+    // The role is passed to Lambda; the bundle is read from the asset bucket as the caller.
+    actions: [
+      'lambda:CreateFunction',
+      'lambda:GetFunction',
+      'lambda:UpdateFunctionCode',
+      'lambda:UpdateFunctionConfiguration',
+      'lambda:DeleteFunction',
+      'lambda:PutFunctionConcurrency',
+      'lambda:DeleteFunctionConcurrency',
+      'lambda:GetFunctionCodeSigningConfig',
+      'lambda:GetRuntimeManagementConfig',
+      'lambda:PutRuntimeManagementConfig',
+      'lambda:TagResource',
+      'lambda:UntagResource',
+      'lambda:ListTags',
+      'iam:PassRole',
+      's3:GetObject',
+    ],
+  },
+  'AWS::Lambda::Permission': { actions: ['lambda:AddPermission', 'lambda:RemovePermission', 'lambda:GetPolicy'] },
+  'AWS::Lambda::Version': {
+    actions: ['lambda:PublishVersion', 'lambda:GetFunctionConfiguration', 'lambda:DeleteFunction'],
+  },
+  'AWS::Logs::LogGroup': {
+    actions: [
+      'logs:CreateLogGroup',
+      'logs:DescribeLogGroups',
+      'logs:PutRetentionPolicy',
+      'logs:DeleteRetentionPolicy',
+      'logs:DeleteLogGroup',
+      ...LOG_TAGS,
+    ],
+  },
+  'AWS::Logs::MetricFilter': {
+    actions: ['logs:PutMetricFilter', 'logs:DescribeMetricFilters', 'logs:DeleteMetricFilter'],
+  },
+  'AWS::Route53::RecordSet': {
+    actions: [
+      'route53:GetHostedZone',
+      'route53:ChangeResourceRecordSets',
+      'route53:ListResourceRecordSets',
+      'route53:GetChange',
+    ],
+  },
+  'AWS::SecretsManager::Secret': {
+    actions: [
+      'secretsmanager:CreateSecret',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:UpdateSecret',
+      'secretsmanager:PutSecretValue',
+      'secretsmanager:DeleteSecret',
+      'secretsmanager:TagResource',
+      'secretsmanager:UntagResource',
+    ],
+    // GenerateSecretString: CloudFormation asks Secrets Manager for the random value first
+    // (list_awssecretsmanager.html: GetRandomPassword has no resource type).
+    withoutResourceType: ['secretsmanager:GetRandomPassword'],
+  },
+  'AWS::SNS::Subscription': {
+    actions: ['sns:Subscribe', 'sns:Unsubscribe', 'sns:GetSubscriptionAttributes', 'sns:SetSubscriptionAttributes'],
+  },
+  'AWS::SNS::Topic': {
+    actions: [
+      'sns:CreateTopic',
+      'sns:GetTopicAttributes',
+      'sns:SetTopicAttributes',
+      'sns:DeleteTopic',
+      'sns:TagResource',
+      'sns:UntagResource',
+      'sns:ListTagsForResource',
+    ],
+  },
+  'AWS::SNS::TopicPolicy': { actions: ['sns:SetTopicAttributes', 'sns:GetTopicAttributes'] },
+};
+
+/** Every action the table lists without a resource type, once. */
+export function actionsWithoutResourceType(): string[] {
+  return [...new Set(Object.values(RESOURCE_TYPE_ACTIONS).flatMap((t) => t.withoutResourceType ?? []))].sort();
+}

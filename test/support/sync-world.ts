@@ -1,0 +1,147 @@
+// A world no kinder than AWS for exact-sync tests: the local stack on a private embedded server
+// whose indexes lag (up to the declared bound) and whose writes can be held, a virtual clock the
+// stamps, the walks, the index lag and the holds all read (no real waiting), and a replica that
+// follows docs/client.md: sync from the server's watermark, apply an order when it is later.
+import { StoreOrdersClient } from '../../client/client';
+import { applyChange, type SyncedListedOrder } from '../../client/pages';
+import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
+import { BASE_PATH } from '../../lib/contract/routes';
+import { SYNC_TIMING } from '../../lib/contract/sync';
+import type { createLocalApp } from '../../tools/local/app';
+import type { HeldWrite } from '../../tools/local/embedded-dynamo';
+import type { TestTables } from './dynamo';
+import { bearer, startLocalStack, type LocalStack, type TestClock } from './local-stack';
+import { syncedOrdersById } from './orders-table';
+
+/** Virtual ms to hold the `n`th write to the orders table (1-based), or undefined for none. */
+export type HoldPolicy = (write: HeldWrite, n: number) => number | undefined;
+
+export interface SyncWorld {
+  clock: TestClock;
+  app: ReturnType<typeof createLocalApp>;
+  tables: TestTables;
+  api: StoreOrdersClient;
+  /** Where the replica syncs from next: the server's last watermark. */
+  watermark: string;
+  replica: Map<string, SyncedListedOrder>;
+  /** Holds the orders table's writes as the policy says, from now on. */
+  hold(policy: HoldPolicy | undefined): void;
+  /** Writes held now. */
+  held(): number;
+  heldWrites(): HeldWrite[];
+  /** Resolves once `count` writes are held at once (a write reaches the server when it reaches it). */
+  whenHeld(count: number): Promise<void>;
+  /** Moves the virtual clock, releasing the holds that are over. */
+  advance(ms: number): void;
+  /** Awaits writes under way, moving the clock on each time one of them is held until none is. */
+  finish(writes: readonly Promise<unknown>[]): Promise<void>;
+  /** DELETE /v1/store/orders/{id}; resolves to the status. */
+  cancel(id: string): Promise<number>;
+  /** One walk from the watermark, applied to the replica; the orders delivered. */
+  sync(limit?: number): Promise<SyncedListedOrder[]>;
+  /** What docs/client.md promises: after the freshness bound and three more syncs, replica == store. */
+  expectConverged(limit?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSyncWorld(options: { indexLagMs?: number; random?: () => number } = {}): Promise<SyncWorld> {
+  let policy: HoldPolicy | undefined;
+  let writes = 0;
+  const holds: { until: number; release: () => void; write: HeldWrite }[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const wake = () => {
+    for (const waiter of waiters.filter((w) => holds.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  let ordersTable = '';
+  const stack: LocalStack = await startLocalStack({
+    dynamo: {
+      // On the stack's virtual clock (startLocalStack's default for a lag).
+      indexLag: {
+        maxMs: options.indexLagMs ?? SYNC_TIMING.indexLagMs,
+        ...(options.random ? { random: options.random } : {}),
+      },
+      holdWrites: (write) => {
+        if (write.table !== ordersTable) return undefined;
+        const ms = policy?.(write, ++writes);
+        if (ms === undefined || ms <= 0) return undefined;
+        return new Promise<void>((release) => {
+          holds.push({ until: stack.clock.now() + ms, release, write });
+          wake();
+        });
+      },
+    },
+  });
+  const { clock, app, tables } = stack;
+  ordersTable = tables.names.orders;
+  const { key } = await stack.newKey('enterprise', MAX_CUSTOM_LIMITS);
+  // Through stack.call, so every answer the client reads is also checked against the v2 document.
+  const viaStack: typeof fetch = (input, init) =>
+    stack.call(
+      init?.method ?? 'GET',
+      String(input).slice(stack.baseUrl.length),
+      init?.headers as Record<string, string>,
+    );
+  const api = new StoreOrdersClient({ baseUrl: `${stack.baseUrl}${BASE_PATH}`, apiKey: key, fetch: viaStack });
+  const replica = new Map<string, SyncedListedOrder>();
+
+  const world: SyncWorld = {
+    clock,
+    app,
+    tables,
+    api,
+    watermark: '1970-01-01T00:00:00.000Z',
+    replica,
+    hold: (next) => {
+      policy = next;
+    },
+    held: () => holds.length,
+    heldWrites: () => holds.map((h) => h.write),
+    whenHeld: (count) =>
+      new Promise<void>((resolve) => {
+        waiters.push({ count, resolve });
+        wake();
+      }),
+    advance: (ms) => {
+      clock.advance(ms);
+      for (const hold of holds.filter((h) => h.until <= clock.now())) {
+        holds.splice(holds.indexOf(hold), 1);
+        hold.release();
+      }
+    },
+    finish: async (writes) => {
+      let done = false;
+      const all = Promise.all(writes).finally(() => {
+        done = true;
+      });
+      while (!done) {
+        await Promise.race([all, world.whenHeld(1)]);
+        const longest = Math.max(0, ...holds.map((h) => h.until - clock.now()));
+        if (longest > 0) world.advance(longest);
+      }
+      await all;
+    },
+    cancel: async (id) => (await stack.call('DELETE', `${BASE_PATH}/store/orders/${id}`, bearer(key))).status,
+    sync: async (limit = 100) => {
+      const { orders, watermark } = await api.syncOrders({ since: world.watermark, limit });
+      for (const order of orders) applyChange(replica, order);
+      world.watermark = watermark;
+      return orders;
+    },
+    expectConverged: async (limit) => {
+      world.advance(SYNC_TIMING.freshnessMs);
+      for (let round = 0; round < 3; round++) await world.sync(limit);
+      const store = await syncedOrdersById(tables.client, tables.names.orders);
+      const missed = [...store.values()].filter((order) => replica.get(order.id)?.updatedAt !== order.updatedAt);
+      expect(missed).toEqual([]);
+      expect(replica).toEqual(store);
+    },
+    close: async () => {
+      for (const hold of holds.splice(0)) hold.release();
+      await stack.close();
+    },
+  };
+  return world;
+}

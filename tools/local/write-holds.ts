@@ -1,0 +1,123 @@
+// Writes that reach the table late, as on AWS, where a request can be applied after its client gave
+// up waiting (a timeout, a dropped connection): the write is not undone for that. Each write
+// request's body is read whole, the hold is asked, and the request goes on to dynalite when the hold
+// is over, whether or not its client is still there. Other requests are served meanwhile.
+import { PassThrough } from 'node:stream';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface HeldWrite {
+  /** The DynamoDB operation, e.g. `PutItem`. */
+  operation: string;
+  /** The table written, when the request names one table. */
+  table: string | undefined;
+  /** The request's JSON body, as sent. */
+  body: string;
+}
+
+/** A number > 0 holds the write that many ms; a promise holds it until it settles; else no hold. */
+export type WriteHold = (write: HeldWrite) => number | Promise<void> | undefined;
+
+/** The requests that write items (dynalite 4 answers TransactWriteItems as an unknown operation). */
+export const WRITE_OPERATIONS: ReadonlySet<string> = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+
+export interface WriteHolds {
+  /** Ends every hold now and resolves once each held write has been answered: for the server's close. */
+  release(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Puts the holds in front of the server's own request handler (dynalite's). */
+export function holdWrites(server: Server, hold: WriteHold): WriteHolds {
+  const handlers = server.listeners('request') as Handler[];
+  server.removeAllListeners('request');
+  const handle: Handler = (req, res) => handlers.forEach((handler) => handler(req, res));
+  // Aborted by release(): it ends every hold, a timer's included.
+  const release = new AbortController();
+  const released = new Promise<void>((resolve) => release.signal.addEventListener('abort', () => resolve()));
+  const answered = new Set<Promise<void>>();
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1];
+    if (operation === undefined || !WRITE_OPERATIONS.has(operation)) return handle(req, res);
+    const done = readBody(req).then(
+      async (body) => {
+        const text = body.toString();
+        const held = holding(() => hold({ operation, table: tableOf(text), body: text }), release.signal);
+        if (held !== undefined) await Promise.race([held, released]);
+        await new Promise<void>((resolve) => {
+          // dynalite answers once the write is applied; the client may have gone ('close' came long ago).
+          const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+          res.end = ((...args: unknown[]) => {
+            resolve();
+            return end(...args);
+          }) as ServerResponse['end'];
+          handle(replayed(req, body), res);
+        });
+      },
+      // A body that never arrived whole was never a request: nothing to apply, as on AWS.
+      () => void res.destroy(),
+    );
+    answered.add(done);
+    void done.finally(() => answered.delete(done));
+  });
+
+  return {
+    release: async () => {
+      release.abort();
+      await Promise.all(answered);
+    },
+  };
+}
+
+/** The hold as a promise that never fails (a hold that fails is over all the same), or none. */
+function holding(ask: () => ReturnType<WriteHold>, signal: AbortSignal): Promise<unknown> | undefined {
+  let wait: ReturnType<WriteHold>;
+  try {
+    wait = ask();
+  } catch {
+    return undefined;
+  }
+  if (typeof wait === 'number') return wait > 0 ? sleep(wait, undefined, { signal }).catch(() => undefined) : undefined;
+  return wait?.catch(() => undefined);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The request again, its body already read: what dynalite's handler reads instead. */
+function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = Object.assign(new PassThrough(), { headers: req.headers, method: req.method, url: req.url });
+  copy.end(body);
+  return copy as unknown as IncomingMessage;
+}
+
+function tableOf(body: string): string | undefined {
+  let request: unknown;
+  try {
+    request = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof request !== 'object' || request === null) return undefined;
+  const { TableName, RequestItems } = request as { TableName?: unknown; RequestItems?: unknown };
+  if (typeof TableName === 'string') return TableName;
+  const tables = typeof RequestItems === 'object' && RequestItems !== null ? Object.keys(RequestItems) : [];
+  return tables.length === 1 ? tables[0] : undefined;
+}
+
+/** `npm start`'s holds: every `every`th write held `ms` milliseconds. */
+export function everyKthWrite(ms: number, every: number): WriteHold {
+  let writes = 0;
+  return () => (++writes % every === 0 ? ms : undefined);
+}
