@@ -94,7 +94,7 @@ const readText = (r: ReadFigures) =>
 const syncRows = ({ stores }: SyncFigures) =>
   stores.map(
     (s) =>
-      `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders (grown by ${n(s.seeded.orders)} at ${n(s.seeded.orders / (s.seeded.ms / 1000))} orders/s) | sync (v2, uncompressed): ${readText(s.sync)} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read, ${times(s.listing.bytes, Math.max(1, s.sync.bytes))} the bytes |`,
+      `| v2 sync versus v1 listing | ${n(s.changed)} changed of ${n(s.orders)} orders (grown by ${n(s.seeded.orders)} at ${n(s.seeded.orders / (s.seeded.ms / 1000))} orders/s) | sync (v2, uncompressed): ${readText(s.sync)}${s.syncGzip ? `; gzip: ${n(s.syncGzip.bytes / 1024, 1)} KiB` : ''} | listing (v1, gzip): ${readText(s.listing)}; ${times(s.listing.itemsRead, Math.max(1, s.sync.itemsRead))} the items read, ${times(s.listing.bytes, Math.max(1, s.sync.bytes))} the bytes${s.syncGzip ? `, ${times(s.listing.bytes, Math.max(1, s.syncGzip.bytes))} the sync's gzip bytes` : ''} |`,
   );
 
 const usd = (value: number) => `$${n(value, value < 100 ? 2 : 0)}`;

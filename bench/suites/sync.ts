@@ -27,6 +27,8 @@ export interface SyncStore {
   seeded: { orders: number; ms: number };
   listing: ReadFigures;
   sync: ReadFigures;
+  /** The same sync with Accept-Encoding: gzip (absent from runs before v2 pages were compressed). */
+  syncGzip?: ReadFigures;
 }
 export type SyncFigures = { stores: SyncStore[] };
 
@@ -90,9 +92,12 @@ export const sync: Suite<SyncFigures> = {
         log(`  ${count} orders: seeded ${seeded.orders} in ${Math.round(seeded.ms / 1000)} s`);
         const listing = await listingFigures(base, key, itemsRead);
         const synced = await syncFigures(base, key, new Date(T1).toISOString(), itemsRead);
-        if (listing.orders !== count || synced.orders !== CHANGED)
-          throw new Error(`listing gave ${listing.orders} of ${count} orders, sync ${synced.orders} of ${CHANGED}`);
-        figures.stores.push({ orders: count, changed: CHANGED, seeded, listing, sync: synced });
+        const syncGzip = await syncFigures(base, key, new Date(T1).toISOString(), itemsRead, 'gzip');
+        if (listing.orders !== count || synced.orders !== CHANGED || syncGzip.orders !== CHANGED)
+          throw new Error(
+            `listing gave ${listing.orders} of ${count} orders, sync ${synced.orders} (gzip ${syncGzip.orders}) of ${CHANGED}`,
+          );
+        figures.stores.push({ orders: count, changed: CHANGED, seeded, listing, sync: synced, syncGzip });
         // Whole, so a later size that fails loses none of this one's figures.
         log(`  ${count} orders: ${JSON.stringify(figures.stores.at(-1))}`);
       }

@@ -1,8 +1,8 @@
 // The two reads bench/suites/sync.ts compares, over HTTP on the local stack: a v1 listing (gzip)
 // and a v2 sync walked to its last page, each with DynamoDB items read, wire bytes, time and requests.
 
-import { request } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import { SYNC_PAGE } from '../../lib/contract/sync';
@@ -37,15 +37,23 @@ export function countItemsRead(client: DynamoDBDocumentClient): { take(): number
   };
 }
 
-/** One GET's status and raw body bytes (compressed as sent), and how long it took. */
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer; ms: number }> {
+/** One GET's status, headers and raw body bytes (compressed as sent), and how long it took. */
+function get(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          ms: performance.now() - started,
+        }),
       );
       res.on('error', reject);
     })
@@ -67,21 +75,32 @@ export async function listingFigures(base: string, key: string, itemsRead: { tak
   return { itemsRead: itemsRead.take(), bytes: listed.body.length, ms: listed.ms, requests: 1, orders };
 }
 
-/** Every order changed at or after `since`, in v2 pages of the largest size, following nextCursor to the end. */
+const DECODE = { gzip: gunzipSync, br: brotliDecompressSync } as const;
+
+/**
+ * Every order changed at or after `since`, in v2 pages of the largest size, following nextCursor to
+ * the end; uncompressed, or in `coding` (asked for with an Accept header, without which API Gateway
+ * would not pass a compressed page on as bytes), the bytes counted as sent.
+ */
 export async function syncFigures(
   base: string,
   key: string,
   since: string,
   itemsRead: { take(): number },
+  coding?: keyof typeof DECODE,
 ): Promise<ReadFigures> {
   itemsRead.take();
   const figures = { itemsRead: 0, bytes: 0, ms: 0, requests: 0, orders: 0 };
   const page = (query: string) => `${base}${V2_BASE_PATH}/store/orders?${query}&limit=${SYNC_PAGE.maxLimit}`;
   let target: string | undefined = page(`updatedSince=${encodeURIComponent(since)}`);
   while (target !== undefined) {
-    const answer = await get(target, { Authorization: `Bearer ${key}` });
+    const asked: Record<string, string> = coding ? { Accept: 'application/json', 'Accept-Encoding': coding } : {};
+    const answer = await get(target, { Authorization: `Bearer ${key}`, ...asked });
     if (answer.status !== 200) throw new Error(`sync page answered ${answer.status}`);
-    const body = JSON.parse(answer.body.toString()) as { orders: unknown[]; nextCursor?: string };
+    const sent = answer.headers['content-encoding'];
+    if (sent !== coding) throw new Error(`sync page came in ${sent ?? 'identity'}, asked for ${coding ?? 'identity'}`);
+    const text = (coding ? DECODE[coding](answer.body) : answer.body).toString();
+    const body = JSON.parse(text) as { orders: unknown[]; nextCursor?: string };
     figures.bytes += answer.body.length;
     figures.ms += answer.ms;
     figures.requests++;

@@ -29,7 +29,7 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/contract/gateway-responses';
-import { basePathOf, BASE_PATH, type FunctionName, type Route } from '../../lib/contract/routes';
+import { basePathOf, BASE_PATH, binaryMediaTypesOf, type FunctionName, type Route } from '../../lib/contract/routes';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
 import { integrationTimeoutSeconds } from '../../lib/contract/deployment';
@@ -104,6 +104,7 @@ export class OrdersApi extends Construct {
       retention: config.logRetention,
       removalPolicy: props.logRemovalPolicy,
     });
+    const binaryMediaTypes = binaryMediaTypesOf(props.routes);
     this.api = new RestApi(this, 'Api', {
       restApiName: restApiName(config.stage, this.basePath),
       description:
@@ -112,6 +113,8 @@ export class OrdersApi extends Construct {
           : `Store Orders API ${this.stageName}, ${config.stage}`,
       // Regional: a streamed response may idle for up to five minutes, against 30 s when edge-optimized.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // A buffered route's compressed body reaches clients as bytes only through these (lib/contract/routes.ts).
+      ...(binaryMediaTypes.length > 0 ? { binaryMediaTypes: [...binaryMediaTypes] } : {}),
       // The authorizer returns the key's usage identifier, which selects the usage plan.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // The account-wide CloudWatch role is owned by the account stack (infra/account-stack.ts).

@@ -13,6 +13,7 @@ export type FunctionId = FunctionName | 'authorizer';
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
   | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
   | 'dynamodb:Scan'
@@ -60,9 +61,10 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     timeoutSeconds: 420,
     // DescribeTable: the item count sizes the parallel Scan and refuses an uncompressed listing too
     // large for one response, read at most once an hour. PutItem: the in-flight slots (taken, then given back with a release mark).
+    // BatchGetItem: the store-growth counters an uncompressed listing adds to that count (lib/stores/store-growth.ts).
     access: {
       orders: ['dynamodb:Scan', 'dynamodb:DescribeTable'],
-      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem'],
+      rateLimits: [...RATE_LIMIT_COUNTERS, 'dynamodb:PutItem', 'dynamodb:BatchGetItem'],
     },
     bundleBudgetKib: 480,
     // A listing allocates at a steady rate for minutes; with the runtime's 88 MB semi-space V8

@@ -1,6 +1,7 @@
 import type { ErrorCode } from './errors';
 import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/schemas';
-import { ACCEPT_ENCODING, CONTENT_CODINGS, CONTENT_ENCODING, VARY } from './headers';
+import { ACCEPT_ENCODING } from './headers';
+import { encodedBodyHeaders } from './coding-headers';
 import { LIST_ORDERS_V2 } from './sync-operation';
 
 /**
@@ -38,18 +39,7 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
     success: {
       status: 200,
       description: 'Every order.',
-      headers: {
-        [CONTENT_ENCODING]: {
-          description: `The coding chosen from the request's \`${ACCEPT_ENCODING}\`; absent when the body is not compressed.`,
-          required: false,
-          schema: { type: 'string', enum: [...CONTENT_CODINGS] },
-        },
-        [VARY]: {
-          description: `The body depends on the request's \`${ACCEPT_ENCODING}\`.`,
-          required: true,
-          schema: { type: 'string', const: ACCEPT_ENCODING },
-        },
-      },
+      headers: encodedBodyHeaders(ACCEPT_ENCODING, `The body depends on the request's \`${ACCEPT_ENCODING}\`.`),
       schema: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
       example: [
         { id: 1, petId: 11, quantity: 2, shipDate: '2026-11-20T10:00:00.000Z', complete: false, status: 'pending' },

@@ -24,6 +24,8 @@ export interface Route {
   summary: string;
   /** Written as a Lambda response stream rather than one buffered body. */
   streaming: boolean;
+  /** The body comes in the coding the request's Accept-Encoding chooses (lib/edge/content-coding.ts). */
+  encodedBody?: boolean;
   stability: Stability;
   deprecated?: Deprecation;
   /** The version prefix the path is under; BASE_PATH (`/v1`) when absent. */
@@ -42,6 +44,7 @@ export const ROUTES: readonly Route[] = [
     tag: 'orders',
     summary: 'List every order in the store',
     streaming: true,
+    encodedBody: true,
     stability: 'stable',
   },
   {
@@ -81,10 +84,27 @@ export const V2_ROUTES: readonly Route[] = [
     tag: 'orders',
     summary: 'List orders a page at a time, filtered by status or by when they last changed',
     streaming: false,
+    encodedBody: true,
     stability: 'beta',
     basePath: V2_BASE_PATH,
   },
 ];
+
+/**
+ * The binaryMediaTypes of a RestApi that has a buffered route with an encoded body: a Lambda proxy
+ * response can carry a compressed body only base64-encoded (isBase64Encoded), and API Gateway
+ * decodes it to bytes only when "the first Accept header" of the request matches one of the API's
+ * binaryMediaTypes; otherwise it sends the base64 text as it is. A streamed route needs none
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings.html).
+ * `*\/*` matches any Accept; these APIs take no request bodies, which the setting would also turn
+ * into base64.
+ */
+export const ENCODED_BODY_MEDIA_TYPES = ['*/*'] as const;
+
+/** The binaryMediaTypes of the RestApi serving these routes (empty: none). */
+export function binaryMediaTypesOf(routes: readonly Route[]): readonly string[] {
+  return routes.some((r) => r.encodedBody && !r.streaming) ? ENCODED_BODY_MEDIA_TYPES : [];
+}
 
 /** The version prefix a route is served under. */
 export function basePathOf(route: Pick<Route, 'basePath'>): string {

@@ -2,6 +2,8 @@
 import type { OperationContract } from './operations';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
 import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
+import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
+import { encodedBodyHeaders } from './coding-headers';
 
 const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
 
@@ -19,7 +21,10 @@ export const LIST_ORDERS_V2: OperationContract = {
     `that starts ${SYNC_TIMING.freshnessMs / 1000} s later or more. ` +
     'A page reads items in proportion to its size, never to the store. A cursor carries its filters and the ' +
     "walk's start: give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only " +
-    'unfiltered pages return them until an operator has run `orders backfill-updated-at`.',
+    'unfiltered pages return them until an operator has run `orders backfill-updated-at`. Send ' +
+    `\`${ACCEPT_ENCODING}: gzip\` (or \`br\`) with an \`${ACCEPT}\` header to receive a page compressed, about ` +
+    `five times smaller; without \`${ACCEPT}\` a page comes uncompressed (API Gateway passes a compressed ` +
+    'body to clients as bytes only for a request that names the media types it accepts).',
   queryParameters: [
     {
       name: SYNC_PARAMETERS.limit,
@@ -65,6 +70,10 @@ export const LIST_ORDERS_V2: OperationContract = {
         required: false,
         schema: { type: 'string' },
       },
+      ...encodedBodyHeaders(
+        BUFFERED_ENCODED_VARY,
+        `The body depends on the request's \`${ACCEPT_ENCODING}\` (its coding) and \`${ACCEPT}\` (whether it is compressed).`,
+      ),
     },
     schema: {
       type: 'object',

@@ -8,6 +8,7 @@ import { walkWatermark } from '../core/sync-watermark';
 import { parseSyncQuery } from '../core/sync-query';
 import type { OrderPages } from '../stores/order-pages';
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
+import { withEncodedBody } from './encoded-body';
 
 export interface SyncHandlerDeps extends ApiHandlerDeps {
   pages: Pick<OrderPages, 'page'>;
@@ -28,7 +29,12 @@ function nextLink(cursor: string, limit: number): string {
   return `<?${query.toString()}>; rel="next"`;
 }
 
+/** The route's handler: its pages in the coding the request accepts (lib/edge/encoded-body.ts). */
 export function makeListOrdersV2Handler(deps: SyncHandlerDeps) {
+  return withEncodedBody(pageHandler(deps));
+}
+
+function pageHandler(deps: SyncHandlerDeps) {
   return apiHandler(routeByOperation('listOrdersV2'), deps, async (event) => {
     const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null);
     let filters = query.filters;

@@ -3,7 +3,15 @@
 import { closeLargeListingStack } from '../support/large-listing';
 import { runSpecs } from '../support/specs';
 
-runSpecs(__dirname, ['streaming', 'compressed-listing', 'listing-slots', 'stage-cap-quota', 'v2-listing', 'v2-client']);
+runSpecs(__dirname, [
+  'streaming',
+  'compressed-listing',
+  'listing-slots',
+  'stage-cap-quota',
+  'v2-listing',
+  'v2-client',
+  'v2-compressed',
+]);
 
 // The large listing that streaming and compressed-listing share, after both.
 afterAll(closeLargeListingStack);

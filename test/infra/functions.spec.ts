@@ -40,7 +40,8 @@ const EXPECTED: Record<
     tables: {
       orders: ['dynamodb:DescribeTable', 'dynamodb:Scan'],
       // PutItem: the slots of the per-key cap on listings in flight, taken and given back.
-      rateLimits: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      // BatchGetItem: the store-growth counters of an uncompressed listing's size check.
+      rateLimits: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     },
     // Started through the wrapper in its bundle, which adds this V8 flag after the runtime's own.
     environment: { AWS_LAMBDA_EXEC_WRAPPER: '/var/task/node-flags.sh', EXTRA_NODE_FLAGS: '--optimize-for-size' },

@@ -7,7 +7,7 @@ import { ORDER_INDEXES, TABLES } from '../../lib/contract/tables';
 import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
 import { errorJson } from '../../lib/contract/errors';
 import { PLAN_NAMES } from '../../lib/contract/plans';
-import { BASE_PATH, V2_BASE_PATH, V2_ROUTES } from '../../lib/contract/routes';
+import { BASE_PATH, binaryMediaTypesOf, ROUTES, V2_BASE_PATH, V2_ROUTES } from '../../lib/contract/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
 import {
@@ -139,6 +139,21 @@ describe.each(['staging', 'prod'] as const)('the v2 API of %s', (stageName) => {
       Properties: { RestApiId: ref(stack.v2Api.api) },
     });
     expect(Object.keys(stages)).toEqual([logicalId(stack.v2Api.api.deploymentStage)]);
+  });
+
+  test('its RestApi has the binary media types a compressed page needs to reach clients as bytes; v1, streamed, none', () => {
+    const { template } = stage();
+    const v2Types = binaryMediaTypesOf(V2_ROUTES);
+    expect(v2Types.length).toBeGreaterThan(0);
+    expect(binaryMediaTypesOf(ROUTES)).toEqual([]);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: restApiName(stageName, V2_BASE_PATH),
+      BinaryMediaTypes: [...v2Types],
+    });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: `store-orders-${stageName}`,
+      BinaryMediaTypes: Match.absent(),
+    });
   });
 
   test("leaves v1's RestApi, stage and usage plans under the logical ids they were deployed with", () => {

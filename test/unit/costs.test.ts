@@ -1,5 +1,12 @@
-// What a listing may cost and carry: content coding, the encoded stream, the listing budget and the cost model.
+// What a listing may cost and carry: content coding, the encoded stream and body, the listing budget and the cost model.
 // One runner, one load of the modules they share: see test/support/specs.ts.
 import { runSpecs } from '../support/specs';
 
-runSpecs(__dirname, ['content-coding', 'encoded-stream', 'list-budget', 'listing-cost', 'monthly-cost']);
+runSpecs(__dirname, [
+  'content-coding',
+  'encoded-stream',
+  'encoded-body',
+  'list-budget',
+  'listing-cost',
+  'monthly-cost',
+]);

@@ -18,13 +18,13 @@ import {
   type GatewayResponseType,
   type PlainResponse,
 } from '../../lib/contract/gateway-responses';
-import { basePathOf, type Route } from '../../lib/contract/routes';
+import { basePathOf, binaryMediaTypesOf, type Route } from '../../lib/contract/routes';
 import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
 import { REAL_TIMERS, type Timers } from '../../lib/commons/timers';
 import { policyAllows } from './policy';
 import { UsagePlanThrottle } from './usage-plan-throttle';
 import { inInvocation } from './invoke-store';
-import { invokeBuffered, invokeStreamed, type ProxyHandler } from './invoke';
+import { invokeBuffered, invokeStreamed, type BufferedResponse, type ProxyHandler } from './invoke';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
@@ -107,7 +107,13 @@ class GatewayAnswer extends Error {
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, response: PlainResponse, requestId: string, close: boolean) {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: BufferedResponse,
+  requestId: string,
+  close: boolean,
+) {
   res.writeHead(response.statusCode, {
     ...response.headers,
     'X-Amzn-RequestId': requestId,
@@ -157,6 +163,9 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const byBase = new Map<string, CompiledRoute[]>();
   const bases = [...options.routes, ...(options.publicRoutes ?? [])].map(basePathOf);
   for (const base of new Set(bases)) byBase.set(base, compile(options.routes.filter((r) => basePathOf(r) === base)));
+  // Each RestApi's binaryMediaTypes, as the stack gives them (infra/constructs/orders-api.ts).
+  const binaryMediaTypes = (route: Route) =>
+    binaryMediaTypesOf(options.routes.filter((r) => basePathOf(r) === basePathOf(route)));
   const publicRoutes = new Map((options.publicRoutes ?? []).map((r) => [`${r.method} ${basePathOf(r)}${r.path}`, r]));
   const ttlMs = AUTHORIZER_CACHE_TTL_SECONDS * 1000;
   const functions = options.functions ?? FUNCTIONS;
@@ -209,11 +218,10 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   }
 
   // A handler that crashes, times out or returns no response is answered DEFAULT_5XX (the server's catch).
-  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, id: FunctionId): Promise<PlainResponse> {
-    const context = contextOf(id);
-    return (
-      (await beforeDeadline(invokeBuffered(handler, event, context), context, timers)) ?? gatewayResponse('DEFAULT_5XX')
-    );
+  async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, route: Route): Promise<BufferedResponse> {
+    const context = contextOf(route.function);
+    const invoked = invokeBuffered(handler, event, context, binaryMediaTypes(route));
+    return (await beforeDeadline(invoked, context, timers)) ?? gatewayResponse('DEFAULT_5XX');
   }
 
   /**
@@ -268,7 +276,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-  ): Promise<PlainResponse | Streamed> {
+  ): Promise<BufferedResponse | Streamed> {
     // API Gateway's requestTimeEpoch is when the request arrived, before the authorizer's lookup.
     const receivedAt = now();
     const body = await framing.readBody(req);
@@ -323,7 +331,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     });
     return matched.streaming
       ? invokeStreaming(handler as StreamingLambdaHandler, event, matched.function, res, requestId)
-      : invoke(handler as ProxyHandler, event, matched.function);
+      : invoke(handler as ProxyHandler, event, matched);
   }
 
   const limits = options.receiveLimits ?? RECEIVE_LIMITS;

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import type { PlainResponse } from '../../lib/contract/gateway-responses';
 import { inInvocation } from './invoke-store';
+import { gatewayDecodesBinary } from '../../lib/edge/encoded-body';
 import { LocalResponseStream, type ResponsePrelude } from './lambda-streaming';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -23,18 +24,29 @@ export function responseHeaders(
   return out;
 }
 
-/** A buffered proxy invocation; undefined when the handler returned something that is no response. */
+/** A buffered answer: bytes when API Gateway decoded a base64 body for the client. */
+export type BufferedResponse = Omit<PlainResponse, 'body'> & { body: string | Buffer };
+
+/**
+ * A buffered proxy invocation; undefined when the handler returned something that is no response.
+ * A base64 body (isBase64Encoded) reaches the client as bytes only when the request's first
+ * Accept is covered by the API's binaryMediaTypes; otherwise API Gateway sends the base64 text
+ * as it is (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings.html).
+ */
 export async function invokeBuffered(
   handler: ProxyHandler,
   event: APIGatewayProxyEvent,
   context: Context,
-): Promise<PlainResponse | undefined> {
+  binaryMediaTypes: readonly string[] = [],
+): Promise<BufferedResponse | undefined> {
   const result = await inInvocation(context, () => handler(event, context));
   if (typeof result?.statusCode !== 'number') return undefined;
-  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
+  const text = result.body ?? '';
+  const decoded = result.isBase64Encoded === true && gatewayDecodesBinary(event, binaryMediaTypes);
+  const body = decoded ? Buffer.from(text, 'base64') : text;
   return {
     statusCode: result.statusCode,
-    headers: responseHeaders(result.headers, result.multiValueHeaders, body !== ''),
+    headers: responseHeaders(result.headers, result.multiValueHeaders, body.length > 0),
     body,
   };
 }
