@@ -7,6 +7,7 @@ import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../tools/local/embe
 import { responseProblems } from '../support/documented-response';
 import type { SeenCall } from '../support/fault-proxy';
 import { expectBoundedAttempts, expectUnavailable } from '../support/fault-expectations';
+import { STAMPED_ATTEMPTS } from '../../lib/stores/stamped-write';
 import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';
 import { headerOf } from '../support/raw-http';
 
@@ -147,10 +148,13 @@ describe('DynamoDB throttling', () => {
     stack.proxy.set({ kind: 'throttle', only: (call) => call.table === table });
     expectUnavailable(await stack.request('DELETE', `${ORDERS}/5`, key), true);
     expectUnavailable(await stack.request('DELETE', `${ORDERS}/2`, key), true);
-    // The cancel's update and the shipped order's update.
+    // The cancel's update and the shipped order's update: each a stamped write, whose attempts are
+    // sends of their own (one SDK attempt each, a new stamp each: lib/stores/stamped-write.ts).
     const throttled = stack.proxy.calls().filter((call) => call.throttled);
     expect(throttled.every((call) => call.table === table)).toBe(true);
-    expectBoundedAttempts(throttled, 2);
+    expect(throttled.every((call) => call.maxAttempts === 1)).toBe(true);
+    expect(throttled).toHaveLength(2 * STAMPED_ATTEMPTS);
+    expectBoundedAttempts(throttled, 2 * STAMPED_ATTEMPTS);
     expect((await stack.orders.get('5'))?.status).toBe('pending');
     expect((await stack.orders.get('2'))?.status).toBe('shipped');
     await expectRecovery();

@@ -2,6 +2,7 @@
 // updatedAt, a new stamp per attempt, the clock checked against AWS's, and the walk's watermark.
 import { SYNC_TIMING, settleMs } from '../../lib/contract/sync';
 import { walkWatermark } from '../../lib/core/sync-watermark';
+import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { offsetWithin, replyBound } from '../../lib/stores/aws-clock';
 import { STAMPED_ATTEMPTS, stampAfter, stampedWrite, type StampedAttempt } from '../../lib/stores/stamped-write';
 
@@ -103,7 +104,7 @@ describe('the clock checked against AWS', () => {
 });
 
 describe('walkWatermark', () => {
-  const settle = settleMs(SYNC_TIMING, 2_000);
+  const settle = settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS);
 
   test('stands the settling time behind the walk start', () => {
     expect(walkWatermark(T, settle, undefined)).toBe(iso(T - settle));
@@ -116,7 +117,7 @@ describe('walkWatermark', () => {
 
   test('covers both clocks, the writer and the index lag', () => {
     expect(settle).toBe(
-      2 * SYNC_TIMING.clockErrorMs + 2_000 + SYNC_TIMING.unansweredLandingMs + SYNC_TIMING.indexLagMs,
+      2 * SYNC_TIMING.clockErrorMs + REQUEST_TIMEOUT_MS + SYNC_TIMING.unansweredLandingMs + SYNC_TIMING.indexLagMs,
     );
     // A change stamped then is delivered by a walk starting within the freshness the API promises.
     expect(settle).toBeLessThan(SYNC_TIMING.freshnessMs);
