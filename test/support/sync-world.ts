@@ -28,7 +28,6 @@ export interface SyncWorld {
   hold(policy: HoldPolicy | undefined): void;
   /** Writes held now. */
   held(): number;
-  heldWrites(): HeldWrite[];
   /** Resolves once `count` writes are held at once (a write reaches the server when it reaches it). */
   whenHeld(count: number): Promise<void>;
   /** Moves the virtual clock, releasing the holds that are over. */
@@ -47,7 +46,7 @@ export interface SyncWorld {
 export async function startSyncWorld(options: { indexLagMs?: number; random?: () => number } = {}): Promise<SyncWorld> {
   let policy: HoldPolicy | undefined;
   let writes = 0;
-  const holds: { until: number; release: () => void; write: HeldWrite }[] = [];
+  const holds: { until: number; release: () => void }[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const wake = () => {
     for (const waiter of waiters.filter((w) => holds.length >= w.count)) {
@@ -68,7 +67,7 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
         const ms = policy?.(write, ++writes);
         if (ms === undefined || ms <= 0) return undefined;
         return new Promise<void>((release) => {
-          holds.push({ until: stack.clock.now() + ms, release, write });
+          holds.push({ until: stack.clock.now() + ms, release });
           wake();
         });
       },
@@ -98,7 +97,6 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
       policy = next;
     },
     held: () => holds.length,
-    heldWrites: () => holds.map((h) => h.write),
     whenHeld: (count) =>
       new Promise<void>((resolve) => {
         waiters.push({ count, resolve });
