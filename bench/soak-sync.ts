@@ -15,7 +15,7 @@ import { MAX_CUSTOM_LIMITS } from '../lib/contract/plans';
 import { BASE_PATH } from '../lib/contract/routes';
 import { SYNC_TIMING } from '../lib/contract/sync';
 import { tableNamesWithPrefix } from '../lib/contract/tables';
-import { mapBounded } from '../lib/core/map-bounded';
+import { mapBounded } from '../tools/admin/map-bounded';
 import { createDynamoClient } from '../lib/stores/dynamo';
 import { createApiKey } from '../lib/stores/key-service';
 import { syncedOrderFromAttributes } from '../lib/stores/orders';

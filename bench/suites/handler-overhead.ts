@@ -3,7 +3,7 @@
 // each on a pending order of its own, interleaved call by call.
 
 import { composeService } from '../../lib/root/service';
-import { parseOrderId } from '../../lib/core/order-id';
+import { parseOrderId } from '../../lib/core/orders/order-id';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { orderIdAt, proxyEvent, seededTables } from '../support/fixtures';

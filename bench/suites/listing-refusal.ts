@@ -2,7 +2,7 @@
 // store in gzip. The embedded server never updates ItemCount: DescribeTable's is set to the threshold.
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { composeService } from '../../lib/root/service';
-import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/listing-size';
+import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/orders/listing-size';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';

@@ -2,7 +2,7 @@
 
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext, type Caller } from '../../lib/core/caller';
+import { callerContext, type Caller } from '../../lib/core/access/caller';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';

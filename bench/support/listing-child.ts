@@ -8,7 +8,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClientFromEnv } from '../../lib/stores/dynamo';
 import { TABLES } from '../../lib/contract/tables';
-import type { Caller } from '../../lib/core/caller';
+import type { Caller } from '../../lib/core/access/caller';
 import { invokeStreamed } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';

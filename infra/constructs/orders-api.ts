@@ -30,7 +30,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/contract/gateway-responses';
 import { basePathOf, BASE_PATH, binaryMediaTypesOf, type FunctionName, type Route } from '../../lib/contract/routes';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/access/key-format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
 import { integrationTimeoutSeconds } from '../../lib/contract/deployment';
 import type { CustomDomainConfig, StageConfig } from '../stages';

@@ -2,8 +2,8 @@
 // any call to it, and the answer each must get. The requests read or change no order and list
 // nothing, so they cost the same against any store; each still runs the new code's whole path
 // (its settings, its bundle, its table access where it has one).
-import { callerContext } from '../../lib/core/caller';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import { callerContext } from '../../lib/core/access/caller';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { ERRORS, UNAUTHORIZED_ANSWER, type ErrorCode } from '../../lib/contract/errors';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { PLAN_LIMITS } from '../../lib/contract/plans';

@@ -3,26 +3,7 @@ import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/sch
 import { ACCEPT_ENCODING } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { LIST_ORDERS_V2 } from './sync-operation';
-
-/**
- * What a route answers beyond what every route answers (401, 429, 500, 503): its success and the
- * errors of its own handler. The route table says how a route is reached; this says what comes
- * back, and the OpenAPI builder refuses a route that has none.
- */
-export interface OperationContract {
-  description?: string;
-  /** OpenAPI Parameter objects of the query string (`in: query`). */
-  queryParameters?: readonly JsonObject[];
-  success?: {
-    status: number;
-    description: string;
-    schema?: JsonObject;
-    example?: JsonObject | JsonObject[];
-    /** Headers of the success beyond those every answer of the route carries. */
-    headers?: JsonObject;
-  };
-  errors: readonly ErrorCode[];
-}
+import type { OperationContract } from './operation-contract';
 
 export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
   listOrders: {

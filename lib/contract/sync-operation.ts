@@ -1,5 +1,5 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
-import type { OperationContract } from './operations';
+import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
 import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';

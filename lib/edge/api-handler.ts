@@ -9,7 +9,7 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
-import { callerFromAuthorizerContext, type Caller } from '../core/caller';
+import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
 import { MissingCallerError, toHttpError } from './http-errors';

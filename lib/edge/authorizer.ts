@@ -1,9 +1,9 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { bearerToken } from '../core/key-format';
+import { bearerToken } from '../core/access/key-format';
 import { authenticateKey, type Authentication, type KeyRefusalCause } from '../stores/key-service';
 import type { ApiKeysRepository } from '../stores/api-keys';
-import { callerContext } from '../core/caller';
-import { scopeResources, wholeStageResource } from '../core/scope-policy';
+import { callerContext } from '../core/access/caller';
+import { scopeResources, wholeStageResource } from '../core/access/scope-policy';
 
 /** API Gateway turns exactly this error message into its 401 UNAUTHORIZED gateway response. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized';

@@ -32,7 +32,7 @@ export function parseAcceptEncoding(header: string): Map<string, number> {
  * to the service's preference. No header means identity, as does a header that accepts nothing
  * the service offers: identity is then sent even if refused (`identity;q=0`), because an
  * uncompressed answer serves a client better than a 406 it did not expect. (listOrders alone answers
- * 406, when the store is too large to send uncompressed at all: lib/core/listing-size.ts.)
+ * 406, when the store is too large to send uncompressed at all: lib/core/orders/listing-size.ts.)
  */
 export function chooseContentCoding(acceptEncoding: string | undefined): ChosenCoding {
   if (acceptEncoding === undefined) return 'identity';

@@ -13,12 +13,12 @@ import {
   ListingTooLargeUncompressedError,
   OrderAlreadyShippedError,
   OrderNotFoundError,
-} from '../core/order-errors';
-import { InvalidPetIdError, PetNotFoundError } from '../core/pet-errors';
+} from '../core/orders/order-errors';
+import { InvalidPetIdError, PetNotFoundError } from '../core/pets/pet-errors';
 import { StageListingsFullError, TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
-import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
-import { InvalidCursorError, InvalidQueryError } from '../core/sync-errors';
+import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from '../core/limiter/limit-errors';
+import { InvalidCursorError, InvalidQueryError } from '../core/sync/sync-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
 export class MissingCallerError extends Error {

@@ -11,14 +11,14 @@ import {
 import { LISTINGS_IN_FLIGHT } from '../contract/plans';
 import { StageListingsFullError, TooManyListingsError, type ListingsInFlight } from '../stores/listings-in-flight';
 import { uncount } from './rate-limit';
-import { ListingTooLargeUncompressedError } from '../core/order-errors';
+import { ListingTooLargeUncompressedError } from '../core/orders/order-errors';
 import { ListingRun } from './listing-run';
-import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/listing-size';
+import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/orders/listing-size';
 import { businessMetrics } from './metrics';
 import { logger } from '../commons/logger';
 import type { Order } from '../contract/order';
-import { parseOrderId } from '../core/order-id';
-import { ordersJsonChunks } from '../core/orders-json';
+import { parseOrderId } from '../core/orders/order-id';
+import { ordersJsonChunks } from '../core/orders/orders-json';
 import { measuredListing } from './listing-metrics';
 import type { OrdersRepository, ScanOptions } from '../stores/orders';
 import { routeByOperation } from '../contract/routes';
@@ -45,7 +45,7 @@ export interface OrdersHandlerDeps extends ApiHandlerDeps {
 
 /**
  * DynamoDB calls each operation's work makes once the limiter admitted it, in the common case: the
- * limiter's time budget keeps that much time (lib/core/limiter-budget.ts). A cancel is one
+ * limiter's time budget keeps that much time (lib/core/limiter/budget.ts). A cancel is one
  * conditional UpdateItem; a listing takes its lease and reads its first page before answering.
  */
 export const WORK_CALLS = { cancelOrder: 1, listOrders: 2 } as const;

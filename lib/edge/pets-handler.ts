@@ -3,8 +3,8 @@
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
 import { routeByOperation } from '../contract/routes';
 import { petJson } from '../contract/pet';
-import { parsePetId } from '../core/pet-id';
-import { PetNotFoundError } from '../core/pet-errors';
+import { parsePetId } from '../core/pets/pet-id';
+import { PetNotFoundError } from '../core/pets/pet-errors';
 import type { PetsRepository } from '../stores/pets';
 
 export interface PetsHandlerDeps extends ApiHandlerDeps {

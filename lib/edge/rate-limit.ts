@@ -1,8 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Caller } from '../core/caller';
+import type { Caller } from '../core/access/caller';
 import type { RateLimiter, TimeBudget, WindowState } from '../stores/rate-limiter';
-import { refusalAt } from '../core/windows';
+import { refusalAt } from '../core/limiter/windows';
 import { RATE_LIMIT_HEADERS } from '../contract/headers';
 import { FUNCTIONS } from '../contract/deployment';
 import { RateLimitRejectedError } from './http-errors';
@@ -32,7 +32,7 @@ export async function uncount(event: APIGatewayProxyEvent): Promise<void> {
   await giveBack?.();
 }
 
-/** What the limiter's time budget needs from the route: see lib/core/limiter-budget.ts. */
+/** What the limiter's time budget needs from the route: see lib/core/limiter/budget.ts. */
 export interface AdmissionTime {
   /** Kept back from the function's deadline to send the answer. */
   marginMs: number;

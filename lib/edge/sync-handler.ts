@@ -3,9 +3,9 @@
 import { syncedOrderJson } from '../contract/synced-order';
 import { routeByOperation } from '../contract/routes';
 import { SYNC_PARAMETERS } from '../contract/sync';
-import { cursorFilters, openCursor, sealCursor, type PagePosition } from '../core/sync-cursor';
-import { walkWatermark } from '../core/sync-watermark';
-import { parseSyncQuery } from '../core/sync-query';
+import { cursorFilters, openCursor, sealCursor, type PagePosition } from '../core/sync/cursor';
+import { walkWatermark } from '../core/sync/watermark';
+import { parseSyncQuery } from '../core/sync/query';
 import type { OrderPages } from '../stores/order-pages';
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
 import { withEncodedBody } from './encoded-body';

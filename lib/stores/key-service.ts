@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../core/key-format';
-import type { Caller } from '../core/caller';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../core/access/key-format';
+import type { Caller } from '../core/access/caller';
 import type { ApiKeyRecord, ApiKeysRepository } from './api-keys';
 import { limitsFor, type Limits, type PlanName } from '../contract/plans';
 import { DEFAULT_KEY_SCOPE, type KeyScope } from '../contract/scopes';

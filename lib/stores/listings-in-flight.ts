@@ -27,7 +27,7 @@ import { conditionalWrite } from './conditional';
 import { logger } from '../commons/logger';
 import { numberOf } from './numbers';
 import { TABLES } from '../contract/tables';
-import { unixSeconds } from '../core/windows';
+import { unixSeconds } from '../core/limiter/windows';
 
 /**
  * A lease outlives the function's deadline by this much, so that a function whose clock runs

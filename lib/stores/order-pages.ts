@@ -5,9 +5,9 @@ import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../contract/synced-order';
 import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
-import type { PagePosition } from '../core/sync-cursor';
-import type { SyncFilters } from '../core/sync-query';
-import { statusShard, updateShard } from '../core/sync-keys';
+import type { PagePosition } from '../core/sync/cursor';
+import type { SyncFilters } from '../core/sync/query';
+import { statusShard, updateShard } from '../core/sync/keys';
 import { syncedOrderFromAttributes } from './orders';
 
 export interface OrderPage {

@@ -2,9 +2,9 @@ import { DescribeTableCommand, GetItemCommand, ScanCommand, type AttributeValue 
 import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
 import type { SyncedOrder } from '../contract/synced-order';
-import { syncAttributes } from '../core/sync-keys';
-import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/order-errors';
-import { mergeAsyncIterables } from '../core/async-merge';
+import { syncAttributes } from '../core/sync/keys';
+import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
+import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { StampClock } from './aws-clock';
 import { stampedWrite } from './stamped-write';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';

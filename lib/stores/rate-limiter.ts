@@ -1,4 +1,4 @@
-// The rate limiter on DynamoDB: the admit algorithm of lib/core/limiter.ts (whose top comment says
+// The rate limiter on DynamoDB: the admit algorithm of lib/core/limiter/limiter.ts (whose top comment says
 // what it guarantees: exact under late and lost replies, bans only from refusals sent in their own
 // minute) over DynamoLimiterStore, which holds the port's conditional writes as UpdateItem
 // expressions on one item per key and UTC day, without transactions.
@@ -17,17 +17,17 @@ import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type 
 import type { DynamoOptions } from './dynamo';
 import { numberOf } from './numbers';
 import { logger } from '../commons/logger';
-import { timedLimiter } from '../core/limiter';
-import type { Admission, AdmittedSlot, Found, LimiterState } from '../core/limiter-rules';
-import type { LimiterItem, LimiterStore, NotApplied } from '../core/limiter-store';
-import type { TimeBudget } from '../core/limiter-budget';
-import { expiresAt, limiterKey, unixSeconds, windowAt } from '../core/windows';
+import { timedLimiter } from '../core/limiter/limiter';
+import type { Admission, AdmittedSlot, Found, LimiterState } from '../core/limiter/rules';
+import type { LimiterItem, LimiterStore, NotApplied } from '../core/limiter/store';
+import type { TimeBudget } from '../core/limiter/budget';
+import { expiresAt, limiterKey, unixSeconds, windowAt } from '../core/limiter/windows';
 
-export type { WindowState } from '../core/windows';
-export type { Admission, AdmittedSlot, LimiterState, RejectionReason } from '../core/limiter-rules';
-export { usageAt, type KeyUsage } from '../core/limiter-usage';
-export { MinutePassedError, NoTimeToServeError } from '../core/limit-errors';
-export type { TimeBudget } from '../core/limiter-budget';
+export type { WindowState } from '../core/limiter/windows';
+export type { Admission, AdmittedSlot, LimiterState, RejectionReason } from '../core/limiter/rules';
+export { usageAt, type KeyUsage } from '../core/limiter/usage';
+export { MinutePassedError, NoTimeToServeError } from '../core/limiter/limit-errors';
+export type { TimeBudget } from '../core/limiter/budget';
 
 /**
  * The limiter's DynamoDB client settings: one attempt per call. An SDK retry after a timeout would

@@ -8,7 +8,7 @@
 // clean). A listing reads the counters of the lag's hours in one BatchGetItem.
 import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../contract/tables';
-import { unixSeconds } from '../core/windows';
+import { unixSeconds } from '../core/limiter/windows';
 import { numberOf } from './numbers';
 
 /**

@@ -1,4 +1,4 @@
-import { REDACTED_KEY } from '../../lib/core/key-format';
+import { REDACTED_KEY } from '../../lib/core/access/key-format';
 import type { AccessLogEntry } from '../../tools/local/gateway';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 

@@ -8,7 +8,7 @@ import { StoreOrdersClient, type RetryEvent } from '../../client/client';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
-import { banThreshold } from '../../lib/core/limiter-rules';
+import { banThreshold } from '../../lib/core/limiter/rules';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
 

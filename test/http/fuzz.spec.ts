@@ -2,7 +2,7 @@
 // answer, and only the one order an exact canonical id names can change.
 
 import fc from 'fast-check';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { canonicalInt64, type Order } from '../../lib/contract/order';
 import { errorCodeOf, responseProblems } from '../support/documented-response';
 import { startLocalStack, type LocalStack } from '../support/local-stack';

@@ -1,4 +1,4 @@
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { PLAN_LIMITS, usagePlanBackstop } from '../../lib/contract/plans';

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiHandler } from '../../lib/edge/api-handler';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
-import { banThreshold } from '../../lib/core/limiter-rules';
+import { banThreshold } from '../../lib/core/limiter/rules';
 import { ROUTES, type Route } from '../../lib/contract/routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 

@@ -3,10 +3,10 @@
 // answer is documented, limits are counted exactly, and no order is lost or changed other than by
 // a cancel that answered 204.
 
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
-import { banThreshold } from '../../lib/core/limiter-rules';
-import { windowAt } from '../../lib/core/windows';
+import { banThreshold } from '../../lib/core/limiter/rules';
+import { windowAt } from '../../lib/core/limiter/windows';
 import { LEASE_EXPIRY_MARGIN_SECONDS } from '../../lib/stores/listings-in-flight';
 import { FUNCTIONS } from '../../lib/contract/deployment';
 import type { Order, OrderStatus } from '../../lib/contract/order';

@@ -1,5 +1,5 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';

@@ -3,7 +3,7 @@
 import { deprecationHeaders, routeByOperation } from '../../lib/contract/routes';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { createApiKey } from '../../lib/stores/key-service';
-import { DEMO_ORDERS, DEMO_PETS } from '../../lib/core/demo-data';
+import { DEMO_ORDERS, DEMO_PETS } from '../../tools/local/demo-content';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 
 const HEADERS = deprecationHeaders(routeByOperation('getPetById'));

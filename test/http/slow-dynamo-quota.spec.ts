@@ -6,7 +6,7 @@
 // costs a read too: the slowest path there is. Minutes of slow traffic run in seconds.
 import type { AddressInfo } from 'node:net';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { unixSeconds, windowAt } from '../../lib/core/windows';
+import { unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';

@@ -35,7 +35,7 @@ import {
   startMoto,
   type Moto,
 } from '../support/moto';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { TABLES, type TableId } from '../../lib/contract/tables';
 import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';

@@ -11,10 +11,10 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import dynalite from 'dynalite';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { BUSINESS_METRICS } from '../../lib/edge/metrics';
-import { hashApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { DEMO_ORDERS, demoKey } from '../../lib/core/demo-data';
+import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-content';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';

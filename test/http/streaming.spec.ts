@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/core/caller';
+import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { composeService } from '../../lib/root/service';
 import { OrdersRepository } from '../../lib/stores/orders';

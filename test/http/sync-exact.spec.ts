@@ -3,7 +3,7 @@
 // walk has finished. A replica that follows docs/client.md equals the store after the freshness bound
 // and three more syncs (issue: each scenario lost changes before the server gave the watermark).
 import { SYNC_SHARDS } from '../../lib/contract/tables';
-import { shardOf } from '../../lib/core/sync-keys';
+import { shardOf } from '../../lib/core/sync/keys';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { applyChange } from '../../client/pages';
 import { startSyncWorld, type SyncWorld } from '../support/sync-world';

@@ -6,7 +6,7 @@ import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { SYNC_PAGE, SYNC_PARAMETERS } from '../../lib/contract/sync';
 import { V2_BASE_PATH } from '../../lib/contract/routes';
-import { sealCursor } from '../../lib/core/sync-cursor';
+import { sealCursor } from '../../lib/core/sync/cursor';
 import { docsRoutes } from '../../tools/local/docs-routes';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
 

@@ -1,12 +1,12 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/core/key-format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, generateApiKey } from '../../lib/core/access/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { ERRORS, errorJson, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { PLAN_LIMITS, PLAN_NAMES, usagePlanBackstop } from '../../lib/contract/plans';
 import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES } from '../../lib/contract/gateway-responses';
 import { STAGES } from '../../infra/stages';
-import { revocationDays } from '../../lib/core/limiter-rules';
+import { revocationDays } from '../../lib/core/limiter/rules';
 import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;

@@ -9,7 +9,7 @@ import { errorJson } from '../../lib/contract/errors';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { BASE_PATH, binaryMediaTypesOf, ROUTES, V2_BASE_PATH, V2_ROUTES } from '../../lib/contract/routes';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/key-format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/access/key-format';
 import {
   ACCOUNT_STACK_NAME,
   CLOUDWATCH_ROLE_OUTPUT,

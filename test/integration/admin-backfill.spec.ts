@@ -2,7 +2,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { syncAttributes } from '../../lib/core/sync-keys';
+import { syncAttributes } from '../../lib/core/sync/keys';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';

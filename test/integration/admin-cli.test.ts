@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { hashApiKey } from '../../lib/core/key-format';
+import { hashApiKey } from '../../lib/core/access/key-format';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

@@ -1,5 +1,5 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { RateLimiter } from '../../lib/stores/rate-limiter';

@@ -12,7 +12,7 @@ import {
   UpdateUsagePlanCommand,
   type APIGatewayClient,
 } from '@aws-sdk/client-api-gateway';
-import { hashApiKey } from '../../lib/core/key-format';
+import { hashApiKey } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createDynamoClient } from '../../lib/stores/dynamo';

@@ -1,9 +1,9 @@
 // `keys usage`: a key's plan, limits and current use, read from the limiter item the service writes.
-import { KEY_PREFIX } from '../../lib/core/key-format';
+import { KEY_PREFIX } from '../../lib/core/access/key-format';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
 import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
-import { banThreshold } from '../../lib/core/limiter-rules';
+import { banThreshold } from '../../lib/core/limiter/rules';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterDocumentClient } from '../support/limiter-clients';

@@ -1,10 +1,10 @@
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey, authenticate } from '../../lib/stores/key-service';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { authorizeToken } from '../../lib/edge/authorizer';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
-import { callerFromAuthorizerContext } from '../../lib/core/caller';
+import { callerFromAuthorizerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
 import { policyAllows } from '../../tools/local/policy';

@@ -6,7 +6,7 @@ import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/core/caller';
+import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';

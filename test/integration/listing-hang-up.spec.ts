@@ -8,7 +8,7 @@ import { invokeStreamed } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/core/caller';
+import { callerContext } from '../../lib/core/access/caller';
 import { LISTINGS_IN_FLIGHT, PLAN_LIMITS } from '../../lib/contract/plans';
 import { makeListOrdersHandler } from '../../lib/edge/orders-handlers';
 import { OrdersRepository } from '../../lib/stores/orders';

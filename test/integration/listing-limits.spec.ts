@@ -9,10 +9,10 @@ import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/core/caller';
+import { callerContext } from '../../lib/core/access/caller';
 import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
 import { OrdersRepository } from '../../lib/stores/orders';
-import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/listing-size';
+import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/orders/listing-size';
 import { LISTING_DEADLINE_MARGIN_MS } from '../../lib/edge/listing-run';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import {

@@ -4,7 +4,7 @@ import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
-import { callerContext } from '../../lib/core/caller';
+import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
@@ -17,7 +17,7 @@ import {
   KEY_ACCEPTED_MESSAGE,
   KEY_REFUSED_MESSAGE,
 } from '../../lib/edge/authorizer';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

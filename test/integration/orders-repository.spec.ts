@@ -1,5 +1,5 @@
 import { OrdersRepository, segmentsForItemCount } from '../../lib/stores/orders';
-import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/core/order-errors';
+import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/core/orders/order-errors';
 import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
 

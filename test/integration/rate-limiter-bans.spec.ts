@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LimiterState, RateLimiter } from '../../lib/stores/rate-limiter';
 import { limitsFor, type Limits } from '../../lib/contract/plans';
-import { banThreshold } from '../../lib/core/limiter-rules';
-import { MINUTE_SECONDS, unixSeconds, windowAt } from '../../lib/core/windows';
+import { banThreshold } from '../../lib/core/limiter/rules';
+import { MINUTE_SECONDS, unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import { toHttpError } from '../../lib/edge/http-errors';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import {

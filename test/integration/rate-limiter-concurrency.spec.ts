@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission, LimiterState } from '../../lib/stores/rate-limiter';
 import { PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
-import { banThreshold } from '../../lib/core/limiter-rules';
-import { refusalAt, windowAt } from '../../lib/core/windows';
+import { banThreshold } from '../../lib/core/limiter/rules';
+import { refusalAt, windowAt } from '../../lib/core/limiter/windows';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { limiterOn, SERVER_BEHAVIOURS } from '../support/limiter-clients';
 

@@ -1,12 +1,12 @@
-// The limiter's port (lib/core/limiter-store.ts) in memory, with the conditions of the DynamoDB
+// The limiter's port (lib/core/limiter/store.ts) in memory, with the conditions of the DynamoDB
 // store's expressions, down to DynamoDB's reading of a missing attribute (a comparison with it is
 // false). test/support/limiter-store-contract.ts runs the same cases against both stores. Faults
 // (a reply lost after the write, a write never made, a reply held until a gate opens) stand in for
 // test/support/limiter-clients.ts, without a server or real waiting.
 import type { Limits } from '../../lib/contract/plans';
-import type { Found, LimiterState } from '../../lib/core/limiter-rules';
-import type { LimiterItem, LimiterStore, NotApplied } from '../../lib/core/limiter-store';
-import { limiterKey } from '../../lib/core/windows';
+import type { Found, LimiterState } from '../../lib/core/limiter/rules';
+import type { LimiterItem, LimiterStore, NotApplied } from '../../lib/core/limiter/store';
+import { limiterKey } from '../../lib/core/limiter/windows';
 
 /** One call as the algorithm made it, before any fault. */
 export type StoreCall =

@@ -1,11 +1,11 @@
-// What every limiter store must do, write by write (the port, lib/core/limiter-store.ts): run
+// What every limiter store must do, write by write (the port, lib/core/limiter/store.ts): run
 // against the in-memory store (test/unit) and the DynamoDB store on the embedded server
 // (test/integration), so the algorithm's unit tests over the one hold for the other. Requests are
 // sequential here; interleavings are the concurrency and late-reply files' business.
 import { randomUUID } from 'node:crypto';
 import type { Limits } from '../../lib/contract/plans';
-import type { LimiterItem, LimiterStore } from '../../lib/core/limiter-store';
-import { MINUTE_SECONDS, windowAt } from '../../lib/core/windows';
+import type { LimiterItem, LimiterStore } from '../../lib/core/limiter/store';
+import { MINUTE_SECONDS, windowAt } from '../../lib/core/limiter/windows';
 
 /** 10:00:15 UTC: a second well inside its minute and its day. */
 const NOW = Date.parse('2026-11-22T10:00:15Z') / 1000;

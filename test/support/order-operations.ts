@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OrderStatus } from '../../lib/contract/order';
-import { OrderNotFoundError, OrderNotPendingError } from '../../lib/core/order-errors';
+import { OrderNotFoundError, OrderNotPendingError } from '../../lib/core/orders/order-errors';
 import type { OrdersRepository } from '../../lib/stores/orders';
 import type { Admin } from './admin-harness';
 import type { OrderEvent } from './order-history';

@@ -6,7 +6,7 @@ import {
   isWellFormedApiKey,
   keyIdFromHash,
   KEY_ID_PATTERN,
-} from '../../lib/core/key-format';
+} from '../../lib/core/access/key-format';
 
 describe('API key format', () => {
   test('generated keys are well formed, distinct and carry the prefix', () => {

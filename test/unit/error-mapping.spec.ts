@@ -4,7 +4,7 @@
 import { ERRORS, errorBody, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER } from '../../lib/contract/errors';
 import { routeErrorCodes } from '../../lib/contract/operations';
 import { MissingCallerError, toHttpError } from '../../lib/edge/http-errors';
-import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/core/order-errors';
+import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/core/orders/order-errors';
 
 const CANCEL = routeErrorCodes('cancelOrder');
 const LIST = routeErrorCodes('listOrders');

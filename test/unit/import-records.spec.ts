@@ -2,9 +2,9 @@
 // written another way is explained. test/integration/admin-orders.spec.ts runs them through a file.
 import { parse } from 'lossless-json';
 import { ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX } from '../../lib/contract/order';
-import { int64Problem } from '../../lib/core/int64-text';
-import { checkOrder, shipDate } from '../../lib/core/order-record';
-import { checkPet } from '../../lib/core/pet-record';
+import { int64Problem } from '../../tools/admin/int64-text';
+import { checkOrder, shipDate } from '../../tools/admin/order-record';
+import { checkPet } from '../../tools/admin/pet-record';
 
 function problemsOf(check: typeof checkOrder | typeof checkPet, json: string) {
   const problems: string[] = [];

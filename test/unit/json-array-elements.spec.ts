@@ -1,5 +1,10 @@
 import { stringify } from 'lossless-json';
-import { ElementReader, ImportSyntaxError, MAX_ELEMENT_CHARS, type Element } from '../../lib/core/json-array-elements';
+import {
+  ElementReader,
+  ImportSyntaxError,
+  MAX_ELEMENT_CHARS,
+  type Element,
+} from '../../tools/admin/json-array-elements';
 
 /** The elements of `text` fed in the given pieces. */
 function split(pieces: readonly string[]): Element[] {

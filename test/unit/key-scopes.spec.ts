@@ -1,7 +1,7 @@
 // The scope rule: which methods a scope covers, and the policy resources the authorizer gives it.
 import type { PolicyDocument } from 'aws-lambda';
 import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, scopeAllows, scopesRefusing } from '../../lib/contract/scopes';
-import { scopeResources } from '../../lib/core/scope-policy';
+import { scopeResources } from '../../lib/core/access/scope-policy';
 import type { HttpMethod } from '../../lib/contract/routes';
 import { policyAllows } from '../../tools/local/policy';
 

@@ -8,7 +8,7 @@ import {
   ITEM_COUNT_GROWTH_MARGIN,
   MAX_ORDER_JSON_BYTES,
   UNCOMPRESSED_LISTING_MAX_ORDERS,
-} from '../../lib/core/listing-size';
+} from '../../lib/core/orders/listing-size';
 import { orderJson } from '../../lib/contract/order';
 
 const doc = readFileSync(path.join(__dirname, '../../docs/listing-limits.md'), 'utf8');

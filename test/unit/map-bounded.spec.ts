@@ -1,4 +1,4 @@
-import { mapBounded, PartialFailure } from '../../lib/core/map-bounded';
+import { mapBounded, PartialFailure } from '../../tools/admin/map-bounded';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 

@@ -2,7 +2,7 @@
 // no hand-written hooks: an example for every path parameter, and integer headers with a format.
 import { buildOpenApiDocument } from '../../lib/contract/openapi/document';
 import { ROUTES } from '../../lib/contract/routes';
-import { parseOrderId } from '../../lib/core/order-id';
+import { parseOrderId } from '../../lib/core/orders/order-id';
 
 type Json = Record<string, unknown>;
 const document = buildOpenApiDocument() as Json;

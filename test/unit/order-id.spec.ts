@@ -1,5 +1,5 @@
-import { parseOrderId } from '../../lib/core/order-id';
-import { InvalidOrderIdError } from '../../lib/core/order-errors';
+import { parseOrderId } from '../../lib/core/orders/order-id';
+import { InvalidOrderIdError } from '../../lib/core/orders/order-errors';
 
 describe('parseOrderId', () => {
   test.each([

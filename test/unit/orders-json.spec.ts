@@ -1,5 +1,5 @@
 import { orderJson, type Order } from '../../lib/contract/order';
-import { ordersJsonChunks } from '../../lib/core/orders-json';
+import { ordersJsonChunks } from '../../lib/core/orders/orders-json';
 
 async function text(pages: Order[][]): Promise<string> {
   async function* source() {

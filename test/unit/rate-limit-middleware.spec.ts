@@ -6,8 +6,8 @@ import type { Admission } from '../../lib/stores/rate-limiter';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { rateLimit } from '../../lib/edge/rate-limit';
 import { RateLimitRejectedError } from '../../lib/edge/http-errors';
-import type { Caller } from '../../lib/core/caller';
-import { MINUTE_SECONDS, windowAt } from '../../lib/core/windows';
+import type { Caller } from '../../lib/core/access/caller';
+import { MINUTE_SECONDS, windowAt } from '../../lib/core/limiter/windows';
 
 const free = PLAN_LIMITS.free;
 const caller: Caller = { keyId: 'k', plan: 'free', limits: free };

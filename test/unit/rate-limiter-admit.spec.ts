@@ -1,12 +1,12 @@
-// The admit algorithm (lib/core/limiter.ts) over the in-memory store, with an injected clock: the
+// The admit algorithm (lib/core/limiter/limiter.ts) over the in-memory store, with an injected clock: the
 // limiter's rules request by request, under parallel requests, with late, lost and failed writes,
 // and across minute and day boundaries. The store keeps the DynamoDB store's conditions (both run
 // test/support/limiter-store-contract.ts). Every plan value comes from lib/contract/plans.ts.
 import { BAN, limitsFor, PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
-import { admit, markRevoked } from '../../lib/core/limiter';
-import { KeyRevokedError, MinutePassedError } from '../../lib/core/limit-errors';
-import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter-rules';
-import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/windows';
+import { admit, markRevoked } from '../../lib/core/limiter/limiter';
+import { KeyRevokedError, MinutePassedError } from '../../lib/core/limiter/limit-errors';
+import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter/rules';
+import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import {
   InMemoryLimiterStore,
   type InMemoryLimiterOptions,

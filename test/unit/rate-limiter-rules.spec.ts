@@ -11,9 +11,9 @@ import {
   refusedBy,
   type LimiterPlan,
   type LimiterState,
-} from '../../lib/core/limiter-rules';
-import { usageAt } from '../../lib/core/limiter-usage';
-import { MINUTE_SECONDS, windowAt } from '../../lib/core/windows';
+} from '../../lib/core/limiter/rules';
+import { usageAt } from '../../lib/core/limiter/usage';
+import { MINUTE_SECONDS, windowAt } from '../../lib/core/limiter/windows';
 
 const free = PLAN_LIMITS.free;
 /** 10:00:15 UTC, in Unix seconds. */

@@ -7,7 +7,7 @@ import {
   secondsUntil,
   unixSeconds,
   windowAt,
-} from '../../lib/core/windows';
+} from '../../lib/core/limiter/windows';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 

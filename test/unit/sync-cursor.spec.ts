@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { SYNC_SHARDS } from '../../lib/contract/tables';
-import { CURSOR_VERSION, cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync-cursor';
-import { InvalidCursorError } from '../../lib/core/sync-errors';
+import { CURSOR_VERSION, cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync/cursor';
+import { InvalidCursorError } from '../../lib/core/sync/sync-errors';
 
 const key = randomBytes(32);
 const indexed: CursorContent = {

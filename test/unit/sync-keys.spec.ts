@@ -1,6 +1,6 @@
 import { INT64_MAX, INT64_MIN } from '../../lib/contract/order';
 import { SYNC_SHARDS } from '../../lib/contract/tables';
-import { shardOf, updateKey } from '../../lib/core/sync-keys';
+import { shardOf, updateKey } from '../../lib/core/sync/keys';
 
 const AT = '2026-11-22T12:00:00.000Z';
 

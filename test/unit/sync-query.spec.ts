@@ -1,6 +1,6 @@
 import { SYNC_PAGE, SYNC_PARAMETERS } from '../../lib/contract/sync';
-import { InvalidQueryError } from '../../lib/core/sync-errors';
-import { normalisedDateTime, parseSyncQuery } from '../../lib/core/sync-query';
+import { InvalidQueryError } from '../../lib/core/sync/sync-errors';
+import { normalisedDateTime, parseSyncQuery } from '../../lib/core/sync/query';
 
 test('no parameters: the default limit and no filters', () => {
   expect(parseSyncQuery(null)).toEqual({ limit: SYNC_PAGE.defaultLimit, filters: {} });

@@ -1,7 +1,7 @@
 // The pieces exact sync is made of, as pure functions: stamps strictly later than the order's
 // updatedAt, a new stamp per attempt, the clock checked against AWS's, and the walk's watermark.
 import { SYNC_TIMING, settleMs } from '../../lib/contract/sync';
-import { walkWatermark } from '../../lib/core/sync-watermark';
+import { walkWatermark } from '../../lib/core/sync/watermark';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { offsetWithin, replyBound } from '../../lib/stores/aws-clock';
 import { STAMPED_ATTEMPTS, stampAfter, stampedWrite, type StampedAttempt } from '../../lib/stores/stamped-write';

@@ -1,5 +1,5 @@
 // Checks the records of an import file (orders or pets), element by element as
-// lib/core/json-array-elements.ts reads them. Every element is checked and every problem counted,
+// tools/admin/json-array-elements.ts reads them. Every element is checked and every problem counted,
 // so one run shows what needs fixing; the caller writes nothing unless the whole file is valid.
 // Memory holds one element, the first problems, and 8 bytes per record for the duplicate-id check:
 // never the file.
@@ -7,11 +7,11 @@
 import { createReadStream } from 'node:fs';
 import type { Order } from '../../lib/contract/order';
 import type { Pet } from '../../lib/contract/pet';
-import { int64 } from '../../lib/core/json-record';
-import { checkOrder } from '../../lib/core/order-record';
-import { checkPet } from '../../lib/core/pet-record';
-import { ElementReader, ORDER_NOUN, type Element, type ImportNoun } from '../../lib/core/json-array-elements';
-import { shownWords } from '../../lib/core/shown-input';
+import { int64 } from './json-record';
+import { checkOrder } from './order-record';
+import { checkPet } from './pet-record';
+import { ElementReader, ORDER_NOUN, type Element, type ImportNoun } from './json-array-elements';
+import { shownWords } from '../shared/shown-input';
 
 /** One kind of record an import writes: what it is called, and what a valid one is (lib/core). */
 export interface ImportKind<T extends { id: string }> {

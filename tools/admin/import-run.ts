@@ -2,10 +2,10 @@
 // checked first (nothing is written when any element is wrong), then records are created in
 // batches with bounded concurrency, existing ids skipped, so an interrupted import resumes.
 import type { CommandContext } from './command';
-import { mapBounded, PartialFailure } from '../../lib/core/map-bounded';
+import { mapBounded, PartialFailure } from './map-bounded';
 import { AdminFailure, errorMessage, Interrupted } from '../shared/errors';
 import { checkElement, checkImportFile, fileElements, type ImportKind } from './import-file';
-import { ImportSyntaxError } from '../../lib/core/json-array-elements';
+import { ImportSyntaxError } from './json-array-elements';
 import { ImportTally } from './import-tally';
 import type { Output } from '../shared/output';
 

@@ -1,5 +1,5 @@
 import type { StageName } from '../../lib/contract/deployment';
-import { shownWords } from '../../lib/core/shown-input';
+import { shownWords } from '../shared/shown-input';
 import { OPTION_NAMES, parseCommandLine } from './args';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import {

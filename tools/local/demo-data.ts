@@ -1,7 +1,7 @@
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TableNames } from '../../lib/contract/tables';
-import { DEMO_ORDERS, DEMO_PETS, demoKey, demoLimits } from '../../lib/core/demo-data';
-import { hashApiKey, keyIdFromHash } from '../../lib/core/key-format';
+import { DEMO_ORDERS, DEMO_PETS, demoKey, demoLimits } from './demo-content';
+import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { OrdersRepository } from '../../lib/stores/orders';
@@ -23,7 +23,7 @@ export async function storeIsEmpty(client: DynamoDBClient, tables: TableNames): 
   return true;
 }
 
-/** Writes the demo orders, their pets and the keys (lib/core/demo-data.ts) into an empty store. */
+/** Writes the demo orders, their pets and the keys (tools/local/demo-content.ts) into an empty store. */
 export async function seedDemoData(
   orders: OrdersRepository,
   keys: ApiKeysRepository,

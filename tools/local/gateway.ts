@@ -8,7 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
-import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/core/key-format';
+import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/core/access/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
 import { errorJson } from '../../lib/contract/errors';

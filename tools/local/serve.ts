@@ -12,7 +12,7 @@ import { createLocalApp } from './app';
 import { createTables, TableNotReady } from './create-tables';
 import { checkAnswersLikeDynamo } from './dynamo-endpoint';
 import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-routes';
-import { DEMO_ORDERS, DEMO_PETS } from '../../lib/core/demo-data';
+import { DEMO_ORDERS, DEMO_PETS } from './demo-content';
 import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { everyKthWrite } from './write-holds';

@@ -2,8 +2,8 @@
 // stack trace: a usage error (exit 2) is the caller's to fix in the command line, a failure
 // (exit 1) is the world not being as the command needs it (no such key, stack not running, ...).
 
-import { KEY_PREFIX } from '../../lib/core/key-format';
-import { shownWords } from '../../lib/core/shown-input';
+import { KEY_PREFIX } from '../../lib/core/access/key-format';
+import { shownWords } from './shown-input';
 import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/stores/network-errors';
 
 export class UsageError extends Error {

@@ -3,7 +3,7 @@
 
 import { optionalEnv } from '../../lib/commons/env';
 import { tableNamesWithPrefix } from '../../lib/contract/tables';
-import { shownInput } from '../../lib/core/shown-input';
+import { shownInput } from './shown-input';
 
 /** Table names of the local stack; the admin command uses them too unless told otherwise. */
 export const LOCAL_TABLES = tableNamesWithPrefix('store-orders-local');

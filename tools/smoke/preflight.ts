@@ -2,8 +2,8 @@
 // API's base URL (its base path included), and the key given is accepted. Each is one line with
 // the fix, instead of every check failing the same way.
 import { BASE_PATH } from '../../lib/contract/routes';
-import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/core/key-format';
-import { shownInput } from '../../lib/core/shown-input';
+import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/core/access/key-format';
+import { shownInput } from '../shared/shown-input';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
 import { parseStackDynamo, STACK_DYNAMO_PATH, type StackDynamo } from '../shared/stack-dynamo';
 import { bearer, call, type Answer } from './http';

@@ -8,7 +8,7 @@ import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
 import { deprecationHeaders, ROUTES, type Route } from '../../lib/contract/routes';
-import { generateApiKey } from '../../lib/core/key-format';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import { canonicalInt64 } from '../../lib/contract/order';
 import { ordersImport } from '../admin/commands/orders';
 import type { Output } from '../shared/output';

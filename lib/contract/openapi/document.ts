@@ -6,8 +6,8 @@ import {
   GATEWAY_ERROR_CODES,
   OPERATION_CONTRACTS,
   PATH_PARAMETERS,
-  type OperationContract,
 } from '../operations';
+import type { OperationContract } from '../operation-contract';
 import { errorResponse, operationResponses } from './responses';
 import { errorSchema, orderSchema, petSchema, type JsonObject } from './schemas';
 import { API_VERSION, BASE_PATH, pathParameterNames, ROUTES, type Route } from '../routes';

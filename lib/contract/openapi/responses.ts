@@ -6,7 +6,7 @@ import {
   type ErrorCode,
 } from '../errors';
 import { RATE_LIMIT_HEADERS } from '../headers';
-import type { OperationContract } from '../operations';
+import type { OperationContract } from '../operation-contract';
 import { errorExamples, errorResponseSchema, type JsonObject } from './schemas';
 import { deprecationHeaders, type Route } from '../routes';
 

@@ -1,7 +1,7 @@
 import { createApiKey, type CreatedKey, type NewKeyRequest } from '../../../lib/stores/key-service';
 import type { ApiKeyRecord } from '../../../lib/stores/api-keys';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../../lib/contract/auth';
-import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../lib/core/key-format';
+import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../lib/core/access/key-format';
 import {
   isPlanName,
   limitsFor,

@@ -1,11 +1,11 @@
-import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/order-errors';
+import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/orders/order-errors';
 import { canonicalInt64 } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, Interrupted, shownArgument, UsageError } from '../../shared/errors';
 import { ORDER_IMPORT } from '../import-file';
-import { mapBounded } from '../../../lib/core/map-bounded';
+import { mapBounded } from '../map-bounded';
 import { IMPORT_CONCURRENCY, importFile } from '../import-run';
-import { int64Problem } from '../../../lib/core/int64-text';
+import { int64Problem } from '../int64-text';
 
 export { IMPORT_CONCURRENCY } from '../import-run';
 

@@ -8,7 +8,7 @@
 
 import { Tokenizer, TokenParser, TokenType, type ParsedTokenInfo } from '@streamparser/json';
 import { LosslessNumber } from 'lossless-json';
-import { shownInput } from './shown-input';
+import { shownInput } from '../shared/shown-input';
 
 /** Longer than any order, even pretty-printed: an element beyond it is refused. */
 export const MAX_ELEMENT_CHARS = 64 * 1024;

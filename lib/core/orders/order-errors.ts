@@ -34,7 +34,7 @@ export class OrderNotPendingError extends Error {
 
 /**
  * The store is known to be too large for one uncompressed response, and the client accepted no
- * compressed coding: refused before anything is read (lib/core/listing-size.ts).
+ * compressed coding: refused before anything is read (lib/core/orders/listing-size.ts).
  */
 export class ListingTooLargeUncompressedError extends Error {
   override readonly name = 'ListingTooLargeUncompressedError';

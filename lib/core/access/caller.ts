@@ -1,7 +1,7 @@
 // The caller a valid key stands for, and how it travels from the authorizer to the handlers in
 // `requestContext.authorizer`, where API Gateway passes only flat string, number or boolean values.
 
-import { isPlanName, type Limits, type PlanName } from '../contract/plans';
+import { isPlanName, type Limits, type PlanName } from '../../contract/plans';
 
 /** Who is calling: the key's id, its plan and the limits it is held to. */
 export interface Caller {

@@ -1,4 +1,4 @@
-import { canonicalInt64 } from '../contract/order';
+import { canonicalInt64 } from '../../contract/order';
 import { InvalidPetIdError } from './pet-errors';
 
 /** Parses the `petId` path parameter exactly as `orderId` is parsed (order-id.ts), before any I/O. */

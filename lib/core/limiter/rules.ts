@@ -1,8 +1,8 @@
 // The limiter's decisions as plain functions of the stored state, the key's limits and the time:
-// no I/O. The algorithm that applies them over a store is lib/core/limiter.ts; the store's
-// conditional writes are declared by its port, lib/core/limiter-store.ts.
-import { BAN, type Limits } from '../contract/plans';
-import type { RateLimitCode } from '../contract/operations';
+// no I/O. The algorithm that applies them over a store is lib/core/limiter/limiter.ts; the store's
+// conditional writes are declared by its port, lib/core/limiter/store.ts.
+import { BAN, type Limits } from '../../contract/plans';
+import type { RateLimitCode } from '../../contract/operations';
 import { daysCovering, firstToRunOut, MINUTE_SECONDS, type Window, type WindowState } from './windows';
 
 /** The limiter refuses with exactly the contract's rate-limit codes. */

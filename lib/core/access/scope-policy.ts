@@ -1,7 +1,7 @@
 // What a key's scope lets it call, as the resources of the authorizer's Allow policy. API Gateway
 // caches the policy per token, so it names every route the scope may call, never only the
 // requested one; the gateway (deployed or local) denies the rest as ACCESS_DENIED, the 403.
-import { SCOPE_METHODS, type KeyScope } from '../contract/scopes';
+import { SCOPE_METHODS, type KeyScope } from '../../contract/scopes';
 
 /** Every method and path of the stage a method ARN (`arn:...:api/stage/METHOD/path`) names. */
 export function wholeStageResource(methodArn: string): string {

@@ -1,9 +1,9 @@
-// The limiter's port: the conditional writes the algorithm (lib/core/limiter.ts) makes on one key's
+// The limiter's port: the conditional writes the algorithm (lib/core/limiter/limiter.ts) makes on one key's
 // item for one UTC day. Each write is one atomic check-and-set, sent once (never retried: a retry
 // after a late reply would apply it twice). The DynamoDB store (lib/stores/rate-limiter.ts) holds
 // them as UpdateItem expressions; test/support/in-memory-limiter-store.ts holds the same conditions.
-import type { Limits } from '../contract/plans';
-import type { Found } from './limiter-rules';
+import type { Limits } from '../../contract/plans';
+import type { Found } from './rules';
 import type { Window } from './windows';
 
 /** One key's limiter item for one UTC day. */

@@ -3,10 +3,10 @@
 // store (tools/local/demo-data.ts); keys for deployed stages come from the CSPRNG instead.
 
 import { createHash } from 'node:crypto';
-import type { Order } from '../contract/order';
-import type { Pet, PetStatus } from '../contract/pet';
-import type { Limits, PlanName } from '../contract/plans';
-import { generateApiKey } from './key-format';
+import type { Order } from '../../lib/contract/order';
+import type { Pet, PetStatus } from '../../lib/contract/pet';
+import type { Limits, PlanName } from '../../lib/contract/plans';
+import { generateApiKey } from '../../lib/core/access/key-format';
 
 /** Demo orders in every state, with the int64 edge cases of decisions.md. Only shipped ones are complete. */
 export const DEMO_ORDERS: readonly Order[] = [

@@ -1,6 +1,6 @@
 // A key's use of its windows as an operator reads it (`keys usage`), from the stored limiter item.
-import type { Limits } from '../contract/plans';
-import type { LimiterState } from './limiter-rules';
+import type { Limits } from '../../contract/plans';
+import type { LimiterState } from './rules';
 import { unixSeconds, windowAt } from './windows';
 
 /** A key's use of its windows at one moment, as an operator reads it (not a request's headers). */

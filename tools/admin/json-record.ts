@@ -1,7 +1,7 @@
 // The checks every imported record shares: a JSON value read with lossless-json's numbers
 // (LosslessNumber), so an int64 id beyond 2^53 keeps every digit, and each problem said where it is.
 import { isLosslessNumber } from 'lossless-json';
-import { canonicalInt64 } from '../contract/order';
+import { canonicalInt64 } from '../../lib/contract/order';
 import { int64Problem } from './int64-text';
 
 const INT64 = 'must be an integer in the int64 range';

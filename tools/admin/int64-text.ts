@@ -2,7 +2,7 @@
 // Ids must be canonical (plain digits, no sign but a minus, no leading zeros), so `1E2` and `-0`
 // are refused; the message says what they are and how to write them, not that they are too big.
 
-import { canonicalInt64, INT64_MAX, INT64_MIN } from '../contract/order';
+import { canonicalInt64, INT64_MAX, INT64_MIN } from '../../lib/contract/order';
 
 const DECIMAL = /^([+-]?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 /** Exponents beyond this cannot give an int64 and are not expanded. */

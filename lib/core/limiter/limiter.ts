@@ -1,6 +1,6 @@
 // Per-key fixed windows (calendar minute and calendar day, UTC) on one item per key and UTC day,
 // without transactions: the admit algorithm, over the store's conditional writes (the port,
-// lib/core/limiter-store.ts). The item holds the day's count, the current minute with its count
+// lib/core/limiter/store.ts). The item holds the day's count, the current minute with its count
 // and refusals, and any ban. One conditional write admits a request: it increments both counts
 // only while the minute is current, both are below their limits and no ban is in force, so no
 // interleaving can serve more than a limit. A refused request changes only the refusal count (and
@@ -26,7 +26,7 @@
 // happens before the 429 leaves the function; one lost after that (the function or the network
 // failing on the way out) still counts, as nothing on this side can tell.
 //
-// A request is admitted only when it can still be served before its deadline (lib/core/limiter-budget.ts):
+// A request is admitted only when it can still be served before its deadline (lib/core/limiter/budget.ts):
 // no admitting write is sent once there is no time left for the work after it, and a slot whose
 // reply came too late for the work is given back by a write of its own, the request answered 503
 // uncounted (its client's retry, sent with a fresh deadline, can take the slot again).
@@ -41,9 +41,9 @@
 // Exactness does not depend on replies arriving on time: the store sends each write once (see the
 // port), so a write whose reply was late is never applied twice. Such a write may use up a slot
 // without serving; it can never over-admit.
-import type { Limits } from '../contract/plans';
+import type { Limits } from '../../contract/plans';
 import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from './limit-errors';
-import { RecentLatency, timeFor, timedStore, type TimeBudget } from './limiter-budget';
+import { RecentLatency, timeFor, timedStore, type TimeBudget } from './budget';
 import {
   admitted,
   banFrom,
@@ -55,8 +55,8 @@ import {
   type Admission,
   type AdmittedSlot,
   type LimiterPlan,
-} from './limiter-rules';
-import type { LimiterItem, LimiterStore } from './limiter-store';
+} from './rules';
+import type { LimiterItem, LimiterStore } from './store';
 import { daysCovering, limiterKey, unixSeconds, windowAt } from './windows';
 
 export interface LimiterDeps {

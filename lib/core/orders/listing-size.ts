@@ -1,8 +1,8 @@
 // When an uncompressed listing is refused before its first byte, and when the largest listings are
 // alarmed on: Lambda cuts a streamed response at 200 MB (lib/contract/streaming-limits.ts), after status 200
 // has gone, so a listing that cannot fit must never start. docs/listing-limits.md explains the figures.
-import { STREAMING_LIMITS } from '../contract/streaming-limits';
-import { INT64_MIN, orderJson, QUANTITY_MAX, type Order } from '../contract/order';
+import { STREAMING_LIMITS } from '../../contract/streaming-limits';
+import { INT64_MIN, orderJson, QUANTITY_MAX, type Order } from '../../contract/order';
 
 /**
  * The longest order JSON the store can hold: every field present at its longest (stored shipDates

@@ -1,4 +1,4 @@
-import { orderJson, type Order } from '../contract/order';
+import { orderJson, type Order } from '../../contract/order';
 
 /**
  * The JSON array of all orders as text chunks, one per Scan page, written as the pages arrive:

@@ -3,7 +3,7 @@
 // deadline: the quota spent on a failure. So the limiter sends an admitting write only while there
 // is time for its reply and the work after it, and gives back a slot whose reply came too late.
 // "Time for a call" is the slowest store call seen recently (`timedStore` measures them).
-import type { LimiterStore } from './limiter-store';
+import type { LimiterStore } from './store';
 
 /** What a request has left, and what it still has to do once admitted. */
 export interface TimeBudget {

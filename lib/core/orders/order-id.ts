@@ -1,4 +1,4 @@
-import { canonicalInt64 } from '../contract/order';
+import { canonicalInt64 } from '../../contract/order';
 import { InvalidOrderIdError } from './order-errors';
 
 /**

@@ -1,7 +1,7 @@
 // The v2 listing's query string, parsed and checked: every mistake is an InvalidQueryError naming
 // its parameter, never a 5xx.
-import { isOrderStatus, type OrderStatus } from '../contract/order';
-import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from '../contract/sync';
+import { isOrderStatus, type OrderStatus } from '../../contract/order';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from '../../contract/sync';
 import { InvalidQueryError } from './sync-errors';
 
 export interface SyncFilters {

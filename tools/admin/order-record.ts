@@ -1,8 +1,8 @@
 // What a valid order is, as an import file gives it: every problem is pushed, so one run shows
 // everything that needs fixing.
-import { isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../contract/order';
+import { isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/contract/order';
 import { int64, int64FieldProblem, isJsonObject, requiredId, numberText, unknownFields } from './json-record';
-import { normalisedDateTime } from './sync-query';
+import { normalisedDateTime } from '../../lib/core/sync/query';
 
 const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z';
 const OFFSET = /(?:[Zz]|[+-]\d{2}:\d{2})$/;

@@ -1,10 +1,10 @@
 // The v2 listing's cursor: where the next page starts and the filters it belongs to, sealed with an
 // HMAC so that a cursor this API did not issue, or one altered since, is refused rather than read.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isOrderStatus } from '../contract/order';
-import { SYNC_SHARDS } from '../contract/tables';
+import { isOrderStatus } from '../../contract/order';
+import { SYNC_SHARDS } from '../../contract/tables';
 import { InvalidCursorError } from './sync-errors';
-import type { SyncFilters } from './sync-query';
+import type { SyncFilters } from './query';
 
 /**
  * Where the next page starts. Unfiltered pages scan the table: after the last id read. Filtered

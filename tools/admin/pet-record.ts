@@ -1,6 +1,6 @@
 // What a valid pet is, as an import file gives it: the Petstore's Pet, with int64 ids kept exact
 // and unknown fields refused. Every problem is pushed, as for orders (order-record.ts).
-import { isPetStatus, PET_STATUSES, type Pet, type PetLabel } from '../contract/pet';
+import { isPetStatus, PET_STATUSES, type Pet, type PetLabel } from '../../lib/contract/pet';
 import { int64, int64FieldProblem, isJsonObject, requiredId, unknownFields } from './json-record';
 
 const PET_FIELDS: readonly (keyof Pet)[] = ['id', 'category', 'name', 'photoUrls', 'tags', 'status'];

@@ -1,7 +1,7 @@
 // The v2 listing's index keys of an order, derived from its id, status and updatedAt: every write
 // sets them together (lib/stores/orders.ts), so the indexes never disagree with the order.
-import { INT64_MIN, type OrderStatus } from '../contract/order';
-import { ORDER_INDEXES, SYNC_SHARDS } from '../contract/tables';
+import { INT64_MIN, type OrderStatus } from '../../contract/order';
+import { ORDER_INDEXES, SYNC_SHARDS } from '../../contract/tables';
 
 /** The shard of an order: its id modulo SYNC_SHARDS, so sequential ids spread evenly. */
 export function shardOf(id: string): number {
