@@ -39,7 +39,6 @@ import { generateApiKey } from '../../lib/core/key-format';
 import { TABLES, type TableId } from '../../lib/contract/tables';
 import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BASE_PATH, ROUTES, V2_BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
@@ -59,13 +58,9 @@ beforeAll(async () => {
   motoStarting = motoMissing === undefined ? startMoto() : Promise.reject(new Error(motoMissing));
   // Unobserved until the command-line tests await it: a failure to start is theirs to report.
   motoStarting.catch(() => undefined);
-  let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
-    extraRoutes: [
-      deprecatedFixtureRoute(
-        () => (limiter ??= new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now)),
-      ),
-    ],
+    // The stack's own limiter, as the composition root made it for the service's routes.
+    extraRoutes: [deprecatedFixtureRoute(() => stack.app.limiter)],
   });
   admin = testTarget(stack.tables);
   ({ key } = await stack.newKey('enterprise', { perMinute: 10_000, perDay: 100_000 }));
