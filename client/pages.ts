@@ -1,5 +1,6 @@
 // v2 (beta) of the typed client: what a page is and how its requests are addressed.
 import type { OrderStatus } from '../lib/contract/order.ts';
+import { SYNC_FILTERS, type SyncFilters } from '../lib/contract/sync.ts';
 
 /** A v2 order: the v1 fields, and when it last changed (absent only on orders not yet backfilled). */
 export interface SyncedListedOrder {
@@ -24,12 +25,13 @@ export interface OrderPage {
   watermark?: string;
 }
 
-export interface OrderPageQuery {
+/**
+ * A walk's filters (`status`; `updatedSince`, an RFC 3339 date-time: only orders changed at or
+ * after it, in ascending updatedAt), and its page size.
+ */
+export interface OrderPageQuery extends SyncFilters {
   /** Orders per page, 1 to 1,000; the server's default (100) when absent. */
   limit?: number;
-  status?: OrderStatus;
-  /** RFC 3339 date-time: only orders changed at or after it, in ascending updatedAt. */
-  updatedSince?: string;
 }
 
 export interface SyncResult {
@@ -65,8 +67,10 @@ export function pageUrl(v2BaseUrl: string, query: OrderPageQuery, cursor?: strin
   const params = new URLSearchParams();
   if (cursor !== undefined) params.set('cursor', cursor);
   else {
-    if (query.status !== undefined) params.set('status', query.status);
-    if (query.updatedSince !== undefined) params.set('updatedSince', query.updatedSince);
+    for (const name of SYNC_FILTERS) {
+      const value = query[name];
+      if (value !== undefined) params.set(name, value);
+    }
   }
   if (query.limit !== undefined) params.set('limit', String(query.limit));
   const text = params.toString();

@@ -4,7 +4,7 @@
 import { LIST_SETTINGS, listingSeconds } from './list-budget';
 import { MEASURED } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
-import { LISTINGS_IN_FLIGHT, PLAN_LIMITS, type PlanName } from '../lib/contract/plans';
+import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
 import { FUNCTIONS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
@@ -16,7 +16,7 @@ const GiB = 1024 * MiB;
 const DAY_SECONDS = 86_400;
 
 export interface DailyCost {
-  plan: PlanName;
+  plan: FixedLimitPlan;
   listingsPerDay: number;
   /** Executions one key can keep running at once. */
   concurrent: number;
@@ -30,7 +30,7 @@ const memoryGb = () => LIST_SETTINGS.memoryMb / 1024;
  * Without the cap: every listing the day window admits may be the largest Lambda sends (200 MB)
  * and run the whole timeout; the minute window lets a key start perMinute of them a minute.
  */
-export function uncappedCost(plan: Exclude<PlanName, 'enterprise'>): DailyCost {
+export function uncappedCost(plan: FixedLimitPlan): DailyCost {
   const { perMinute, perDay } = PLAN_LIMITS[plan];
   const timeout = LIST_SETTINGS.timeoutSeconds;
   return {
@@ -48,7 +48,7 @@ export function uncappedCost(plan: Exclude<PlanName, 'enterprise'>): DailyCost {
  * that, so the bytes of a day are at most C x 86,400 s x 2 MB/s plus 6 MB per listing, and never
  * more than without the cap.
  */
-export function cappedCost(plan: Exclude<PlanName, 'enterprise'>): DailyCost {
+export function cappedCost(plan: FixedLimitPlan): DailyCost {
   const uncapped = uncappedCost(plan);
   const cap = LISTINGS_IN_FLIGHT[plan];
   const streamedBytes =
@@ -65,10 +65,9 @@ export function cappedCost(plan: Exclude<PlanName, 'enterprise'>): DailyCost {
 
 const n = (value: number) => Math.round(value).toLocaleString('en-US');
 
-/** The table docs/listing-limits.md shows. */
+/** The table docs/listing-limits.md shows: a row for each plan with limits of its own. */
 export function dailyCostTable(): string {
-  const plans = ['free', 'pro', 'business'] as const;
-  const rows = plans.map((plan) => {
+  const rows = FIXED_LIMIT_PLANS.map((plan) => {
     const without = uncappedCost(plan);
     const withCap = cappedCost(plan);
     return `| ${plan} | ${n(without.listingsPerDay)} | ${n(without.concurrent)} / ${n(withCap.concurrent)} | ${n(without.egressGiB)} / ${n(withCap.egressGiB)} | ${n(without.lambdaGbSeconds)} / ${n(withCap.lambdaGbSeconds)} |`;

@@ -3,11 +3,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext, type Caller } from '../../lib/core/access/caller';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import type { Order } from '../../lib/contract/order';
-import { OrdersRepository } from '../../lib/stores/orders';
+import { keysStore, seedingOrdersStore } from '../../lib/root/stores';
+import { closeClients } from '../../lib/root/wiring';
 import { createTestTables } from '../../test/support/dynamo';
 import { buildProxyEvent } from '../../tools/local/proxy-event';
 
@@ -52,16 +52,21 @@ export function variedOrders(count: number, firstIndex = 0): Order[] {
 /** Fresh tables holding `count` pending orders, written in six lanes (the embedded server is faster so). */
 export async function seededTables(endpoint: string, count: number) {
   const tables = await createTestTables(endpoint);
-  const orders = new OrdersRepository(tables.doc, tables.names.orders);
+  // The composition root's stores, on a wiring of the bench's own (closed with the tables).
+  const wiring = { endpoint, tables: tables.names };
+  const orders = seedingOrdersStore(wiring);
   const share = Math.ceil(count / 6);
   const lanes = [0, 1, 2, 3, 4, 5].map((lane) => [lane * share, Math.min(count, (lane + 1) * share)] as const);
   await Promise.all(lanes.map(([from, to]) => orders.putMany(pendingOrders(Math.max(0, to - from), from))));
   // An enterprise key with the highest custom limits, so the limiter admits everything it is asked.
   const limits = MAX_CUSTOM_LIMITS;
-  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
-  const { key, record } = await createApiKey(keys, { plan: 'enterprise', name: 'bench', limits });
+  const { key, record } = await createApiKey(keysStore(wiring), { plan: 'enterprise', name: 'bench', limits });
   const caller: Caller = { keyId: record.id, plan: 'enterprise', limits };
-  return { ...tables, orders, key, caller };
+  const drop = async () => {
+    closeClients(wiring);
+    await tables.drop();
+  };
+  return { ...tables, drop, orders, key, caller };
 }
 
 /** A proxy event as the gateway passes it after the authorizer, from the local gateway's own builder. */

@@ -67,6 +67,27 @@ export interface ErrorBody {
 
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
+/**
+ * An error that names the code it is answered with, declared with its class: domain code throws it
+ * and never sees a status; the edge (lib/edge/http-errors.ts) answers it from ERRORS by its code
+ * alone. The code is not enumerable, so a logged error shows what it showed before it had one.
+ */
+export abstract class CodedError extends Error {
+  declare readonly code: ErrorCode;
+  /** Seconds the client should wait before it retries, sent as Retry-After (a refusal that says). */
+  declare readonly retryAfterSeconds?: number;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    Object.defineProperty(this, 'code', { value: code });
+  }
+
+  /** The answer's message, when the catalogue's is too general (which query parameter, say). */
+  answerMessage(): string | undefined {
+    return undefined;
+  }
+}
+
 export function errorBody(code: ErrorCode, message: string = ERRORS[code].message): ErrorBody {
   return { code, message, status: ERRORS[code].status };
 }

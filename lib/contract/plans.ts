@@ -16,6 +16,12 @@ export const PLAN_LIMITS: Record<Exclude<PlanName, 'enterprise'>, Limits> = {
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
+/** The plans whose limits are the plan's own (PLAN_LIMITS), in PLAN_NAMES order; the others' are custom, per key. */
+export type FixedLimitPlan = keyof typeof PLAN_LIMITS;
+export const FIXED_LIMIT_PLANS: readonly FixedLimitPlan[] = PLAN_NAMES.filter(
+  (plan): plan is FixedLimitPlan => plan in PLAN_LIMITS,
+);
+
 /**
  * Listings of the whole store a key may have running at once (GET /store/orders streams for up to
  * the function's timeout). Every plan needs at most a few: one client reads one listing at a time.

@@ -1,6 +1,7 @@
-// The v2 listing's query, declared once: its parameters and page sizes. Read by the query parser,
-// the OpenAPI document, the client and the tests.
-import { ORDER_STATUSES } from './order';
+// The v2 listing's query, declared once: its parameters, its filters and page sizes. Read by the
+// query parser, the cursor, the store, the OpenAPI document, the client and the tests.
+// With its extension: the typed client's NodeNext build compiles this file (client/pages.ts).
+import { ORDER_STATUSES, type OrderStatus } from './order.ts';
 
 export const SYNC_PAGE = {
   /** Orders per page when the request gives no `limit`. */
@@ -17,6 +18,23 @@ export const SYNC_PARAMETERS = {
   updatedSince: 'updatedSince',
 } as const;
 export type SyncParameter = keyof typeof SYNC_PARAMETERS;
+
+/**
+ * The parameters that filter a walk, the others (limit, cursor) addressing its pages: a cursor
+ * carries them and holds later pages to them, and a walk with none of them scans the table.
+ */
+export const SYNC_FILTERS = [SYNC_PARAMETERS.status, SYNC_PARAMETERS.updatedSince] as const;
+export type SyncFilter = (typeof SYNC_FILTERS)[number];
+
+/**
+ * A walk's filters by name: a status, or the lower bound on updatedAt (given as an RFC 3339
+ * date-time; held as the ISO 8601 UTC text with milliseconds that updatedAt uses).
+ */
+export type SyncFilters = { [F in SyncFilter]?: F extends 'status' ? OrderStatus : string };
+
+/** Whether a walk is unfiltered: it scans the table rather than reading the index. */
+export const isUnfiltered = (filters: SyncFilters): boolean =>
+  SYNC_FILTERS.every((name) => filters[name] === undefined);
 
 /** The statuses a page can be filtered by: every status. */
 export const SYNC_STATUSES = ORDER_STATUSES;

@@ -1,5 +1,6 @@
 import { createError, type HttpError } from '@middy/util';
 import {
+  CodedError,
   errorJson,
   ERRORS,
   SERVICE_UNAVAILABLE_ANSWER,
@@ -8,31 +9,25 @@ import {
   type ErrorCode,
 } from '../contract/errors';
 import type { RateLimitCode } from '../contract/operations';
-import {
-  InvalidOrderIdError,
-  ListingTooLargeUncompressedError,
-  OrderAlreadyShippedError,
-  OrderNotFoundError,
-} from '../core/orders/order-errors';
-import { InvalidPetIdError, PetNotFoundError } from '../core/pets/pet-errors';
-import { StageListingsFullError, TooManyListingsError } from '../stores/listings-in-flight';
 import { isDependencyFailure } from '../stores/dependency-failure';
-import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from '../core/limiter/limit-errors';
-import { InvalidCursorError, InvalidQueryError } from '../core/sync/sync-errors';
 
 /** No authorizer context reached the handler: the request is treated as unauthenticated. */
-export class MissingCallerError extends Error {
+export class MissingCallerError extends CodedError {
   override readonly name = 'MissingCallerError';
+  constructor(message: string) {
+    super('UNAUTHORIZED', message);
+  }
 }
 
 /** The limiter refused the request; thrown before the handler runs. */
-export class RateLimitRejectedError extends Error {
+export class RateLimitRejectedError extends CodedError {
   override readonly name = 'RateLimitRejectedError';
+  declare readonly code: RateLimitCode;
   constructor(
-    readonly code: RateLimitCode,
-    readonly retryAfterSeconds: number,
+    code: RateLimitCode,
+    override readonly retryAfterSeconds: number,
   ) {
-    super(code);
+    super(code, code);
   }
 }
 
@@ -43,29 +38,26 @@ function httpError({ code, headers, message }: ErrorAnswer, cause?: unknown): Ht
   return error;
 }
 
+/** Answers whose headers are the same whoever gives them: a 401 names its scheme, a 503 its wait. */
+const FIXED_ANSWERS: Partial<Record<ErrorCode, ErrorAnswer>> = {
+  UNAUTHORIZED: UNAUTHORIZED_ANSWER,
+  SERVICE_UNAVAILABLE: SERVICE_UNAVAILABLE_ANSWER,
+};
+
 /** The answer an error gets, or undefined for anything unknown. */
 function answerTo(error: unknown): ErrorAnswer | undefined {
-  if (error instanceof InvalidOrderIdError) return { code: 'INVALID_ORDER_ID', headers: {} };
-  if (error instanceof OrderNotFoundError) return { code: 'ORDER_NOT_FOUND', headers: {} };
-  if (error instanceof InvalidPetIdError) return { code: 'INVALID_PET_ID', headers: {} };
-  if (error instanceof PetNotFoundError) return { code: 'PET_NOT_FOUND', headers: {} };
-  if (error instanceof OrderAlreadyShippedError) return { code: 'ORDER_ALREADY_SHIPPED', headers: {} };
-  if (error instanceof ListingTooLargeUncompressedError) return { code: 'LISTING_TOO_LARGE_UNCOMPRESSED', headers: {} };
-  if (error instanceof TooManyListingsError)
-    return { code: 'TOO_MANY_LISTINGS', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
-  if (error instanceof InvalidQueryError) return { code: 'INVALID_QUERY', headers: {}, message: error.message };
-  if (error instanceof InvalidCursorError) return { code: 'INVALID_CURSOR', headers: {} };
-  // A revoked key whose authorization API Gateway still caches: refused as the authorizer would.
-  if (error instanceof MissingCallerError || error instanceof KeyRevokedError) return UNAUTHORIZED_ANSWER;
-  // The stage runs as many listings as it may: a capacity refusal, not the key's doing.
-  if (error instanceof StageListingsFullError) return SERVICE_UNAVAILABLE_ANSWER;
-  if (error instanceof RateLimitRejectedError)
-    return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
-  // The limiter's replies came too late to count the request in its minute, or to serve it before
-  // the deadline: DynamoDB was slow.
-  if (isDependencyFailure(error) || error instanceof MinutePassedError || error instanceof NoTimeToServeError)
-    return SERVICE_UNAVAILABLE_ANSWER;
-  return undefined;
+  if (error instanceof CodedError) {
+    const message = error.answerMessage();
+    return (
+      FIXED_ANSWERS[error.code] ?? {
+        code: error.code,
+        headers: error.retryAfterSeconds !== undefined ? { 'Retry-After': String(error.retryAfterSeconds) } : {},
+        ...(message !== undefined ? { message } : {}),
+      }
+    );
+  }
+  // A dependency (DynamoDB) that failed, throttled or could not be reached.
+  return isDependencyFailure(error) ? SERVICE_UNAVAILABLE_ANSWER : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   listOrdersHandler,
   listOrdersV2Handler,
 } from './handlers';
-import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore, type Stores } from './stores';
+import { storesFor, type Stores } from './stores';
 import type { Wiring } from './wiring';
 
 export type { Wiring } from './wiring';
@@ -27,14 +27,7 @@ export interface Service {
  */
 export function composeService(wiring: Wiring): Service {
   return {
-    stores: {
-      orders: ordersStore(wiring),
-      pets: petsStore(wiring),
-      keys: keysStore(wiring),
-      limiter: limiterStore(wiring),
-      listings: listingsStore(wiring),
-      pages: pagesStore(wiring),
-    },
+    stores: storesFor(wiring),
     authorizer: authorizerHandler(wiring),
     listOrders: listOrdersHandler(wiring),
     cancelOrder: cancelOrderHandler(wiring),

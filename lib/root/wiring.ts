@@ -18,6 +18,8 @@ import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
   endpoint?: string;
+  /** The AWS Region, when a command line names one (the admin command's --stage); the default chain's otherwise. */
+  region?: string;
   /** Per-attempt DynamoDB timeout; the client's own default for the endpoint when absent. */
   requestTimeoutMs?: number;
   /** Table names, or a lookup called when a store is first made (a function's environment). */
@@ -79,13 +81,17 @@ export function perWiring<T>(make: (wiring: Wiring) => T): (wiring: Wiring) => T
 function clientOptions(wiring: Wiring): DynamoOptions {
   return {
     ...(wiring.endpoint ? { endpoint: wiring.endpoint } : {}),
+    ...(wiring.region !== undefined ? { region: wiring.region } : {}),
     ...(wiring.requestTimeoutMs !== undefined ? { requestTimeoutMs: wiring.requestTimeoutMs } : {}),
   };
 }
 
+/** The SDK's retries (MAX_ATTEMPTS), for every store but the limiter and the stamped writes. */
+const retryingClient = /* @__PURE__ */ perWiring((wiring): DynamoDBClient => createDynamoClient(clientOptions(wiring)));
+
 /** The retrying document client, for every store but the limiter. */
 export const documentClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
-  createDocumentClient(createDynamoClient(clientOptions(wiring))),
+  createDocumentClient(retryingClient(wiring)),
 );
 
 /** One attempt per call (LIMITER_CLIENT): the limiter's counting writes and the orders' stamped writes. */
@@ -97,6 +103,12 @@ const singleAttemptClient = /* @__PURE__ */ perWiring((wiring): DynamoDBClient =
 export const counterClient = /* @__PURE__ */ perWiring((wiring): DynamoDBDocumentClient =>
   createDocumentClient(singleAttemptClient(wiring)),
 );
+
+/** Frees the wiring's DynamoDB sockets, so a command made from it can exit. */
+export function closeClients(wiring: Wiring): void {
+  retryingClient(wiring).destroy();
+  singleAttemptClient(wiring).destroy();
+}
 
 /**
  * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench);

@@ -27,6 +27,7 @@ import { conditionalWrite } from './conditional';
 import { logger } from '../commons/logger';
 import { numberOf } from './numbers';
 import { TABLES } from '../contract/tables';
+import { CodedError } from '../contract/errors';
 import { unixSeconds } from '../core/limiter/windows';
 
 /**
@@ -50,21 +51,22 @@ export function slotKey(keyId: string, slot: number): string {
  * of their leases expires, at the latest (a listing that ends, or whose client hangs up, frees its
  * slot sooner).
  */
-export class TooManyListingsError extends Error {
+export class TooManyListingsError extends CodedError {
   override readonly name = 'TooManyListingsError';
   constructor(
     readonly cap: number,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
-    super(`All ${cap} listing slots of the key are taken`);
+    super('TOO_MANY_LISTINGS', `All ${cap} listing slots of the key are taken`);
   }
 }
 
 /** Every stage-wide slot is held: the stage runs as many listings as it may. */
-export class StageListingsFullError extends Error {
+export class StageListingsFullError extends CodedError {
   override readonly name = 'StageListingsFullError';
   constructor(readonly cap: number) {
-    super(`All ${cap} listing slots of the stage are taken`);
+    // A capacity refusal, not the key's doing.
+    super('SERVICE_UNAVAILABLE', `All ${cap} listing slots of the stage are taken`);
   }
 }
 

@@ -4,9 +4,9 @@
 import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../contract/synced-order';
+import { isUnfiltered, type SyncFilters } from '../contract/sync';
 import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
 import type { PagePosition } from '../core/sync/cursor';
-import type { SyncFilters } from '../core/sync/query';
 import { statusShard, updateShard } from '../core/sync/keys';
 import { syncedOrderFromAttributes } from './orders';
 
@@ -62,7 +62,7 @@ export class OrderPages {
   ) {}
 
   async page(filters: SyncFilters, position: PagePosition | undefined, limit: number): Promise<OrderPage> {
-    if (filters.status === undefined && filters.updatedSince === undefined) {
+    if (isUnfiltered(filters)) {
       return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit);
     }
     return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit);

@@ -5,7 +5,7 @@
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiHandler } from '../../lib/edge/api-handler';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
 import { banThreshold } from '../../lib/core/limiter/rules';
 import { ROUTES, type Route } from '../../lib/contract/routes';
@@ -46,7 +46,8 @@ beforeAll(async () => {
       },
     ],
   });
-  limiter = new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now);
+  // The stack's own limiter, as the composition root made it for the service's routes.
+  limiter = stack.app.limiter;
   await stack.app.orders.putMany([
     { id: '1', status: 'pending' },
     { id: '2', status: 'shipped' },

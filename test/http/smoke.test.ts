@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { tablesTarget, type AdminTarget } from '../../tools/admin/target';
+import type { AdminTarget } from '../../tools/admin/target';
+import { testTarget } from '../support/admin-harness';
 import { stackTarget } from '../../tools/admin/target';
 import { STACK_DYNAMO_PATH, type StackDynamo } from '../../tools/shared/stack-dynamo';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
@@ -19,7 +20,6 @@ import {
   V2_API_URL_OUTPUT,
 } from '../../lib/contract/deployment';
 import { runSmokeCommand } from '../../tools/smoke/run';
-import { createDynamoClient } from '../../lib/stores/dynamo';
 import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import { createApiKey } from '../../lib/stores/key-service';
 import { stageTarget, type StageClients } from '../../tools/admin/stage';
@@ -39,7 +39,6 @@ import { generateApiKey } from '../../lib/core/access/key-format';
 import { TABLES, type TableId } from '../../lib/contract/tables';
 import { ThrowawayKeys, throwawayKeyName } from '../../tools/smoke/throwaway-keys';
 import { CHECK_NAMES, runSmoke, SMOKE_ORDER_IDS, type CheckResult } from '../../tools/smoke/suite';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BASE_PATH, ROUTES, V2_BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
 import { ordersById } from '../support/orders-table';
@@ -59,20 +58,11 @@ beforeAll(async () => {
   motoStarting = motoMissing === undefined ? startMoto() : Promise.reject(new Error(motoMissing));
   // Unobserved until the command-line tests await it: a failure to start is theirs to report.
   motoStarting.catch(() => undefined);
-  let limiter: RateLimiter | undefined;
   stack = await startLocalStack({
-    extraRoutes: [
-      deprecatedFixtureRoute(
-        () => (limiter ??= new RateLimiter(stack.tables.doc, stack.tables.names.rateLimits, stack.clock.now)),
-      ),
-    ],
+    // The stack's own limiter, as the composition root made it for the service's routes.
+    extraRoutes: [deprecatedFixtureRoute(() => stack.app.limiter)],
   });
-  admin = tablesTarget({
-    doc: stack.tables.doc,
-    names: stack.tables.names,
-    label: 'the test tables',
-    unreachableHint: '',
-  });
+  admin = testTarget(stack.tables);
   ({ key } = await stack.newKey('enterprise', { perMinute: 10_000, perDay: 100_000 }));
   await stack.app.orders.putMany([
     { id: '9223372036854775807', status: 'pending' },
@@ -81,9 +71,13 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
+  admin.close();
   const moto = await motoStarting.catch(() => undefined);
   await Promise.all([stack.close(), moto?.stop()]);
 });
+
+/** The shared admin target for a command, which closes what it is given: it stays open for the tests after. */
+const sharedAdmin = (): AdminTarget => ({ ...admin, close: () => undefined });
 
 /** The suite against the API at `origin`: v1 under BASE_PATH, and v2 under V2_BASE_PATH unless `v2` is false. */
 async function smoke(
@@ -192,7 +186,7 @@ describeWithMoto('the command line', () => {
     const clients = {
       cloudFormation: moto.cloudFormation(),
       apiGateway: moto.apiGateway(),
-      dynamo: createDynamoClient({ endpoint: stack.tables.endpoint }),
+      dynamo: { endpoint: stack.tables.endpoint },
     };
     configure(clients);
     return clients;
@@ -264,7 +258,7 @@ describeWithMoto('the command line', () => {
     const code = await runSmokeCommand(['--stage', 'staging'], {
       out: { out: (line) => out.push(line), err: (line) => err.push(line) },
       stageClients,
-      local: () => admin,
+      local: () => sharedAdmin(),
       sleep: async () => undefined,
       signal: interrupt.signal,
     });
@@ -540,7 +534,7 @@ describe('a run stopped from outside', () => {
       stageClients: () => {
         throw new Error('no stage here');
       },
-      local: () => admin,
+      local: () => sharedAdmin(),
     });
     expect(code).toBe(0);
     expect(out).toEqual([

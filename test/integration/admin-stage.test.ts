@@ -15,7 +15,6 @@ import {
 import { hashApiKey } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
-import { createDynamoClient } from '../../lib/stores/dynamo';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
@@ -84,7 +83,7 @@ describeWithMoto('admin --stage against moto_server', () => {
           const clients = {
             cloudFormation: moto.cloudFormation(options.region),
             apiGateway: moto.apiGateway(options.region),
-            dynamo: createDynamoClient({ endpoint: tables.endpoint }),
+            dynamo: { endpoint: tables.endpoint },
           };
           options.configure?.(clients);
           return stageTarget(name, clients);

@@ -2,4 +2,12 @@
 // One runner, one load of the stack's modules: see test/support/specs.ts.
 import { runSpecs } from '../support/specs';
 
-runSpecs(__dirname, ['admin-backfill', 'admin-endpoint', 'admin-keys', 'admin-orders', 'admin-pets', 'admin-usage']);
+runSpecs(__dirname, [
+  'admin-backfill',
+  'admin-endpoint',
+  'admin-keys',
+  'admin-orders',
+  'admin-pets',
+  'admin-root',
+  'admin-usage',
+]);

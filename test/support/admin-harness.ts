@@ -18,7 +18,11 @@ export type Admin = (...argv: string[]) => Promise<AdminRun>;
 
 /** The test tables as the admin command's local target. */
 export function testTarget(tables: TestTables): AdminTarget {
-  return tablesTarget({ doc: tables.doc, names: tables.names, label: 'the test tables', unreachableHint: '' });
+  return tablesTarget({
+    wiring: { endpoint: tables.endpoint, tables: tables.names },
+    label: 'the test tables',
+    unreachableHint: '',
+  });
 }
 
 /** Runs the admin command in-process, capturing what it writes. */

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../../lib/stores/key-service';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
+import { keysStore, seedingOrdersStore } from '../../lib/root/stores';
+import { closeClients, type Wiring } from '../../lib/root/wiring';
 import type { Limits, PlanName } from '../../lib/contract/plans';
 import { createLocalApp } from '../../tools/local/app';
 import { createTestTables, type TestTables } from './dynamo';
@@ -40,20 +41,23 @@ export async function startProxiedStack(upstreamEndpoint: string): Promise<Proxi
   });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  // Setup and checks: the root's stores on a wiring straight to the server.
+  const direct: Wiring = { endpoint: upstreamEndpoint, tables: tables.names };
   return {
     baseUrl,
     proxy,
     tables,
     clock,
-    orders: new OrdersRepository(tables.doc, tables.names.orders),
-    newKey: async (plan, limits) => (await createApiKey(keys, { plan, ...(limits ? { limits } : {}) })).key,
+    orders: seedingOrdersStore(direct),
+    newKey: async (plan, limits) =>
+      (await createApiKey(keysStore(direct), { plan, ...(limits ? { limits } : {}) })).key,
     request: (method, path, key) =>
       rawRequest(baseUrl, method, path, key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
     close: async () => {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await proxy.close();
+      closeClients(direct);
       await tables.drop();
     },
   };

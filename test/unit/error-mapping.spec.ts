@@ -35,3 +35,10 @@ test('401 and 503 carry their headers on every route', () => {
     headers: SERVICE_UNAVAILABLE_ANSWER.headers,
   });
 });
+
+test("a domain error's code is declared with its class but not enumerable: a logged error shows what it did before", () => {
+  const shipped = new OrderAlreadyShippedError('5');
+  expect(shipped.code).toBe('ORDER_ALREADY_SHIPPED');
+  expect(Object.keys(shipped).sort()).toEqual(['name', 'orderId']);
+  expect(toHttpError(shipped, CANCEL)?.statusCode).toBe(ERRORS[shipped.code].status);
+});

@@ -1,8 +1,9 @@
 // The bounds docs/listing-limits.md explains; its cost table is a generated block (test/unit/generated.spec.ts).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { cappedCost, uncappedCost } from '../../infra/listing-cost';
-import { PLAN_LIMITS } from '../../lib/contract/plans';
+import { cappedCost, dailyCostTable, uncappedCost } from '../../infra/listing-cost';
+import { FIXED_LIMIT_PLANS, PLAN_LIMITS, PLAN_NAMES } from '../../lib/contract/plans';
+import { dailyCostArithmetic } from '../../scripts/generate-cost-arithmetic';
 import { STREAMING_LIMITS } from '../../lib/contract/streaming-limits';
 import {
   ITEM_COUNT_GROWTH_MARGIN,
@@ -39,4 +40,14 @@ test('the cap bounds executions and daily cost, and never raises them', () => {
     expect(withCap.egressGiB).toBeLessThanOrEqual(without.egressGiB);
     expect(withCap.lambdaGbSeconds).toBeLessThan(without.lambdaGbSeconds);
   }
+});
+
+test('every declared plan reaches the cost docs: a table row each with limits of its own, an arithmetic line each', () => {
+  const rows = dailyCostTable().split('\n').slice(2);
+  expect(rows.map((row) => row.split('|')[1]?.trim())).toEqual(FIXED_LIMIT_PLANS);
+  const arithmetic = dailyCostArithmetic();
+  const named = PLAN_NAMES.filter(
+    (plan) => arithmetic.includes(`The arithmetic, for ${plan} (`) || arithmetic.includes(`\n- ${plan}: `),
+  );
+  expect(named).toEqual(PLAN_NAMES);
 });

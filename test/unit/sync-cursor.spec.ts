@@ -1,5 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { SYNC_SHARDS } from '../../lib/contract/tables';
+import { isUnfiltered, SYNC_FILTERS, type SyncFilters } from '../../lib/contract/sync';
+import { parseSyncQuery } from '../../lib/core/sync/query';
+import { pageUrl } from '../../client/pages';
 import { CURSOR_VERSION, cursorFilters, openCursor, sealCursor, type CursorContent } from '../../lib/core/sync/cursor';
 import { InvalidCursorError } from '../../lib/core/sync/sync-errors';
 
@@ -82,3 +85,23 @@ test("a cursor's filters hold; the request may repeat them or leave them out, no
   expect(() => cursorFilters(scanned, { status: 'pending' })).toThrow(InvalidCursorError);
   expect(() => cursorFilters(scanned, { updatedSince: '2026-11-22T12:00:00.000Z' })).toThrow(InvalidCursorError);
 });
+
+/** A value of each declared filter: a filter added to SYNC_FILTERS fails the type check here until it has one. */
+const FILTER_SAMPLES: Required<SyncFilters> = { status: 'shipped', updatedSince: '2026-11-22T12:00:00.000Z' };
+
+test.each(SYNC_FILTERS)(
+  'the declared filter %s is read, carried and held by the cursor, and sent by the client',
+  (name) => {
+    const filters: SyncFilters = { [name]: FILTER_SAMPLES[name] };
+    expect(parseSyncQuery({ [name]: [FILTER_SAMPLES[name]] }).filters).toEqual(filters);
+    expect(isUnfiltered(filters)).toBe(false);
+    const opened = openCursor(sealCursor({ ...indexed, filters }, key), key);
+    expect(opened.filters).toEqual(filters);
+    expect(cursorFilters(opened, {})).toEqual(filters);
+    expect(() => cursorFilters(opened, { [name]: `${FILTER_SAMPLES[name]}-other` })).toThrow(InvalidCursorError);
+    const first = new URL(pageUrl('https://api.example/v2', filters));
+    expect(first.searchParams.get(name)).toBe(FILTER_SAMPLES[name]);
+    // Later pages: the cursor holds the filters, the URL does not repeat them.
+    expect(new URL(pageUrl('https://api.example/v2', filters, 'c')).searchParams.get(name)).toBeNull();
+  },
+);

@@ -7,21 +7,21 @@ import {
   paginateGetApiKeys,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ApiKeyRecord } from '../../lib/stores/api-keys';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import type { PlanName } from '../../lib/contract/plans';
 import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../lib/contract/deployment';
 import { AdminFailure } from '../shared/errors';
-import { tablesTarget, type AdminTarget, type GatewayKeys } from './target';
+import { tablesTarget, type AdminTarget, type GatewayKeys, type TargetWiring } from './target';
 
 /** The clients a deployed stage is reached through; tests pass mocked or local ones. */
 export interface StageClients {
   cloudFormation: CloudFormationClient;
   apiGateway: APIGatewayClient;
-  dynamo: DynamoDBClient;
-  /** One attempt per call, for the orders' stamped writes (a retry must stamp anew); `dynamo` when absent. */
-  dynamoWriter?: DynamoDBClient;
+  /**
+   * Where the stage's DynamoDB is (AWS's, in a Region a command line may name; tests give an
+   * endpoint): the composition root makes its clients, as it does the service's.
+   */
+  dynamo: Pick<TargetWiring, 'endpoint' | 'region'>;
 }
 
 /**
@@ -33,14 +33,14 @@ export function defaultStageClients(region?: string): StageClients {
   return {
     cloudFormation: new CloudFormationClient(where),
     apiGateway: new APIGatewayClient(where),
-    dynamo: createDynamoClient(where),
-    dynamoWriter: createDynamoClient({ ...where, maxAttempts: 1 }),
+    dynamo: where,
   };
 }
 
 /** Frees the clients' sockets, so a command can exit. */
 export function closeStageClients(clients: StageClients): void {
-  for (const client of Object.values(clients)) client.destroy();
+  clients.cloudFormation.destroy();
+  clients.apiGateway.destroy();
 }
 
 function isMissingStack(error: unknown): boolean {
@@ -153,9 +153,7 @@ export async function stageTarget(
     const outputs = await readStageOutputs(clients.cloudFormation, stage, outputsRead);
     const region = await clients.cloudFormation.config.region();
     return tablesTarget({
-      doc: createDocumentClient(clients.dynamo),
-      writer: clients.dynamoWriter ?? clients.dynamo,
-      names: outputs.tables,
+      wiring: { ...clients.dynamo, tables: outputs.tables },
       label: `stage ${stage} (stack ${stackNameFor(stage)} in ${region})`,
       unreachableHint: 'Check your network, AWS credentials and region.',
       gateway: gatewayKeys(clients.apiGateway, outputs.usagePlanIds),

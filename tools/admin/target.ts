@@ -1,14 +1,11 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { awsClock } from '../../lib/stores/aws-clock';
-import { ApiKeysRepository, type ApiKeyRecord } from '../../lib/stores/api-keys';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import type { ApiKeyRecord, ApiKeysRepository } from '../../lib/stores/api-keys';
 import { optionalEnv } from '../../lib/commons/env';
 import type { PlanName } from '../../lib/contract/plans';
-import { OrdersRepository } from '../../lib/stores/orders';
-import { PetsRepository } from '../../lib/stores/pets';
-import { StoreGrowth } from '../../lib/stores/store-growth';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { OrdersRepository } from '../../lib/stores/orders';
+import type { PetsRepository } from '../../lib/stores/pets';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
+import { storesFor } from '../../lib/root/stores';
+import { closeClients, type Wiring } from '../../lib/root/wiring';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
@@ -43,33 +40,38 @@ export interface AdminTarget {
   close(): void;
 }
 
+/** Where a target's DynamoDB and tables are; its stores are the composition root's (lib/root/stores.ts). */
+export type TargetWiring = Pick<Wiring, 'endpoint' | 'region' | 'tables'>;
+
 export interface TablesTargetOptions {
-  doc: DynamoDBDocumentClient;
-  /** A client that makes one attempt per call, for the orders' stamped writes; `doc`'s own when absent. */
-  writer?: DynamoDBClient;
   /** The tables the admin command uses; of the rate-limit items it reads them and marks revocations. */
-  names: TableNames;
+  wiring: TargetWiring;
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;
   close?: () => void;
 }
 
+/**
+ * The stores as the service has them: on the root's one-attempt client for the limiter and the
+ * orders' stamped writes, stamped on AWS's clock rather than the operator's (lib/stores/aws-clock.ts).
+ */
 export function tablesTarget(options: TablesTargetOptions): AdminTarget {
+  // A wiring of the target's own, so its clients are made for it and closed with it.
+  const wiring: Wiring = { ...options.wiring };
+  const { keys, orders, pets, limiter } = storesFor(wiring);
   return {
     label: options.label,
     unreachableHint: options.unreachableHint,
-    keys: new ApiKeysRepository(options.doc, options.names.apiKeys),
-    orders: new OrdersRepository(options.doc, options.names.orders, {
-      // Stamped on AWS's clock, not the operator's (lib/stores/aws-clock.ts), one attempt per send.
-      ...(options.writer ? { stampClock: awsClock(options.writer), writer: createDocumentClient(options.writer) } : {}),
-      // The orders an import adds count towards the listing's size bound at once.
-      growth: new StoreGrowth(options.doc, options.names.rateLimits),
-    }),
-    pets: new PetsRepository(options.doc, options.names.pets),
-    limiter: new RateLimiter(options.doc, options.names.rateLimits),
+    keys,
+    orders,
+    pets,
+    limiter,
     ...(options.gateway ? { gateway: options.gateway } : {}),
-    close: options.close ?? (() => undefined),
+    close: () => {
+      closeClients(wiring);
+      options.close?.();
+    },
   };
 }
 
@@ -83,19 +85,11 @@ function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
 }
 
 /** The tables at a local stack's DynamoDB endpoint; the hint says what to do when it does not answer. */
-function endpointTarget(endpoint: string, names: TableNames, unreachableHint: string): AdminTarget {
-  const client = createDynamoClient({ endpoint });
-  const writer = createDynamoClient({ endpoint, maxAttempts: 1 });
+function endpointTarget(endpoint: string, tables: TableNames, unreachableHint: string): AdminTarget {
   return tablesTarget({
-    doc: createDocumentClient(client),
-    writer,
-    names,
+    wiring: { endpoint, tables },
     label: `the local stack (DynamoDB at ${endpoint})`,
     unreachableHint,
-    close: () => {
-      client.destroy();
-      writer.destroy();
-    },
   });
 }
 

@@ -1,14 +1,15 @@
-// The limiter's own failure, turned into an HTTP answer at the edge (lib/edge/http-errors.ts).
+// The limiter's own failures, each with the code it is answered with (lib/edge/http-errors.ts).
+import { CodedError } from '../../contract/errors';
 
 /**
  * The request's minute ended, and the key's next minute started, before the limiter could count
  * the request (DynamoDB's replies were slow): it is neither served from the next minute's limit
  * nor refused in its name. Answered 503, like a counting write that got no reply in time.
  */
-export class MinutePassedError extends Error {
+export class MinutePassedError extends CodedError {
   override readonly name = 'MinutePassedError';
   constructor(readonly key: string) {
-    super(`The minute of a request on ${key} ended before it could be counted`);
+    super('SERVICE_UNAVAILABLE', `The minute of a request on ${key} ended before it could be counted`);
   }
 }
 
@@ -17,10 +18,10 @@ export class MinutePassedError extends Error {
  * replies were slow): it was not counted, or its slot was given back. Answered 503 at once, so the
  * quota is not spent on a request that would end 503 at the function deadline anyway.
  */
-export class NoTimeToServeError extends Error {
+export class NoTimeToServeError extends CodedError {
   override readonly name = 'NoTimeToServeError';
   constructor(readonly key: string) {
-    super(`A request on ${key} had no time left to be served before its deadline`);
+    super('SERVICE_UNAVAILABLE', `A request on ${key} had no time left to be served before its deadline`);
   }
 }
 
@@ -29,9 +30,9 @@ export class NoTimeToServeError extends Error {
  * every request with a key makes, meets the mark. Answered 401 like any revoked key, whatever the
  * authorizer's cached answer says; counted nowhere.
  */
-export class KeyRevokedError extends Error {
+export class KeyRevokedError extends CodedError {
   override readonly name = 'KeyRevokedError';
   constructor(readonly key: string) {
-    super(`The key of ${key} is revoked`);
+    super('UNAUTHORIZED', `The key of ${key} is revoked`);
   }
 }

@@ -1,15 +1,17 @@
-// Domain errors of the pets module; the HTTP edge maps them to statuses and codes.
+// Domain errors of the pets module, each with the code it is answered with; the HTTP edge maps the
+// code to a status.
+import { CodedError } from '../../contract/errors';
 
-export class InvalidPetIdError extends Error {
+export class InvalidPetIdError extends CodedError {
   override readonly name = 'InvalidPetIdError';
   constructor() {
-    super('petId must be a decimal integer in the int64 range');
+    super('INVALID_PET_ID', 'petId must be a decimal integer in the int64 range');
   }
 }
 
-export class PetNotFoundError extends Error {
+export class PetNotFoundError extends CodedError {
   override readonly name = 'PetNotFoundError';
   constructor(readonly petId: string) {
-    super(`Pet ${petId} not found`);
+    super('PET_NOT_FOUND', `Pet ${petId} not found`);
   }
 }

@@ -2,9 +2,9 @@
 // HMAC so that a cursor this API did not issue, or one altered since, is refused rather than read.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isOrderStatus } from '../../contract/order';
+import { SYNC_FILTERS, type SyncFilter, type SyncFilters } from '../../contract/sync';
 import { SYNC_SHARDS } from '../../contract/tables';
 import { InvalidCursorError } from './sync-errors';
-import type { SyncFilters } from './query';
 
 /**
  * Where the next page starts. Unfiltered pages scan the table: after the last id read. Filtered
@@ -36,13 +36,18 @@ export function sealCursor(content: CursorContent, key: Uint8Array): string {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
+/** What a sealed cursor may hold for each filter. */
+const FILTER_VALUE: { [F in SyncFilter]: (value: unknown) => value is NonNullable<SyncFilters[F]> } = {
+  status: isOrderStatus,
+  updatedSince: isString,
+};
+const isFilter = (name: string): name is SyncFilter => (SYNC_FILTERS as readonly string[]).includes(name);
+
 function filtersIn(value: unknown): SyncFilters | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { status, updatedSince, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) return undefined;
-  if (status !== undefined && !isOrderStatus(status)) return undefined;
-  if (updatedSince !== undefined && !isString(updatedSince)) return undefined;
-  return { ...(status !== undefined ? { status } : {}), ...(updatedSince !== undefined ? { updatedSince } : {}) };
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const valid = entries.every(([name, v]) => isFilter(name) && FILTER_VALUE[name](v));
+  return valid ? (Object.fromEntries(entries) as SyncFilters) : undefined;
 }
 
 function positionIn(value: unknown): PagePosition | undefined {
@@ -92,7 +97,7 @@ export function openCursor(cursor: string, key: Uint8Array): CursorContent {
  * them out; a filter it gives that differs from the cursor's, or adds, is refused.
  */
 export function cursorFilters(cursor: CursorContent, requested: SyncFilters): SyncFilters {
-  for (const name of ['status', 'updatedSince'] as const) {
+  for (const name of SYNC_FILTERS) {
     const asked = requested[name];
     if (asked !== undefined && asked !== cursor.filters[name])
       throw new InvalidCursorError(`it belongs to other filters than ${name}=${asked}`);

@@ -1,14 +1,15 @@
 // The v2 listing's query string, parsed and checked: every mistake is an InvalidQueryError naming
 // its parameter, never a 5xx.
-import { isOrderStatus, type OrderStatus } from '../../contract/order';
-import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES } from '../../contract/sync';
+import { isOrderStatus } from '../../contract/order';
+import {
+  SYNC_FILTERS,
+  SYNC_PAGE,
+  SYNC_PARAMETERS,
+  SYNC_STATUSES,
+  type SyncFilter,
+  type SyncFilters,
+} from '../../contract/sync';
 import { InvalidQueryError } from './sync-errors';
-
-export interface SyncFilters {
-  status?: OrderStatus;
-  /** The lower bound on updatedAt, as the ISO 8601 UTC text with milliseconds that updatedAt uses. */
-  updatedSince?: string;
-}
 
 export interface SyncQuery {
   limit: number;
@@ -73,6 +74,28 @@ function parseLimit(text: string | undefined): number {
   return value;
 }
 
+/** Each filter's value as the request gives it, checked and held as the walk reads it. */
+const FILTER_VALUES: { [F in SyncFilter]: (text: string) => NonNullable<SyncFilters[F]> } = {
+  status(text) {
+    if (!isOrderStatus(text))
+      throw new InvalidQueryError(SYNC_PARAMETERS.status, `must be one of ${SYNC_STATUSES.join(', ')}`);
+    return text;
+  },
+  updatedSince(text) {
+    const normalised = normalisedDateTime(text);
+    if (normalised === undefined)
+      throw new InvalidQueryError(
+        SYNC_PARAMETERS.updatedSince,
+        'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z',
+      );
+    return normalised;
+  },
+};
+
+function setFilter<F extends SyncFilter>(filters: SyncFilters, name: F, text: string): void {
+  filters[name] = FILTER_VALUES[name](text);
+}
+
 /** The query of one request, from its parameters as API Gateway gives them (every value of each). */
 export function parseSyncQuery(parameters: Record<string, readonly string[] | undefined> | null): SyncQuery {
   const given = parameters ?? {};
@@ -83,21 +106,9 @@ export function parseSyncQuery(parameters: Record<string, readonly string[] | un
 
   const limit = parseLimit(single(given.limit, SYNC_PARAMETERS.limit));
   const filters: SyncFilters = {};
-  const status = single(given.status, SYNC_PARAMETERS.status);
-  if (status !== undefined) {
-    if (!isOrderStatus(status))
-      throw new InvalidQueryError(SYNC_PARAMETERS.status, `must be one of ${SYNC_STATUSES.join(', ')}`);
-    filters.status = status;
-  }
-  const since = single(given.updatedSince, SYNC_PARAMETERS.updatedSince);
-  if (since !== undefined) {
-    const normalised = normalisedDateTime(since);
-    if (normalised === undefined)
-      throw new InvalidQueryError(
-        SYNC_PARAMETERS.updatedSince,
-        'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z',
-      );
-    filters.updatedSince = normalised;
+  for (const name of SYNC_FILTERS) {
+    const text = single(given[name], name);
+    if (text !== undefined) setFilter(filters, name, text);
   }
   const cursor = single(given.cursor, SYNC_PARAMETERS.cursor);
   if (cursor === '') throw new InvalidQueryError(SYNC_PARAMETERS.cursor, 'must not be empty');

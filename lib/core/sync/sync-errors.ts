@@ -1,19 +1,27 @@
-// Domain errors of the v2 listing's query; the HTTP edge maps them to 400s.
+// Domain errors of the v2 listing's query, each with the code it is answered with; the HTTP edge
+// maps the code to a status (400).
+import { CodedError } from '../../contract/errors';
+
 /** A query parameter that is unknown, repeated, or has a value it cannot take. */
-export class InvalidQueryError extends Error {
+export class InvalidQueryError extends CodedError {
   override readonly name = 'InvalidQueryError';
   constructor(
     readonly parameter: string,
     reason: string,
   ) {
-    super(`${parameter}: ${reason}`);
+    super('INVALID_QUERY', `${parameter}: ${reason}`);
+  }
+
+  /** The answer says which parameter, and what is wrong with it. */
+  override answerMessage(): string {
+    return this.message;
   }
 }
 
 /** A cursor this API did not issue, one altered since, or one given with other filters than its own. */
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends CodedError {
   override readonly name = 'InvalidCursorError';
   constructor(reason: string) {
-    super(`cursor: ${reason}`);
+    super('INVALID_CURSOR', `cursor: ${reason}`);
   }
 }
