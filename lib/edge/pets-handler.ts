@@ -3,8 +3,7 @@
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
 import { routeByOperation } from '../contract/routes';
 import { petJson } from '../contract/pet';
-import { parsePetId } from '../core/pets/pet-id';
-import { PetNotFoundError } from '../core/pets/pet-errors';
+import { parsePetId, PetNotFoundError } from '../core/pets';
 import type { PetsRepository } from '../stores/pets';
 
 export interface PetsHandlerDeps extends ApiHandlerDeps {
