@@ -1,8 +1,34 @@
+const { specRunners } = require('./test/support/spec-runners.cjs');
+
+// Two modes, one set of tests, each spec run once. A run of the whole suite or of a folder
+// (`npm test`, `npm run test:unit`) runs the runners (`*.test.ts` files that name specs, see
+// test/support/specs.ts), so the specs of a runner load their modules once. A run that names a spec
+// (`npx jest test/unit/content-coding.spec.ts`) or asks jest which files to run (--findRelatedTests,
+// -o, --watch, ...) runs the specs as test files of their own and ignores the runners.
+const SPEC_MODE_FLAGS = new Set([
+  '--findRelatedTests',
+  '-o',
+  '--onlyChanged',
+  '--watch',
+  '--watchAll',
+  '--changedSince',
+  '--lastCommit',
+]);
+const specMode = process.argv
+  .slice(2)
+  .some((arg) => SPEC_MODE_FLAGS.has(arg.split('=')[0]) || (!arg.startsWith('-') && /\.spec(\.ts)?$/.test(arg)));
+const escaped = (file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
+  // Spec mode maps the whole tree, so jest's dependency graph reaches lib/, tools/ and infra/.
+  roots: specMode ? ['<rootDir>'] : ['<rootDir>/test'],
+  testMatch: specMode ? ['<rootDir>/test/**/*.{test,spec}.ts'] : ['**/*.test.ts'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(specMode ? specRunners().map(({ runner }) => `^${escaped(runner)}$`) : []),
+  ],
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.cjs' },
   // middy 7 ships ESM only; everything else in node_modules is CommonJS already.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],

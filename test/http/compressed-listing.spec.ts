@@ -10,6 +10,7 @@ import {
   EXTREME_IDS,
   LARGE_LISTING_COUNT as COUNT,
   LARGE_LISTING_KEY_LIMITS as KEY_LIMITS,
+  closeLargeListingAfterLastUser,
   largeListingReader,
 } from '../support/large-listing';
 import { headerOf, rawRequest, type RawResponse } from '../support/raw-http';
@@ -17,10 +18,11 @@ import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-// The orders are the runner's shared large listing (test/support/large-listing.ts), only read here.
+// The orders are the jest file's shared large listing (test/support/large-listing.ts), only read here.
 beforeAll(async () => {
   ({ stack, key } = await largeListingReader());
 });
+closeLargeListingAfterLastUser();
 
 const list = (headers: Record<string, string> = {}) =>
   rawRequest(stack.baseUrl, 'GET', '/v1/store/orders', { headers: { ...bearer(key), ...headers } });

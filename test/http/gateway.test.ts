@@ -1,17 +1,16 @@
 // The local gateway over HTTP: authorisation, framing, API Gateway's answers, limits, logs and routes.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'gateway-auth',
-  'gateway-half-sent',
-  'gateway-like-api-gateway',
-  'gateway-malformed',
-  'gateway-orders',
-  'gateway-rate-limits',
-  'access-log',
-  'proxy-event',
-  'deprecation',
-  'pets',
-  'function-deadlines',
-]);
+runSpec('gateway-auth', () => require('./gateway-auth.spec'));
+runSpec('gateway-half-sent', () => require('./gateway-half-sent.spec'));
+runSpec('gateway-like-api-gateway', () => require('./gateway-like-api-gateway.spec'));
+runSpec('gateway-malformed', () => require('./gateway-malformed.spec'));
+runSpec('gateway-orders', () => require('./gateway-orders.spec'));
+runSpec('gateway-rate-limits', () => require('./gateway-rate-limits.spec'));
+runSpec('access-log', () => require('./access-log.spec'));
+runSpec('proxy-event', () => require('./proxy-event.spec'));
+runSpec('deprecation', () => require('./deprecation.spec'));
+runSpec('pets', () => require('./pets.spec'));
+runSpec('function-deadlines', () => require('./function-deadlines.spec'));

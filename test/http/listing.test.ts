@@ -1,17 +1,12 @@
 // Listing orders over HTTP: v1's streamed and compressed listing, its slots and caps, and v2's pages.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
-import { closeLargeListingStack } from '../support/large-listing';
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'streaming',
-  'compressed-listing',
-  'listing-slots',
-  'stage-cap-quota',
-  'v2-listing',
-  'v2-client',
-  'v2-compressed',
-]);
-
-// The large listing that streaming and compressed-listing share, after both.
-afterAll(closeLargeListingStack);
+runSpec('streaming', () => require('./streaming.spec'));
+runSpec('compressed-listing', () => require('./compressed-listing.spec'));
+runSpec('listing-slots', () => require('./listing-slots.spec'));
+runSpec('stage-cap-quota', () => require('./stage-cap-quota.spec'));
+runSpec('v2-listing', () => require('./v2-listing.spec'));
+runSpec('v2-client', () => require('./v2-client.spec'));
+runSpec('v2-compressed', () => require('./v2-compressed.spec'));

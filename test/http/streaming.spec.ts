@@ -12,16 +12,18 @@ import { bearer, type LocalStack } from '../support/local-stack';
 import {
   LARGE_LISTING_COUNT as COUNT,
   LARGE_LISTING_KEY_LIMITS as KEY_LIMITS,
+  closeLargeListingAfterLastUser,
   largeListingReader,
 } from '../support/large-listing';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 
 let stack: LocalStack;
 let key: string;
-// The orders are the runner's shared large listing (test/support/large-listing.ts), only read here.
+// The orders are the jest file's shared large listing (test/support/large-listing.ts), only read here.
 beforeAll(async () => {
   ({ stack, key } = await largeListingReader());
 });
+closeLargeListingAfterLastUser();
 
 /** Raw HTTP, to see the framing and whether the body ended cleanly. */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string>) {

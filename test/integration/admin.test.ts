@@ -1,13 +1,12 @@
 // The admin command's key, order, pet and usage commands in process, against the embedded DynamoDB server.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'admin-backfill',
-  'admin-endpoint',
-  'admin-keys',
-  'admin-orders',
-  'admin-pets',
-  'admin-root',
-  'admin-usage',
-]);
+runSpec('admin-backfill', () => require('./admin-backfill.spec'));
+runSpec('admin-endpoint', () => require('./admin-endpoint.spec'));
+runSpec('admin-keys', () => require('./admin-keys.spec'));
+runSpec('admin-orders', () => require('./admin-orders.spec'));
+runSpec('admin-pets', () => require('./admin-pets.spec'));
+runSpec('admin-root', () => require('./admin-root.spec'));
+runSpec('admin-usage', () => require('./admin-usage.spec'));

@@ -1,10 +1,9 @@
 // The rate limiter against the embedded DynamoDB server: bans, concurrency, late replies, the store.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'rate-limiter-bans',
-  'rate-limiter-concurrency',
-  'rate-limiter-late-replies',
-  'rate-limiter-store',
-]);
+runSpec('rate-limiter-bans', () => require('./rate-limiter-bans.spec'));
+runSpec('rate-limiter-concurrency', () => require('./rate-limiter-concurrency.spec'));
+runSpec('rate-limiter-late-replies', () => require('./rate-limiter-late-replies.spec'));
+runSpec('rate-limiter-store', () => require('./rate-limiter-store.spec'));

@@ -1,5 +1,11 @@
 // The service's handlers, authorizer, stores and release hook against the embedded DynamoDB server.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, ['authorizer', 'handlers', 'order-updated-at', 'orders-repository', 'round-trips', 'release-hook']);
+runSpec('authorizer', () => require('./authorizer.spec'));
+runSpec('handlers', () => require('./handlers.spec'));
+runSpec('order-updated-at', () => require('./order-updated-at.spec'));
+runSpec('orders-repository', () => require('./orders-repository.spec'));
+runSpec('round-trips', () => require('./round-trips.spec'));
+runSpec('release-hook', () => require('./release-hook.spec'));

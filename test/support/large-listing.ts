@@ -1,6 +1,6 @@
 // One large orders table for the listing specs of a runner that only read it: seeding costs about
 // a CPU-second per thousand orders on the embedded server, so the table is written once per jest
-// file (on first use) and shared, rather than once per spec. The runner closes it after its specs.
+// file (on first use) and shared, rather than once per spec, and closed after the file's last user.
 import type { Order } from '../../lib/contract/order';
 import { startLocalStack, type LocalStack } from './local-stack';
 
@@ -56,9 +56,23 @@ export async function largeListingReader(): Promise<{ stack: LocalStack; key: st
   return { stack, key };
 }
 
-/** Closes the shared stack, if one was made: for the runner's afterAll. */
-export async function closeLargeListingStack(): Promise<void> {
+async function closeLargeListingStack(): Promise<void> {
   const made = shared;
   shared = undefined;
   if (made) await (await made).close();
+}
+
+let users = 0;
+
+/**
+ * Called at the top level of each spec that reads the shared stack: closes it after the jest file's
+ * last such spec. A file registers all of its specs' hooks before any runs, so in a runner the count
+ * covers every user, and a spec run alone (`npx jest test/http/streaming.spec.ts`) closes it itself.
+ */
+export function closeLargeListingAfterLastUser(): void {
+  users += 1;
+  afterAll(async () => {
+    users -= 1;
+    if (users === 0) await closeLargeListingStack();
+  });
 }

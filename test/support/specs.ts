@@ -1,16 +1,17 @@
-// Runs spec files inside one jest test file, each in a describe block of its own name, so its
+// Runs a spec file inside a runner (a jest test file), in a describe block of the spec's name, so its
 // hooks (beforeAll, beforeEach, afterAll) apply to its own tests only. Every jest test file loads
 // its modules afresh (the AWS SDK, middy, Powertools and the local stack: about 0.6 s of CPU);
 // grouped, the specs of a runner load them once. A spec that changes process-wide state (the
 // environment Powertools reads, the console) stays a test file of its own.
-import * as path from 'node:path';
+//
+// The runner names each spec by a literal, `runSpec('x', () => require('./x.spec'))`, so jest's
+// dependency graph sees it (--findRelatedTests, -o, --watch), and a spec also runs alone as a test
+// file (`npx jest test/unit/x.spec.ts`): jest.config.cjs picks the mode, and
+// test/unit/spec-runners.test.ts fails when a spec is in no runner.
 
-export function runSpecs(dir: string, names: readonly string[]): void {
-  for (const name of names) {
-    describe(name, () => {
-      // A require, not an import: the spec's tests must be registered inside this describe.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      require(path.join(dir, `${name}.spec`));
-    });
-  }
+/** Registers a spec's tests inside a describe of its name; `load` requires the spec. */
+export function runSpec(name: string, load: () => unknown): void {
+  describe(name, () => {
+    load();
+  });
 }

@@ -1,13 +1,12 @@
 // The limiter's rules as plain functions, its middleware, the in-memory store and the usage-plan backstop.
 // One runner, one load of the modules they share: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'rate-limit-middleware',
-  'rate-limiter-admit',
-  'rate-limiter-memory-store',
-  'rate-limiter-rules',
-  'rate-windows',
-  'quota-deadlines',
-  'usage-plan-backstop',
-]);
+runSpec('rate-limit-middleware', () => require('./rate-limit-middleware.spec'));
+runSpec('rate-limiter-admit', () => require('./rate-limiter-admit.spec'));
+runSpec('rate-limiter-memory-store', () => require('./rate-limiter-memory-store.spec'));
+runSpec('rate-limiter-rules', () => require('./rate-limiter-rules.spec'));
+runSpec('rate-windows', () => require('./rate-windows.spec'));
+runSpec('quota-deadlines', () => require('./quota-deadlines.spec'));
+runSpec('usage-plan-backstop', () => require('./usage-plan-backstop.spec'));

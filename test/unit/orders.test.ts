@@ -1,20 +1,19 @@
 // Orders as the core and the stores see them: ids, attributes, JSON, v2 cursors, keys and queries, errors,
 // and the imports' rules (records, the file's reader, bounded writes).
 // One runner, one load of the modules they share: see test/support/specs.ts.
-import { runSpecs } from '../support/specs';
+/* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
+import { runSpec } from '../support/specs';
 
-runSpecs(__dirname, [
-  'order-id',
-  'order-attributes',
-  'orders-json',
-  'sync-cursor',
-  'sync-keys',
-  'sync-query',
-  'sync-stamps',
-  'error-mapping',
-  'dependency-failure',
-  'dynamo-client',
-  'import-records',
-  'json-array-elements',
-  'map-bounded',
-]);
+runSpec('order-id', () => require('./order-id.spec'));
+runSpec('order-attributes', () => require('./order-attributes.spec'));
+runSpec('orders-json', () => require('./orders-json.spec'));
+runSpec('sync-cursor', () => require('./sync-cursor.spec'));
+runSpec('sync-keys', () => require('./sync-keys.spec'));
+runSpec('sync-query', () => require('./sync-query.spec'));
+runSpec('sync-stamps', () => require('./sync-stamps.spec'));
+runSpec('error-mapping', () => require('./error-mapping.spec'));
+runSpec('dependency-failure', () => require('./dependency-failure.spec'));
+runSpec('dynamo-client', () => require('./dynamo-client.spec'));
+runSpec('import-records', () => require('./import-records.spec'));
+runSpec('json-array-elements', () => require('./json-array-elements.spec'));
+runSpec('map-bounded', () => require('./map-bounded.spec'));
