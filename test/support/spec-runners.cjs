@@ -7,13 +7,15 @@ const { readdirSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 const TEST_ROOT = path.resolve(__dirname, '..');
+// One spec a line: `import './x.spec';` or `runSpec('x', () => require('./x.spec'));` (the describe
+// named for the file). A line of another shape is not counted, and the guard test says so.
 const SPEC_REFERENCE =
-  /^(?:import '(\.\/[\w.-]+\.spec)';|runSpec\('[\w.-]+', \(\) => require\('(\.\/[\w.-]+\.spec)'\)\);)$/gm;
+  /^(?:import '\.\/([\w.-]+)\.spec';|runSpec\('([\w.-]+)', \(\) => require\('\.\/\2\.spec'\)\);)$/gm;
 
 /** The spec paths (absolute, with `.ts`) a test file's source names. */
 function specsNamedBy(file, source = readFileSync(file, 'utf8')) {
   return [...source.matchAll(SPEC_REFERENCE)].map(([, imported, required]) =>
-    path.resolve(path.dirname(file), `${imported ?? required}.ts`),
+    path.join(path.dirname(file), `${imported ?? required}.spec.ts`),
   );
 }
 
