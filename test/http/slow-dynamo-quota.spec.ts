@@ -15,8 +15,8 @@ import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { createLocalApp } from '../../tools/local/app';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { rawRequest } from '../support/raw-http';
-import { VirtualTime } from '../support/virtual-time';
+import { headerOf, rawRequest } from '../support/raw-http';
+import { retryingEach503, VirtualTime } from '../support/virtual-time';
 
 /** Spreads replies over [lowMs, highMs] by their number, deterministically. */
 const lateness = (lowMs: number, highMs: number) => (n: number) => lowMs + ((n * 0.618034) % 1) * (highMs - lowMs);
@@ -27,6 +27,7 @@ interface Answer {
   status: number;
   /** The minute it was sent in. */
   minute: number;
+  retryAfter: string | undefined;
 }
 
 let tables: TestTables;
@@ -74,25 +75,16 @@ test('100 cancels at :59.8 and 100 at :00.1 on a free key, every DynamoDB reply 
     const response = await rawRequest(baseUrl, 'DELETE', `/v1/store/orders/${orderId}`, {
       headers: { Authorization: `Bearer ${key}` },
     });
-    return { orderId, status: response.status, minute };
-  };
-  /** As the client does: a 503 is retried after its Retry-After, until the minute after its own ends. */
-  const retrying = async (orderId: string): Promise<Answer[]> => {
-    const until = minuteOf(time.now()) + 2 * 60;
-    const answers: Answer[] = [];
-    for (;;) {
-      const answer = await cancelOnce(orderId);
-      answers.push(answer);
-      if (answer.status !== 503 || unixSeconds(time.now()) >= until) return answers;
-      await time.sleep(1_000);
-    }
+    return { orderId, status: response.status, minute, retryAfter: headerOf(response, 'Retry-After') };
   };
   try {
     const [first, second] = await time.run(
       (async () => {
         const before = Promise.all(Array.from({ length: 100 }, (_, i) => cancelOnce(String(i + 1))));
         await time.sleep(300);
-        const after = Promise.all(Array.from({ length: 100 }, (_, i) => retrying(String(i + 101))));
+        const after = Promise.all(
+          Array.from({ length: 100 }, (_, i) => retryingEach503(time, () => cancelOnce(String(i + 101)))),
+        );
         return [await before, await after] as const;
       })(),
       { busy: () => proxy.atServer() > 0 || arrived < sent },

@@ -4,6 +4,8 @@
 // with `busy`, I/O that something can tell is still under way (a proxy's calls at the server).
 import { setImmediate as nextTurn, setTimeout as realSleep } from 'node:timers/promises';
 import type { Timers } from '../../lib/commons/timers';
+import { unixSeconds, windowAt } from '../../lib/core/limiter/windows';
+import { parseRetryAfter } from '../../client/retry-after';
 
 /** Event-loop turns given to the work between two timers; it only ever waits on promises and these timers. */
 const TURNS = 20;
@@ -63,5 +65,32 @@ export class VirtualTime {
     }
     await done;
     return work;
+  }
+}
+
+/** An answer as a retrying caller reads it: the status, and the Retry-After header if it had one. */
+export interface RetryableAnswer {
+  status: number;
+  retryAfter?: string | undefined;
+}
+
+/**
+ * A caller as the client behaves: each 503 is retried after its Retry-After on the virtual clock,
+ * until another answer or the end of the minute after the one it started in. Every answer, in
+ * order. A 503 without a valid Retry-After fails the test: the client would have nothing to wait for.
+ */
+export async function retryingEach503<A extends RetryableAnswer>(
+  time: VirtualTime,
+  call: () => Promise<A>,
+): Promise<A[]> {
+  const until = windowAt('minute', unixSeconds(time.now())).start + 2 * 60;
+  const answers: A[] = [];
+  for (;;) {
+    const answer = await call();
+    answers.push(answer);
+    if (answer.status !== 503 || unixSeconds(time.now()) >= until) return answers;
+    const seconds = parseRetryAfter(answer.retryAfter ?? null, time.now());
+    if (seconds === undefined) throw new Error(`A 503 whose Retry-After is not valid: ${answer.retryAfter}`);
+    await time.sleep(seconds * 1000);
   }
 }

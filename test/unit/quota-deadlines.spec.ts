@@ -10,7 +10,7 @@
 // in the store contract (test/support/limiter-store-contract.ts).
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS } from '../../lib/contract/deployment';
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
+import { SERVICE_UNAVAILABLE_ANSWER } from '../../lib/contract/errors';
 import { PLAN_LIMITS, type PlanName } from '../../lib/contract/plans';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
@@ -21,11 +21,10 @@ import { DEADLINE_MARGIN_MS } from '../../lib/edge/api-handler';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { InMemoryLimiterStore } from '../support/in-memory-limiter-store';
-import { VirtualTime } from '../support/virtual-time';
+import { retryingEach503, VirtualTime } from '../support/virtual-time';
 
 type Behaviour = 'DynamoDB' | 'the embedded server';
 const TIMEOUT_MS = FUNCTIONS['cancel-order'].timeoutSeconds * 1000;
-const RETRY_AFTER_MS = SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS * 1000;
 const KEY = 'key-slow';
 
 /** Spreads calls over [lowMs, highMs] by their number, deterministically. */
@@ -55,6 +54,7 @@ interface Answer {
   code?: string;
   /** The minute it was sent in. */
   minute: number;
+  retryAfter?: string | undefined;
 }
 
 const minuteOf = (ms: number) => windowAt('minute', unixSeconds(ms)).start;
@@ -98,24 +98,23 @@ function slowService(
       authorizer: { principalId: KEY, context: callerContext({ keyId: KEY, plan, limits: PLAN_LIMITS[plan] }) },
     });
     const result = await cancel(event, context);
-    if (time.now() > answerBy) return { orderId, status: 503, code: 'SERVICE_UNAVAILABLE', minute };
-    const code = result.body ? (JSON.parse(result.body) as { code?: string }).code : undefined;
-    return { orderId, status: result.statusCode, minute, ...(code ? { code } : {}) };
-  }
-
-  /** A caller retrying each 503 after Retry-After, until another answer or the minute after its own has ended. */
-  async function retrying(orderId: string): Promise<Answer[]> {
-    const until = minuteOf(time.now()) + 2 * 60;
-    const answers: Answer[] = [];
-    for (;;) {
-      const answer = await cancelOnce(orderId);
-      answers.push(answer);
-      if (answer.status !== 503 || unixSeconds(time.now()) >= until) return answers;
-      await time.sleep(RETRY_AFTER_MS);
+    if (time.now() > answerBy) {
+      const { code, headers } = SERVICE_UNAVAILABLE_ANSWER;
+      return { orderId, status: 503, code, minute, retryAfter: headers['Retry-After'] };
     }
+    const code = result.body ? (JSON.parse(result.body) as { code?: string }).code : undefined;
+    const retryAfter = result.headers?.['Retry-After'];
+    return {
+      orderId,
+      status: result.statusCode,
+      minute,
+      retryAfter: retryAfter === undefined ? undefined : String(retryAfter),
+      ...(code ? { code } : {}),
+    };
   }
 
   const stored = () => memory.peek({ keyId: KEY, day: windowAt('day', unixSeconds(time.now())) });
+  const retrying = (orderId: string) => retryingEach503(time, () => cancelOnce(orderId));
   return { time, cancelOnce, retrying, cancelled, stored };
 }
 
