@@ -3,7 +3,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
 import { runSpec } from '../support/specs';
 
-runSpec('rate-limiter-bans', () => require('./rate-limiter-bans.spec'));
 runSpec('rate-limiter-concurrency', () => require('./rate-limiter-concurrency.spec'));
 runSpec('rate-limiter-late-replies', () => require('./rate-limiter-late-replies.spec'));
 runSpec('rate-limiter-store', () => require('./rate-limiter-store.spec'));

@@ -105,10 +105,10 @@ export type LateReply =
   /** Never reaches the server: the caller sees the SDK's TimeoutError. */
   | { kind: 'timeout-before-write' }
   /**
-   * Answered after this many ms (counted from `after`, when given): a write the server applied, or
-   * its refusal (a failed condition), as a slow network delays any reply.
+   * Answered after this many ms: a write the server applied, or its refusal (a failed condition),
+   * as a slow network delays any reply.
    */
-  | { kind: 'late'; ms: number; after?: Promise<unknown> };
+  | { kind: 'late'; ms: number };
 
 /** A call as the picker sees it before it is sent. */
 export interface PickedCall {
@@ -127,14 +127,13 @@ export interface AppliedCall {
  * Picks calls by number (`pick(n, attempt, call)`: n counts every attempt sent through the client,
  * from 1; attempt is the SDK's attempt number of that call) and makes their replies late or lost.
  * Sits inside the SDK's retry loop, as a network fault does, so a client that retried would send
- * the picked call again. Returns the calls the server applied whose replies were lost, and how
- * many late calls the server has answered so far (their replies on their way).
+ * the picked call again. Returns the calls the server applied whose replies were lost.
  */
 export function lateReplies(
   doc: DynamoDBDocumentClient,
   pick: (n: number, attempt: number, call: PickedCall) => LateReply | undefined,
-): { lost: AppliedCall[]; answered: number } {
-  const state = { lost: [] as AppliedCall[], n: 0, answered: 0 };
+): { lost: AppliedCall[] } {
+  const state = { lost: [] as AppliedCall[], n: 0 };
   doc.middlewareStack.add(
     (next, context) => async (args) => {
       const header = (args.request as { headers?: Record<string, string> }).headers?.['amz-sdk-request'] ?? '';
@@ -151,10 +150,10 @@ export function lateReplies(
         // The server refused the call (e.g. a failed condition): nothing was applied, and the caller
         // hears the answer late or never.
         if (fault?.kind === 'timeout-after-write') throw timeoutError();
-        if (fault?.kind === 'late') await lateBy(fault, state);
+        if (fault?.kind === 'late') await lateBy(fault);
         throw error;
       }
-      if (fault?.kind === 'late') await lateBy(fault, state);
+      if (fault?.kind === 'late') await lateBy(fault);
       if (fault?.kind === 'timeout-after-write') {
         const output = result.output as { Attributes?: Record<string, unknown> };
         state.lost.push({ input: args.input as Record<string, unknown>, attributes: output.Attributes });
@@ -168,20 +167,8 @@ export function lateReplies(
   return state;
 }
 
-async function lateBy(fault: { ms: number; after?: Promise<unknown> }, state: { answered: number }): Promise<void> {
-  state.answered++;
-  await fault.after;
+async function lateBy(fault: { ms: number }): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, fault.ms));
-}
-
-/** Which of the limiter's writes an UpdateItem is, read from its update expression. */
-export function limiterWrite(call: PickedCall): 'admission' | 'refusal' | 'ban' | undefined {
-  if (call.operation !== 'UpdateItem') return undefined;
-  const update = call.input.UpdateExpression;
-  if (typeof update !== 'string') return undefined;
-  if (update.includes('#bannedUntil')) return 'ban';
-  // Only a refusal's record sets or adds one refusal; an admission starting a minute sets none.
-  return /#refused( =)? :one/.test(update) ? 'refusal' : 'admission';
 }
 
 /** As the SDK's node HTTP handler reports a request that outlived its requestTimeout. */
@@ -194,30 +181,21 @@ export const SERVER_BEHAVIOURS: ServerBehaviour[] = ['the embedded server', 'Dyn
 
 /**
  * A limiter on its own logged client: on the embedded server as it is, or with failed conditions
- * answered as DynamoDB answers them and the limiter told so (as deployed); with `pick`, its replies
- * late or lost as `lateReplies` makes them.
+ * answered as DynamoDB answers them and the limiter told so (as deployed).
  */
 export function limiterOn(
   behaviour: ServerBehaviour,
   endpoint: string,
   table: string,
   clock: () => number,
-  pick?: Parameters<typeof lateReplies>[1],
-): {
-  limiter: RateLimiter;
-  doc: DynamoDBDocumentClient;
-  calls: ReturnType<typeof logCalls>;
-  faults: { lost: AppliedCall[]; answered: number };
-} {
+): { limiter: RateLimiter; doc: DynamoDBDocumentClient; calls: ReturnType<typeof logCalls> } {
   const doc = limiterDocumentClient(endpoint);
   const calls = logCalls(doc);
-  const faults = pick ? lateReplies(doc, pick) : { lost: [], answered: 0 };
   if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
   return {
     limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
     doc,
     calls,
-    faults,
   };
 }
 
