@@ -1,4 +1,4 @@
-// The rate limiter against the embedded DynamoDB server: bans, concurrency, late replies, the store.
+// The rate limiter against the embedded DynamoDB server: concurrency, its client under lost replies, the store.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
 /* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
 import { runSpec } from '../support/specs';
