@@ -41,9 +41,9 @@ async function main(): Promise<void> {
   process.on('uncaughtException', duringStart);
   const stack = await startLocalStack(options, options.quiet ? undefined : (line) => console.log(line));
   process.off('uncaughtException', duringStart);
-  console.log(stack.banner.join('\n'));
-  // For `npm stop` and the smoke command; removed as the process exits.
+  // For `npm stop` and the smoke command, before the banner says the stack is up; removed as the process exits.
   recordStack({ pid: process.pid, apiUrl: stack.apiUrl, endpoint: stack.dynamoEndpoint, tables: LOCAL_TABLES });
+  console.log(stack.banner.join('\n'));
   // Ctrl-C reaches the stack twice (from the terminal, and passed on by npm): the first stops it.
   let stopping: Promise<void> | undefined;
   const stop = () => void (stopping ??= stack.close().then(() => process.exit(0)));
