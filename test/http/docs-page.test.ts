@@ -1,12 +1,15 @@
-// The API reference page in a real browser: a Chromium found by test/support/chromium.ts renders
-// the page of the local stack, offline. Without a browser, the browser tests do not run and say
-// why, except in CI (CI=true), where .ci/run installs Chromium and a missing one fails the run.
+// The API reference pages of the local stack (built by `redocly build-docs`): what is served, here
+// everywhere, and the pages in a real browser: a Chromium found by test/support/chromium.ts renders
+// them offline. Without a browser, the browser tests do not run and say why, except in CI (CI=true),
+// where .ci/run installs Chromium and a missing one fails the run.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
+import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
+import { BASE_PATH, ROUTES, V2_BASE_PATH, V2_ROUTES, type Route } from '../../lib/contract/routes';
 import { docsRoutes } from '../../tools/local/docs-routes';
 import { findChromium } from '../support/chromium';
 import { inCi } from '../support/ci';
@@ -73,13 +76,37 @@ test('/v1/openapi.json is the generated document, without an API key, with the p
   );
 });
 
+const EDITIONS = [
+  { basePath: BASE_PATH, routes: ROUTES, document: buildOpenApiDocument() },
+  { basePath: V2_BASE_PATH, routes: V2_ROUTES, document: buildV2OpenApiDocument() },
+];
+
+test.each(EDITIONS)(
+  '$basePath/docs is a page of its own, built from the document as served, loading nothing from elsewhere',
+  async ({ basePath, document }) => {
+    const response = await stack.call('GET', `${basePath}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'self';/);
+    const html = await response.text();
+    expect(html).toContain(`<title>${String((document.info as JsonObject).title)}</title>`);
+    // The document embedded is the one served: its local server on this stack's port.
+    const port = new URL(stack.baseUrl).port;
+    expect(html).toContain(`"port":{"default":"${port}"`);
+    // Redoc's scripts are inline: no script, style or font from a CDN, no Redocly logo.
+    expect(html).not.toMatch(/<(script|link)\b[^>]*\b(src|href)="https?:/);
+    expect(html).not.toContain('cdn.redoc.ly');
+  },
+  60_000,
+);
+
 /**
- * The reference page, recording every request that would leave the machine and every console
- * error. Loading Redoc is the costly part (seconds of CPU), so the tests share one page: the
- * first reads it as loaded, the Errors table tests resize it.
+ * A reference page, recording every request that would leave the machine and every console
+ * error. Loading Redoc is the costly part (seconds of CPU), so the tests share one page per
+ * version: the first reads it as loaded, the Errors table tests resize v1's.
  */
-let reference: ReturnType<typeof openReference> | undefined;
-async function openReference() {
+const references = new Map<string, ReturnType<typeof openReference>>();
+async function openReference(basePath: string) {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   const foreign: string[] = [];
@@ -97,27 +124,33 @@ async function openReference() {
     if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(message.text());
   });
   page.on('pageerror', (error) => consoleErrors.push(error.message));
-  const response = await page.goto(`${stack.baseUrl}/v1/docs`);
+  const response = await page.goto(`${stack.baseUrl}${basePath}/docs`);
   expect(response?.status()).toBe(200);
-  for (const operationId of ['listOrders', 'cancelOrder']) {
-    await page.locator(`[data-section-id="operation/${operationId}"]`).waitFor({ timeout: 30_000 });
-  }
   return { page, foreign, consoleErrors };
 }
+const reference = (basePath: string) => {
+  const opened = references.get(basePath) ?? openReference(basePath);
+  references.set(basePath, opened);
+  return opened;
+};
 
-browserTest(
-  '/v1/docs renders both operations with Redoc from node_modules: no request leaves the machine, no console error' +
+/** Redoc's section of an operation: under its tag, named by its operationId. */
+const operationSection = (route: Route) => `[data-section-id="/${route.tag}/${route.operationId.toLowerCase()}"]`;
+
+browserTest.each(EDITIONS)(
+  '$basePath/docs renders every operation with Redoc from node_modules: no request leaves the machine, no console error' +
     notRun,
-  async () => {
-    reference ??= openReference();
-    const { page, foreign, consoleErrors } = await reference;
-    const listOrders = await page.locator('[data-section-id="operation/listOrders"]').innerText();
-    const cancelOrder = await page.locator('[data-section-id="operation/cancelOrder"]').innerText();
-    expect(listOrders).toContain('List every order in the store');
-    expect(cancelOrder).toContain('Cancel a pending order');
-    expect(cancelOrder).toContain('409');
-    // The sidebar credit stays, without Redocly's logo from their CDN.
-    expect(await page.getByText('API docs by Redocly').count()).toBe(1);
+  async ({ basePath, routes }) => {
+    const { page, foreign, consoleErrors } = await reference(basePath);
+    for (const route of routes) {
+      // As a reader follows the sidebar: the operation's address on the same page.
+      await page.goto(`${stack.baseUrl}${basePath}/docs#/${route.tag}/${route.operationId.toLowerCase()}`);
+      const section = page.locator(operationSection(route));
+      await section.waitFor({ timeout: 30_000 });
+      expect(await section.innerText()).toContain(route.summary);
+    }
+    // The sidebar credit stays, as a text link, without Redocly's logo from their CDN.
+    expect(await page.getByRole('link', { name: 'API docs by' }).count()).toBe(1);
     expect(await page.locator('img[src*="redoc.ly"]').count()).toBe(0);
     // Everything has settled: the credit's image is rendered after mount, and fails at once.
     await page.waitForLoadState('networkidle');
@@ -131,9 +164,10 @@ browserTest(
 browserTest.each([800, 1280])(
   'at %i px, no code in the Errors table breaks across lines' + notRun,
   async (width) => {
-    reference ??= openReference();
-    const { page } = await reference;
+    const { page } = await reference(BASE_PATH);
+    await page.goto(`${stack.baseUrl}${BASE_PATH}/docs#/section/errors`);
     await page.setViewportSize({ width, height: 900 });
+    await page.locator('td code').first().waitFor({ timeout: 30_000 });
     const codes = await page
       .locator('td code')
       .evaluateAll((elements) =>

@@ -2,15 +2,17 @@
 // check passes here (or is skipped for a stated reason), and against a server that merely
 // answers 200 the suite fails.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { AdminTarget } from '../../tools/admin/target';
 import { testTarget } from '../support/admin-harness';
 import { stackTarget } from '../../tools/admin/target';
-import { STACK_DYNAMO_PATH, type StackDynamo } from '../../tools/shared/stack-dynamo';
+import { recordStack, type StackDynamo, type StackState } from '../../tools/shared/stack-state';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';
 import {
@@ -48,6 +50,10 @@ import { DEPRECATED_FIXTURE, deprecatedFixtureRoute } from '../support/deprecate
 const DEPRECATION_SKIPS = ROUTES.some((route) => route.deprecated) ? 0 : 1;
 
 let stack: LocalStack;
+/** The state file npm start would write for the stack, in a folder of this test's own. */
+let record: StackState;
+const states = mkdtempSync(path.join(tmpdir(), 'smoke-stacks-'));
+const STATES = { LOCAL_STACK_STATE_DIR: states };
 let admin: AdminTarget;
 let key: string;
 
@@ -62,6 +68,13 @@ beforeAll(async () => {
     // The stack's own limiter, as the composition root made it for the service's routes.
     extraRoutes: [deprecatedFixtureRoute(() => stack.app.limiter)],
   });
+  record = {
+    pid: process.pid,
+    apiUrl: `${stack.baseUrl}${BASE_PATH}`,
+    endpoint: stack.tables.endpoint,
+    tables: stack.tables.names,
+  };
+  recordStack(record, STATES);
   admin = testTarget(stack.tables);
   ({ key } = await stack.newKey('enterprise', { perMinute: 10_000, perDay: 100_000 }));
   await stack.app.orders.putMany([
@@ -74,6 +87,7 @@ afterAll(async () => {
   admin.close();
   const moto = await motoStarting.catch(() => undefined);
   await Promise.all([stack.close(), moto?.stop()]);
+  rmSync(states, { recursive: true, force: true });
 });
 
 /** The shared admin target for a command, which closes what it is given: it stays open for the tests after. */
@@ -329,13 +343,13 @@ describe('the command line against the local stack', () => {
       stageClients: () => {
         throw new Error('no stage here');
       },
-      // As the CLI does: the DynamoDB and tables that the stack at the URL publishes.
+      // As the CLI does: the DynamoDB and tables that the stack at the URL recorded.
       local: (found) => {
         published.push(found);
         return stackTarget(found);
       },
       sleep: async () => undefined,
-      env,
+      env: { ...STATES, ...env },
     });
     return { code, out, err };
   }
@@ -353,7 +367,7 @@ describe('the command line against the local stack', () => {
     const { code, out, err } = await local({ PORT: port() });
     expect(err).toEqual([]);
     expect(code).toBe(0);
-    expect(published).toEqual([{ endpoint: stack.tables.endpoint, tables: stack.tables.names }]);
+    expect(published).toEqual([record]);
     expect(out[0]).toBe(
       `Smoke test of ${stack.baseUrl}${BASE_PATH} (keys and orders through the local stack (DynamoDB at ${stack.tables.endpoint}))`,
     );
@@ -377,7 +391,7 @@ describe('the command line against the local stack', () => {
       const throwawayBefore = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)').length;
       const { code, err } = await local(env);
       expect({ code, err }).toEqual({ code: 0, err: [] });
-      expect(published).toEqual([{ endpoint: stack.tables.endpoint, tables: stack.tables.names }]);
+      expect(published).toEqual([record]);
       const made = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
       expect(made.length).toBeGreaterThan(throwawayBefore);
       expect(made.every((k) => k.revokedAt !== undefined)).toBe(true);
@@ -387,7 +401,7 @@ describe('the command line against the local stack', () => {
     }
   });
 
-  test('--url of an API that does not publish its DynamoDB: one line saying to give --stage, exit 2, no key made', async () => {
+  test('--url of an API no npm start recorded, or only a stale record of: one line saying to give --stage, exit 2, no key made', async () => {
     // Answers like the API to the base URL check (401 UNAUTHORIZED), and like a deployed API elsewhere.
     const server: Server = createServer((_req, res) => {
       res.writeHead(401, { 'Content-Type': 'application/json' });
@@ -396,11 +410,18 @@ describe('the command line against the local stack', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
-      const { code, out, err } = await local({}, '--url', url, '--key', key);
-      expect({ code, out, published }).toEqual({ code: 2, out: [], published: [] });
-      expect(err).toEqual([
-        `Error: ${url} does not say where its DynamoDB is (only a local stack of \`npm start\` does, to this machine), so the smoke command cannot make its keys there: for a deployed API give --stage STAGE as well`,
-      ]);
+      const refused = [
+        `Error: ${url} is no local stack this checkout's \`npm start\` runs, so the smoke command cannot make its keys there: for a deployed API give --stage STAGE as well`,
+      ];
+      const unrecorded = await local({}, '--url', url, '--key', key);
+      expect({ ...unrecorded, published }).toEqual({ code: 2, out: [], err: refused, published: [] });
+      // A record of a stack killed with SIGKILL: its process is gone, though something answers on its port.
+      const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid;
+      const staleFile = path.join(states, `${new URL(url).port}.json`);
+      writeFileSync(staleFile, JSON.stringify({ ...record, pid: dead, apiUrl: url }));
+      const stale = await local({}, '--url', url, '--key', key);
+      expect({ ...stale, published }).toEqual({ code: 2, out: [], err: refused, published: [] });
+      expect(existsSync(staleFile)).toBe(false);
     } finally {
       server.close();
     }
@@ -457,24 +478,20 @@ describe('a run stopped from outside', () => {
     let keyTried: (() => void) | undefined;
     const refusing: Server = createServer((req, res) => {
       if (req.headers.authorization !== undefined) keyTried?.();
-      // It says where its DynamoDB is (the stack's), as a local stack does, and refuses the rest.
-      if (req.url === `${BASE_PATH}${STACK_DYNAMO_PATH}`) {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ endpoint: stack.tables.endpoint, tables: stack.tables.names }));
-        return;
-      }
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ code: 'UNAUTHORIZED', message: 'no' }));
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = refusing.address() as AddressInfo;
+      // Recorded with the stack's DynamoDB, as npm start records a local stack.
+      recordStack({ ...record, apiUrl: `http://127.0.0.1:${port}${BASE_PATH}` }, STATES);
       const tableEnv = Object.fromEntries(
         (Object.keys(TABLES) as TableId[]).map((id) => [TABLES[id].envVar, stack.tables.names[id]]),
       );
       const child = spawn(process.execPath, ['--import', 'tsx', 'tools/smoke/cli.ts', '--run', RUN], {
         cwd: path.join(__dirname, '..', '..'),
-        env: { ...process.env, PORT: String(port), DYNAMODB_ENDPOINT: stack.tables.endpoint, ...tableEnv },
+        env: { ...process.env, ...STATES, PORT: String(port), DYNAMODB_ENDPOINT: stack.tables.endpoint, ...tableEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
@@ -528,8 +545,8 @@ describe('a run stopped from outside', () => {
     const kept = await other.create({ perMinute: 1, perDay: 1 });
     const out: string[] = [];
     const code = await runSmokeCommand(['--clean-up', '--run', 'killed-run'], {
-      // The local stack at PORT says where its keys are.
-      env: { PORT: new URL(stack.baseUrl).port },
+      // The local stack at PORT recorded where its keys are.
+      env: { ...STATES, PORT: new URL(stack.baseUrl).port },
       out: { out: (line) => out.push(line), err: (line) => out.push(line) },
       stageClients: () => {
         throw new Error('no stage here');

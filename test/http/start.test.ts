@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -30,16 +30,21 @@ import { EXIT_USAGE } from '../../tools/shared/errors';
 
 const root = join(__dirname, '../..');
 
-/** The environment of a user's shell: none of npm's or jest's own variables. */
+/**
+ * The environment of a user's shell: none of npm's or jest's own variables. The stacks' state files
+ * go to this test's folder, never among those of a stack the user runs (npm stop would see them).
+ */
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(npm_|POWERTOOLS_|DYNAMODB_|PORT$)/.test(name)) env[name] = value;
   }
-  return { ...env, ...extra };
+  return { ...env, LOCAL_STACK_STATE_DIR: join(dir, 'stacks'), ...extra };
 }
 
 interface Started {
+  /** The process started: npm for `npm start`, else the stack's own node. */
+  child?: ChildProcess;
   output: () => string;
   /** The banner's lines once it is printed. */
   banner: string[];
@@ -68,9 +73,12 @@ function runToExit(args: string[], env = userEnv(), node = process.execPath): Pr
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Starts the real entry on free ports and waits for its banner. */
-function start(args: string[], env = userEnv()): Promise<Started> {
-  const child = launch(['--port', '0', ...args], env);
+/** Starts the real entry on free ports, or `npm start` itself, and waits for its banner. */
+function start(args: string[], env = userEnv(), through: 'node' | 'npm' = 'node'): Promise<Started> {
+  const child =
+    through === 'npm'
+      ? spawn('npm', ['start', '--', '--port', '0', ...args], { cwd: root, env })
+      : launch(['--port', '0', ...args], env);
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -78,10 +86,18 @@ function start(args: string[], env = userEnv()): Promise<Started> {
       const lines = output.split('\n');
       const end = lines.findIndex((line) => line.startsWith('API reference:'));
       if (end < 0) return;
-      const banner = lines.slice(0, end + 1);
+      // Through npm, after npm's own lines naming the script.
+      const banner = lines.slice(
+        Math.max(
+          0,
+          lines.findIndex((line) => line.startsWith('Store Orders API')),
+        ),
+        end + 1,
+      );
       const apiUrl = /at (http:\S+)/.exec(banner[0] ?? '')?.[1] ?? '';
       const dynamoEndpoint = /DynamoDB at (http:\S+)/.exec(banner[1] ?? '')?.[1] ?? '';
       resolve({
+        child,
         output: () => output,
         banner,
         apiUrl,
@@ -575,3 +591,88 @@ test('npm start on a Node.js other than the pinned one warns in one line how to 
     expect(other.stderr.trimEnd().split('\n')).toEqual([`npm start: warning: ${pinnedNodeWarning(version, path)}`]);
   }
 }, 120_000);
+
+/** Whether something accepts connections at the URL's host and port. */
+const answers = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(Number(new URL(url).port), new URL(url).hostname);
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+  });
+
+describe('stopping the stack', () => {
+  let states: string;
+  beforeEach(async () => {
+    states = await mkdtemp(join(dir, 'stacks-'));
+  });
+  /** A user's environment, with the stacks' state files in a folder of this test's own. */
+  const env = () => userEnv({ LOCAL_STACK_STATE_DIR: states });
+  const recorded = async () => (await readdir(states)).filter((name) => name.endsWith('.json'));
+  const npmStop = () =>
+    new Promise<Exited>((resolve) =>
+      execFile('npm', ['run', '--silent', 'stop'], { cwd: root, env: env() }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
+    );
+
+  test.each(['SIGTERM', 'SIGKILL'] as const)(
+    'npm start’s npm killed with %s: the stack exits, its ports closed and its state file gone',
+    async (signal) => {
+      const stack = await start(['--dynamodb-port', '0', '--no-demo', '--quiet'], env(), 'npm');
+      expect(await recorded()).toEqual([`${new URL(stack.apiUrl).port}.json`]);
+      // The stack writes to npm's stdout, which it holds open until it exits.
+      const exited = new Promise((resolve) => stack.child?.stdout?.once('close', resolve));
+      // npm passes SIGTERM on; SIGKILL it cannot: the stack sees its parent gone.
+      stack.child?.kill(signal);
+      await exited;
+      expect(await Promise.all([answers(stack.apiUrl), answers(stack.dynamoEndpoint)])).toEqual([false, false]);
+      expect(await recorded()).toEqual([]);
+    },
+    120_000,
+  );
+
+  test('npm stop stops a running stack and returns once its ports are closed', async () => {
+    const stack = await start(['--dynamodb-port', '0', '--no-demo', '--quiet'], env());
+    const record = JSON.parse(await readFile(join(states, (await recorded())[0] ?? ''), 'utf8')) as unknown;
+    expect(record).toEqual({
+      pid: stack.child?.pid,
+      apiUrl: stack.apiUrl,
+      endpoint: stack.dynamoEndpoint,
+      tables: LOCAL_TABLES,
+    });
+    const exitCode = new Promise((resolve) => stack.child?.once('exit', resolve));
+    expect(await npmStop()).toEqual({
+      code: 0,
+      stdout: `Stopped the local stack at ${stack.apiUrl} (pid ${stack.child?.pid}).\n`,
+      stderr: '',
+    });
+    expect(await Promise.all([answers(stack.apiUrl), answers(stack.dynamoEndpoint)])).toEqual([false, false]);
+    // Stopped as Ctrl-C stops it.
+    expect(await exitCode).toBe(0);
+    expect(await recorded()).toEqual([]);
+  }, 120_000);
+
+  test('npm stop with no stack running says so in one line; a stale record is ignored, said and removed', async () => {
+    expect(await npmStop()).toEqual({ code: 0, stdout: 'npm stop: no local stack is running\n', stderr: '' });
+    // The record a stack killed with SIGKILL leaves: its process is gone.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const stale = {
+      pid: dead,
+      apiUrl: 'http://127.0.0.1:3999/v1',
+      endpoint: 'http://127.0.0.1:8999',
+      tables: LOCAL_TABLES,
+    };
+    await writeFile(join(states, '3999.json'), JSON.stringify(stale));
+    expect(await npmStop()).toEqual({
+      code: 0,
+      stdout:
+        `npm stop: Ignored the record of a local stack that is no longer running (pid ${dead}, ${stale.apiUrl}), and removed it\n` +
+        'npm stop: no local stack is running\n',
+      stderr: '',
+    });
+    expect(await recorded()).toEqual([]);
+  }, 60_000);
+});

@@ -9,7 +9,7 @@ import { closeClients, type Wiring } from '../../lib/root/wiring';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
-import type { StackDynamo } from '../shared/stack-dynamo';
+import type { StackDynamo } from '../shared/stack-state';
 
 /** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
 export interface GatewayKeys {

@@ -9,7 +9,6 @@ import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
-import { stackDynamoRoute } from './stack-dynamo-route';
 
 export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers'> &
   Partial<Pick<LocalGatewayOptions, 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits'>> & {
@@ -44,8 +43,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     routes: [...ROUTES, ...V2_ROUTES, ...extraRoutes.map((extra) => extra.route)],
     handlers,
     authorizer: service.authorizer,
-    // Where this stack's data lives, for the smoke command on the same machine.
-    publicRoutes: [...publicRoutes, stackDynamoRoute(settings.endpoint, settings.tables)],
+    publicRoutes,
     now: settings.now,
     onAccessLog,
     functions,

@@ -1,73 +1,48 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
 import { buildOpenApiDocument, openApiJson, type JsonObject } from '../../lib/contract/openapi/document';
 import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
+import { CACHE_DIR } from '../shared/local-config';
 import type { PublicRoute } from './gateway';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
-const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
+
+/** Redocly's CLI and the page's template, from the project's root (npm scripts and tests run there). */
+const REDOCLY = join(process.cwd(), 'node_modules/@redocly/cli');
+const TEMPLATE = join(process.cwd(), 'tools/local/docs-page.html');
+const PAGES = join(CACHE_DIR, 'docs');
 
 /**
- * Redoc's sidebar credit loads Redocly's logo from their CDN, which this page's policy refuses (a
- * console error), and which tells a third party the page was opened. With that address emptied the
- * image fails without a request, Redoc drops it (onError) and the credit stays as a text link.
+ * Redoc's sidebar credit loads Redocly's logo from their CDN, which the policy below refuses (a
+ * console error). With its address emptied the image fails without a request, Redoc drops it
+ * (onError) and the credit stays as a text link.
  */
-const REDOCLY_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
-
-/** Redoc's bundle from the project's node_modules (npm scripts and tests run from its root): it works offline. */
-function redocBundle(): string {
-  const resolve = createRequire(join(process.cwd(), 'package.json')).resolve;
-  return readFileSync(resolve('redoc/bundles/redoc.standalone.js'), 'utf8').split(REDOCLY_CDN_LOGO).join('');
-}
+const REDOCLY_CDN_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g;
 
 /**
- * The page stays on this origin, so it works (and looks the same) offline. Redoc's styles are
- * injected inline and its search index runs in a blob: worker.
+ * The built page has Redoc's scripts and styles inline and makes no request of its own elsewhere;
+ * the policy keeps it so (it works, and looks the same, offline, and tells no third party it was opened).
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "img-src 'self' data:",
   "style-src 'self' 'unsafe-inline'",
-  "script-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
   "worker-src 'self' blob:",
   "font-src 'self' data:",
 ].join('; ');
-
-/**
- * Redoc lets inline code break anywhere (`word-break: break-word`), which splits error codes
- * mid-word in narrow table cells (ORDER_NOT_FOU|ND); in tables, a code is kept on one line.
- * The empty icon spares the browser a request for /favicon.ico (a 404, logged as an error).
- */
-const PAGE_HEAD = `<style>
-body { margin: 0; padding: 0; }
-td code, th code { white-space: nowrap !important; word-break: normal !important; overflow-wrap: normal !important; }
-</style>
-<link rel="icon" href="data:,">`;
-
-function page(title: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-${PAGE_HEAD}
-</head>
-<body>
-<redoc spec-url="${BASE_PATH}${OPENAPI_PATH}"></redoc>
-<script src="${BASE_PATH}${REDOC_SCRIPT_PATH}"></script>
-</body>
-</html>
-`;
-}
+const HTML_TYPE = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY };
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /**
  * The document as this stack serves it: the local server's `port` variable names the port the
- * stack listens on, so "try it" addresses and copied URLs are right whatever PORT was chosen.
+ * stack listens on, so copied URLs are right whatever PORT was chosen.
  */
 function servedDocument(document: JsonObject, port: number | undefined): JsonObject {
   if (port === undefined) return document;
@@ -85,46 +60,76 @@ export function listeningPort(server: Server | undefined): number | undefined {
   return typeof address === 'object' && address ? address.port : undefined;
 }
 
-/** Each document's JSON, written once per port it is served on. */
-function documentJson(document: JsonObject, server: () => Server | undefined): () => string {
-  const served = new Map<number | undefined, string>();
-  return () => {
-    const port = listeningPort(server());
-    const text = served.get(port) ?? openApiJson(servedDocument(document, port));
-    served.set(port, text);
-    return text;
-  };
+/**
+ * `redocly build-docs` of a version's document (about two seconds of CPU), kept in
+ * node_modules/.cache under the hash of what makes it: built once per document content, CLI version
+ * and template; the version's older pages are removed.
+ */
+async function buildPage(version: string, json: string): Promise<string> {
+  const [cli, template] = await Promise.all([readFile(join(REDOCLY, 'package.json')), readFile(TEMPLATE)]);
+  const hash = createHash('sha256').update(cli).update(template).update(json).digest('hex').slice(0, 32);
+  const page = join(PAGES, `${version}-${hash}.html`);
+  const cached = await readFile(page, 'utf8').catch(() => undefined);
+  if (cached !== undefined) return cached;
+  // Written under names of this process's own, then renamed: stacks building at once never read half a page.
+  const [input, output] = [`${page}.${process.pid}.json`, `${page}.${process.pid}.tmp`];
+  await mkdir(PAGES, { recursive: true });
+  await writeFile(input, json);
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      [join(REDOCLY, 'bin/cli.js'), 'build-docs', input, '--inlineBundle', '--template', TEMPLATE, '-o', output],
+      // Telemetry off, in the CLI and in the page it builds (Redoc's own, from the reader's browser).
+      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    const built = (await readFile(output, 'utf8')).replace(REDOCLY_CDN_LOGO, 'data:,');
+    await writeFile(output, built);
+    await rename(output, page);
+    const older = (await readdir(PAGES)).filter((name) => name.startsWith(`${version}-`) && name.endsWith('.html'));
+    await Promise.all(older.filter((name) => name !== basename(page)).map((name) => rm(join(PAGES, name))));
+    return built;
+  } finally {
+    await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
+  }
 }
 
-const JSON_TYPE = { 'Content-Type': 'application/json' };
+/** JSON as build-docs embeds the document in its page: with `<` escaped, so no `</script>` in it ends the script. */
+const embedded = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /**
  * The routes the local gateway answers itself, without an API key: each version's OpenAPI document
- * and a Redoc reference page that renders v1's. They are not part of the API's contract. `server` is
- * the stack's, read when a request comes, so the served documents give its real port.
+ * and its reference page. They are not part of the API's contract. `server` is the stack's, read
+ * when a request comes, so the served documents give its real port.
  */
 export function docsRoutes({ server = () => undefined }: { server?: () => Server | undefined } = {}): PublicRoute[] {
-  const document = buildOpenApiDocument();
-  const title = String((document.info as JsonObject | undefined)?.title ?? 'API reference');
-  let bundle: string | undefined;
-  const routes: [string, Record<string, string>, () => string, string?][] = [
-    [OPENAPI_PATH, JSON_TYPE, documentJson(document, server)],
-    [OPENAPI_PATH, JSON_TYPE, documentJson(buildV2OpenApiDocument(), server), V2_BASE_PATH],
-    [
-      DOCS_PATH,
-      { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY },
-      () => page(title),
-    ],
-    [
-      REDOC_SCRIPT_PATH,
-      { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=3600' },
-      () => (bundle ??= redocBundle()),
-    ],
-  ];
-  return routes.map(([path, headers, body, basePath]) => ({
-    method: 'GET',
-    path,
-    ...(basePath ? { basePath } : {}),
-    respond: () => ({ statusCode: 200, headers, body: body() }),
-  }));
+  return [
+    { version: 'v1', basePath: BASE_PATH, document: buildOpenApiDocument() },
+    { version: 'v2', basePath: V2_BASE_PATH, document: buildV2OpenApiDocument() },
+  ].flatMap(({ version, basePath, document }) => {
+    const servedNow = () => servedDocument(document, listeningPort(server()));
+    let built: Promise<string> | undefined;
+    // The page embeds the document as generated, so one build serves every port: its servers are put
+    // right for this stack's port as it is served. A failed build is tried again on the next request.
+    const page = async () => {
+      built ??= buildPage(version, openApiJson(document)).catch((error: unknown) => {
+        built = undefined;
+        throw error;
+      });
+      return (await built).replace(embedded(document.servers), embedded(servedNow().servers));
+    };
+    return [
+      {
+        method: 'GET',
+        basePath,
+        path: OPENAPI_PATH,
+        respond: () => ({ statusCode: 200, headers: JSON_TYPE, body: openApiJson(servedNow()) }),
+      },
+      {
+        method: 'GET',
+        basePath,
+        path: DOCS_PATH,
+        respond: async () => ({ statusCode: 200, headers: HTML_TYPE, body: await page() }),
+      },
+    ] as const;
+  });
 }

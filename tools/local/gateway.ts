@@ -34,8 +34,7 @@ export interface PublicRoute {
   path: string;
   /** The version prefix it is under; BASE_PATH (`/v1`) when absent. */
   basePath?: string;
-  /** `remoteAddress`: the caller's, for a route that answers this machine only. */
-  respond(request: { remoteAddress: string | undefined }): PlainResponse | Promise<PlainResponse>;
+  respond(): PlainResponse | Promise<PlainResponse>;
 }
 
 export interface AccessLogEntry {
@@ -296,7 +295,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const method = req.method ?? 'GET';
 
     const publicRoute = publicRoutes.get(`${method} ${basePath}${resourcePath}`);
-    if (publicRoute) return publicRoute.respond({ remoteAddress: req.socket.remoteAddress });
+    if (publicRoute) return publicRoute.respond();
 
     const resource = compiled.find((c) => c.pattern.test(resourcePath));
     if (!resource) throw new GatewayAnswer('MISSING_AUTHENTICATION_TOKEN');

@@ -3,7 +3,12 @@
 // an unexpected failure is one line and exit 1; never a stack trace.
 
 import { createRequire } from 'node:module';
+import { LOCAL_TABLES } from '../shared/local-config';
+import { recordStack } from '../shared/stack-state';
 import { parseStartArgs, START_USAGE, startFailure } from './start-args';
+
+/** How often the stack looks whether npm, its parent, is still there. */
+const PARENT_CHECK_MS = 500;
 
 function fail(error: unknown): never {
   const { line, code } = startFailure(error);
@@ -36,10 +41,17 @@ async function main(): Promise<void> {
   process.on('uncaughtException', duringStart);
   const stack = await startLocalStack(options, options.quiet ? undefined : (line) => console.log(line));
   process.off('uncaughtException', duringStart);
+  // For `npm stop` and the smoke command, before the banner says the stack is up; removed as the process exits.
+  recordStack({ pid: process.pid, apiUrl: stack.apiUrl, endpoint: stack.dynamoEndpoint, tables: LOCAL_TABLES });
   console.log(stack.banner.join('\n'));
-  const stop = () => void stack.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Ctrl-C reaches the stack twice (from the terminal, and passed on by npm): the first stops it.
+  let stopping: Promise<void> | undefined;
+  const stop = () => void (stopping ??= stack.close().then(() => process.exit(0)));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+  // npm passes on SIGINT and SIGTERM, not SIGHUP or SIGKILL: whenever npm is gone (package.json's
+  // `exec` makes it this process's parent), the stack stops too, rather than hold its ports.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && stop(), PARENT_CHECK_MS).unref();
 }
 
 main().catch(fail);

@@ -1,6 +1,7 @@
 // Where the local stack lives: its table names and its DynamoDB endpoint. `npm start` and the
 // admin command both read them here, so the admin command finds the stack that npm start made.
 
+import { join } from 'node:path';
 import { optionalEnv } from '../../lib/commons/env';
 import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import { shownInput } from './shown-input';
@@ -10,6 +11,8 @@ export const LOCAL_TABLES = tableNamesWithPrefix('store-orders-local');
 export const DEFAULT_DYNAMODB_PORT = 8000;
 export const DEFAULT_API_PORT = 3000;
 export const DEFAULT_HOST = '127.0.0.1';
+/** What the local stack keeps between runs (its built reference pages, its state file), in this checkout. */
+export const CACHE_DIR = join(process.cwd(), 'node_modules/.cache/store-orders-api');
 
 /** A TCP port from the command line or the environment, or an Error naming where it came from. */
 export function portNumber(text: string, name: string): number {

@@ -5,7 +5,7 @@ import { BASE_PATH } from '../../lib/contract/routes';
 import { isWellFormedApiKey, KEY_PREFIX } from '../../lib/core/access/key-format';
 import { shownInput } from '../shared/shown-input';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE } from '../shared/errors';
-import { parseStackDynamo, STACK_DYNAMO_PATH, type StackDynamo } from '../shared/stack-dynamo';
+import { recordedStacks, stackAt, stateDir, type StackDynamo } from '../shared/stack-state';
 import { bearer, call, type Answer } from './http';
 
 /** How long one preflight request may take: a server that accepts but never answers is "down" too. */
@@ -105,18 +105,21 @@ export async function checkKey(baseUrl: string, key: string, source: UrlSource):
 }
 
 /**
- * The DynamoDB of the local stack at `baseUrl`, as the stack itself publishes it (to this machine
- * only). The smoke command makes its keys there and nowhere else: an API that does not say (a
- * deployed one, an older stack) gets none, so no key lands in a DynamoDB that is not the API's own.
+ * The DynamoDB of the local stack at `baseUrl`, as the stack itself recorded it (tools/shared/stack-state.ts).
+ * The smoke command makes its keys there and nowhere else: an API no `npm start` of this checkout
+ * runs (a deployed one, an older stack) gets none, so no key lands in a DynamoDB that is not the API's own.
  */
-export async function findStackDynamo(baseUrl: string, source: UrlSource): Promise<StackDynamo> {
-  const shown = shownInput(baseUrl);
-  const answer = await ask(baseUrl, 'GET', STACK_DYNAMO_PATH, {});
-  const found = 'unreachable' in answer || answer.status !== 200 ? undefined : parseStackDynamo(answer.text);
+export async function findStackDynamo(
+  baseUrl: string,
+  source: UrlSource,
+  env?: NodeJS.ProcessEnv,
+): Promise<StackDynamo> {
+  const found = stackAt(baseUrl, (await recordedStacks(env)).running);
   if (found !== undefined) return found;
+  const shown = shownInput(baseUrl);
   throw new PreflightFailed(
     source === 'local'
-      ? `The API at ${shown} does not say where its DynamoDB is (GET ${BASE_PATH}${STACK_DYNAMO_PATH} from this machine), so the smoke command cannot make its keys there: restart the local stack with this version's \`npm start\`, or give --stage`
-      : `${shown} does not say where its DynamoDB is (only a local stack of \`npm start\` does, to this machine), so the smoke command cannot make its keys there: for a deployed API give --stage STAGE as well`,
+      ? `The API at ${shown} is no local stack this checkout's \`npm start\` runs (none is recorded in ${stateDir(env)}), so the smoke command cannot make its keys there: restart the local stack with this version's \`npm start\`, or give --stage`
+      : `${shown} is no local stack this checkout's \`npm start\` runs, so the smoke command cannot make its keys there: for a deployed API give --stage STAGE as well`,
   );
 }

@@ -23,7 +23,7 @@ import { parseOptions, stageOption } from '../shared/args';
 import { DEFAULT_HOST, portSetting } from '../shared/local-config';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
-import type { StackDynamo } from '../shared/stack-dynamo';
+import type { StackDynamo } from '../shared/stack-state';
 import { bearer, call } from './http';
 import { checkBaseUrl, checkKey, findStackDynamo, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
@@ -44,8 +44,8 @@ Gateway keys are deleted at the end, also when a check fails or the run is inter
 SIGTERM). --run ID puts the id in the throwaway keys' names; --clean-up --run ID then removes
 whatever keys that run left (the pipeline's always-run step, for a job that was killed).
 --url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}. Without --stage it
-must be a local stack's: keys and orders then go to the DynamoDB that stack says it uses (it
-tells this machine only), never to another. --url and --stage together check that URL with the
+must be a local stack's: keys and orders then go to the DynamoDB that stack recorded (npm start
+of this checkout), never to another. --url and --stage together check that URL with the
 stage's keys.
 --allow-writes lets it import two orders of its own (ids from 9100000000000000000 up) and
 cancel them; without it, no order is changed. Prod should not need it.`;
@@ -141,8 +141,8 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   v2Url ??=
     stage === undefined && baseUrl.endsWith(BASE_PATH) ? baseUrl.slice(0, -BASE_PATH.length) + V2_BASE_PATH : undefined;
   await checkBaseUrl(baseUrl, source);
-  // Without a stage, keys go only to the DynamoDB the API at the URL says is its own.
-  run.admin ??= deps.local(await findStackDynamo(baseUrl, source));
+  // Without a stage, keys go only to the DynamoDB the local stack at the URL recorded as its own.
+  run.admin ??= deps.local(await findStackDynamo(baseUrl, source, env));
   const admin = run.admin;
   run.throwaway = new ThrowawayKeys(admin, deps.signal, values.run);
   let key = values.key;
@@ -185,10 +185,12 @@ async function cleanUp(
   url?: string,
 ) {
   if (runId === undefined) throw new UsageError('--clean-up needs --run ID, the run whose keys to remove');
-  // Locally, as for a run: the keys are in the DynamoDB the local stack says is its own.
+  // Locally, as for a run: the keys are in the DynamoDB the local stack recorded as its own.
   const admin =
     stage === undefined
-      ? deps.local(await findStackDynamo((url ?? localUrl(deps.env ?? {})).replace(/\/+$/, ''), url ? 'url' : 'local'))
+      ? deps.local(
+          await findStackDynamo((url ?? localUrl(deps.env ?? {})).replace(/\/+$/, ''), url ? 'url' : 'local', deps.env),
+        )
       : await stageTarget(stage, deps.stageClients(region));
   try {
     const { revoked, unrecorded, problems } = await cleanUpRun(admin, runId);
