@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { hashApiKey } from '../../lib/core/access/key-format';
@@ -73,4 +74,25 @@ test('the bin launcher runs the same command, with its exit statuses, and names 
     stderr:
       "Error: npm took --json as its own option: put the command's arguments after --, e.g. npm run admin -- keys list --json (npm run admin -- --help lists the commands)\n",
   });
+}, 60_000);
+
+// `npm run --silent admin -- keys list | head -1`: the reader closes the pipe before the command writes.
+test('a stdout closed by its reader ends the command quietly, with exit 0', async () => {
+  const child = spawn(process.execPath, [join(root, 'tools/admin/bin.cjs'), 'keys', 'list'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DYNAMODB_ENDPOINT: tables.endpoint,
+      ORDERS_TABLE: tables.names.orders,
+      API_KEYS_TABLE: tables.names.apiKeys,
+      RATE_LIMIT_TABLE: tables.names.rateLimits,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Closed before the child has started: its first write always meets a pipe with no reader.
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
 }, 60_000);

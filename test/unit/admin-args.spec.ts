@@ -34,6 +34,7 @@ test.each<[string[], string]>([
     'An enterprise key needs both --rpm (requests per minute) and --rpd (requests per day)',
   ],
   [['keys', 'revoke', 'not-an-id'], 'A key id is key_ followed by 20 hexadecimal digits, as `keys list` shows'],
+  [['orders', 'ship', '-5'], "Unknown option '-5': to give a value that starts with -, put -- before it (-- -5)"],
   [['orders', 'ship', '007'], 'Order id 007 has a plus sign or leading zeros: write it as 7'],
 ])('%j: one line, exit 2', async (argv, message) => {
   expect(await admin(...argv)).toEqual({

@@ -21,7 +21,14 @@ export function parseOptions<const O extends Options>(argv: readonly string[], o
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // parseArgs' own messages name the option and what was wrong with it.
-    throw new UsageError(parseArgsMessage(error));
+    const message = parseArgsMessage(error);
+    // `orders ship -5`: a value that starts with a dash reads as an option; say how to give it.
+    const dashed = /^Unknown option '(-\d[^']*)'$/.exec(message)?.[1];
+    throw new UsageError(
+      dashed === undefined
+        ? message
+        : `${message}: to give a value that starts with -, put -- before it (-- ${dashed})`,
+    );
   }
 }
 
