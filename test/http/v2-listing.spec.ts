@@ -165,6 +165,18 @@ describe('400 INVALID_QUERY names the parameter', () => {
     const body = await expectError(await get(query), 400, 'INVALID_QUERY');
     expect(body.message.startsWith(`${parameter}:`)).toBe(true);
   });
+
+  test('an offset sent with an unencoded + is told to send it as %2B', async () => {
+    const body = await expectError(await get('updatedSince=2026-11-01T01:11:00+01:00'), 400, 'INVALID_QUERY');
+    expect(body.message).toContain('%2B');
+    const encoded = await get(`updatedSince=${encodeURIComponent('2026-11-01T01:11:00+01:00')}`);
+    expect(encoded.status).toBe(200);
+  });
+
+  test('a date-time without a space is not given the %2B hint', async () => {
+    const body = await expectError(await get('updatedSince=yesterday'), 400, 'INVALID_QUERY');
+    expect(body.message).not.toContain('%2B');
+  });
 });
 
 describe('400 INVALID_CURSOR', () => {

@@ -58,6 +58,17 @@ export function normalisedDateTime(text: string): string | undefined {
   return iso && /^\d{4}-/.test(iso) ? iso : undefined;
 }
 
+/**
+ * What a refused updatedSince should have been. A query string reads an unencoded `+` as a space, so
+ * `...+02:00` arrives as `... 02:00`: that case is told to send the offset's sign as %2B.
+ */
+function dateTimeHint(text: string): string {
+  const example = 'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z';
+  return / \d{2}:\d{2}$/.test(text)
+    ? `${example}; a + in the offset must be sent as %2B (an unencoded + reads as a space)`
+    : example;
+}
+
 /** The one value of a parameter; a repeated one is refused, since which value counts would be a guess. */
 function single(values: readonly string[] | undefined, name: string): string | undefined {
   if (values === undefined || values.length === 0) return undefined;
@@ -83,11 +94,7 @@ const FILTER_VALUES: { [F in SyncFilter]: (text: string) => NonNullable<SyncFilt
   },
   updatedSince(text) {
     const normalised = normalisedDateTime(text);
-    if (normalised === undefined)
-      throw new InvalidQueryError(
-        SYNC_PARAMETERS.updatedSince,
-        'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z',
-      );
+    if (normalised === undefined) throw new InvalidQueryError(SYNC_PARAMETERS.updatedSince, dateTimeHint(text));
     return normalised;
   },
 };
