@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { headingSlugs, linkProblems, markdownLinks, type FileAccess } from '../support/markdown-links';
 
@@ -35,6 +35,28 @@ test('docs/README.md lists every page of docs/', () => {
     .filter((page) => page !== path.join('docs', 'README.md'))
     .map((page) => path.relative('docs', page));
   expect(pages.filter((page) => !listed.has(page))).toEqual([]);
+});
+
+/** Every folder and source file directly in `folder`, as repository paths. */
+function entriesOf(folder: string): string[] {
+  return readdirSync(path.join(ROOT, folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() || /\.(ts|cjs|sh)$/.test(entry.name))
+    .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
+}
+
+describe('docs/design.md matches the tree', () => {
+  const design = readFileSync(path.join(ROOT, 'docs', 'design.md'), 'utf8');
+  const named = new Set([...design.matchAll(/`([A-Za-z0-9_./-]+)`/g)].map((match) => match[1]));
+
+  test('every path with a folder it names exists', () => {
+    const paths = [...named].filter((name) => /^[a-z.]+\/.*\.[a-z]+$/.test(name ?? ''));
+    expect(paths.length).toBeGreaterThan(10);
+    expect(paths.filter((name) => !existsSync(path.join(ROOT, name ?? '')))).toEqual([]);
+  });
+
+  test.each(['functions', 'infra', 'lib/core', 'tools'])('it names every entry of %s/', (folder) => {
+    expect(entriesOf(folder).filter((entry) => !named.has(entry) && !named.has(`${folder}/${entry}`))).toEqual([]);
+  });
 });
 
 describe('the link checker', () => {
