@@ -23,7 +23,9 @@ function settings() {
     const baseUrl = values.url ?? process.env.STORE_ORDERS_URL ?? 'http://127.0.0.1:3000/v1';
     return { apiKey, baseUrl, cancel: values.cancel, provoke429: values['provoke-429'] };
   } catch (error) {
-    console.error(`orders: ${error instanceof Error ? error.message : String(error)}\n${usage}`);
+    // One line: the mistake, and its fix (a missing key's message has it; a wrong option gets the usage).
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`orders: ${message}${message.includes('--key KEY') ? '' : ` (${usage})`}`);
     process.exit(2);
   }
 }

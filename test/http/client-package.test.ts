@@ -214,7 +214,16 @@ test('without a key the example prints one line with the fix and exits 2', async
     (error: unknown) => error as { code?: number; stderr?: string },
   );
   expect(failure?.code).toBe(2);
-  expect(failure?.stderr).toMatch(/^orders: an API key is needed: --key KEY or STORE_ORDERS_API_KEY/);
+  expect(failure?.stderr).toMatch(/^orders: an API key is needed: --key KEY or STORE_ORDERS_API_KEY[^\n]*\n$/);
+});
+
+test('a wrong option is one line too, with the usage', async () => {
+  const failure = await promisify(execFile)(process.execPath, [join(consumer, 'out/orders.js'), '--nope']).then(
+    () => undefined,
+    (error: unknown) => error as { code?: number; stderr?: string },
+  );
+  expect(failure?.code).toBe(2);
+  expect(failure?.stderr).toMatch(/^orders: Unknown option '--nope'.*\(usage: orders \[--url URL\][^\n]*\n$/);
 });
 
 /** An HTTP proxy on 127.0.0.1 that tunnels CONNECT requests and records each tunnel's target. */
