@@ -31,12 +31,14 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 /** One file per API port: a stack on a port replaces the record a killed one left there. */
 const stateFile = (apiUrl: string, env: NodeJS.ProcessEnv) => join(stateDir(env), `${new URL(apiUrl).port}.json`);
 
-/** Records a stack until this process exits, however it exits but SIGKILL (a signal's handler, an error, process.exit). */
-export function recordStack(state: StackState, env: NodeJS.ProcessEnv = process.env): void {
+/** Records a stack until this process exits (any way but SIGKILL) or the returned function removes it. */
+export function recordStack(state: StackState, env: NodeJS.ProcessEnv = process.env): () => void {
   const file = stateFile(state.apiUrl, env);
   mkdirSync(stateDir(env), { recursive: true });
   writeFileSync(file, JSON.stringify(state));
-  process.once('exit', () => rmSync(file, { force: true }));
+  const forget = () => rmSync(file, { force: true });
+  process.once('exit', forget);
+  return forget;
 }
 
 function parseState(text: string): StackState | undefined {
