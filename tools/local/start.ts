@@ -41,19 +41,19 @@ async function main(): Promise<void> {
   process.on('uncaughtException', duringStart);
   const stack = await startLocalStack(options, options.quiet ? undefined : (line) => console.log(line));
   process.off('uncaughtException', duringStart);
-  // For `npm stop` and the smoke command, before the banner says the stack is up; removed as the process exits.
-  const record = { pid: process.pid, apiUrl: stack.apiUrl, endpoint: stack.dynamoEndpoint, tables: LOCAL_TABLES };
-  const forget = recordStack(record);
-  console.log(stack.banner.join('\n'));
-  // Ctrl-C reaches the stack twice (from the terminal, and passed on by npm): the first stops it.
+  // Handlers before the record: without one a signal kills at once and the record stays. The first
+  // Ctrl-C (npm passes it on too) stops the stack, removing the record before closing the ports.
   let stopping: Promise<void> | undefined;
-  // The record goes first: whoever sees the ports closed finds no record of a stack there.
   const stop = () => void (stopping ??= (forget(), stack.close().then(() => process.exit(0))));
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
   // npm passes on SIGINT and SIGTERM, not SIGHUP or SIGKILL: whenever npm is gone (package.json's
   // `exec` makes it this process's parent), the stack stops too, rather than hold its ports.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && stop(), PARENT_CHECK_MS).unref();
+  // For `npm stop` and the smoke command, before the banner says the stack is up; removed as the process exits.
+  const record = { pid: process.pid, apiUrl: stack.apiUrl, endpoint: stack.dynamoEndpoint, tables: LOCAL_TABLES };
+  const forget = recordStack(record);
+  console.log(stack.banner.join('\n'));
 }
 
 main().catch(fail);
