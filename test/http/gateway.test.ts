@@ -11,6 +11,7 @@ runSpec('gateway-orders', () => require('./gateway-orders.spec'));
 runSpec('gateway-rate-limits', () => require('./gateway-rate-limits.spec'));
 runSpec('access-log', () => require('./access-log.spec'));
 runSpec('proxy-event', () => require('./proxy-event.spec'));
+runSpec('prototype-names', () => require('./prototype-names.spec'));
 runSpec('deprecation', () => require('./deprecation.spec'));
 runSpec('pets', () => require('./pets.spec'));
 runSpec('function-deadlines', () => require('./function-deadlines.spec'));
