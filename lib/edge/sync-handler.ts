@@ -36,10 +36,11 @@ export function makeListOrdersV2Handler(deps: SyncHandlerDeps) {
 
 function pageHandler(deps: SyncHandlerDeps) {
   return apiHandler(routeByOperation('listOrdersV2'), deps, async (event) => {
-    const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null);
+    const now = deps.now();
+    const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null, now);
     let filters = query.filters;
     let position: PagePosition | undefined;
-    let started = deps.now();
+    let started = now;
     if (query.cursor !== undefined) {
       const content = openCursor(query.cursor, deps.cursorKey());
       filters = cursorFilters(content, query.filters);
@@ -51,7 +52,7 @@ function pageHandler(deps: SyncHandlerDeps) {
     const orders = page.orders.map(syncedOrderJson).join(',');
     const tail = next
       ? `,"nextCursor":${JSON.stringify(next)}`
-      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs, filters.updatedSince))}`;
+      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs))}`;
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },

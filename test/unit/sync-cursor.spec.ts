@@ -93,7 +93,9 @@ test.each(SYNC_FILTERS)(
   'the declared filter %s is read, carried and held by the cursor, and sent by the client',
   (name) => {
     const filters: SyncFilters = { [name]: FILTER_SAMPLES[name] };
-    expect(parseSyncQuery({ [name]: [FILTER_SAMPLES[name]] }).filters).toEqual(filters);
+    expect(parseSyncQuery({ [name]: [FILTER_SAMPLES[name]] }, Date.parse(FILTER_SAMPLES.updatedSince)).filters).toEqual(
+      filters,
+    );
     expect(isUnfiltered(filters)).toBe(false);
     const opened = openCursor(sealCursor({ ...indexed, filters }, key), key);
     expect(opened.filters).toEqual(filters);
