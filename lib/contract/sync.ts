@@ -36,6 +36,14 @@ export type SyncFilters = { [F in SyncFilter]?: F extends 'status' ? OrderStatus
 export const isUnfiltered = (filters: SyncFilters): boolean =>
   SYNC_FILTERS.every((name) => filters[name] === undefined);
 
+/**
+ * Whether a walk's pages list `departed`: the orders changed at or after its updatedSince that are
+ * now outside its status, which a replica of that status may still hold. A walk without
+ * updatedSince lists the status as it is; without a status nothing can leave the filter.
+ */
+export const listsDepartures = (filters: SyncFilters): boolean =>
+  filters.status !== undefined && filters.updatedSince !== undefined;
+
 /** The statuses a page can be filtered by: every status. */
 export const SYNC_STATUSES = ORDER_STATUSES;
 

@@ -1,5 +1,6 @@
 // GET /v2/store/orders: one page of orders, filtered by status or updatedSince, with a sealed cursor
-// to the next. Same middleware as v1 (auth, limiter, error mapping): each page is one request.
+// to the next (and, with both filters, the orders that left the status). Same middleware as v1
+// (auth, limiter, error mapping): each page is one request.
 import { syncedOrderJson } from '../contract/synced-order';
 import { routeByOperation } from '../contract/routes';
 import { SYNC_PARAMETERS } from '../contract/sync';
@@ -50,13 +51,14 @@ function pageHandler(deps: SyncHandlerDeps) {
     const page = await deps.pages.page(filters, position, query.limit);
     const next = page.next && sealCursor({ filters, position: page.next, started }, deps.cursorKey());
     const orders = page.orders.map(syncedOrderJson).join(',');
+    const departed = page.departed ? `,"departed":[${page.departed.map(syncedOrderJson).join(',')}]` : '';
     const tail = next
       ? `,"nextCursor":${JSON.stringify(next)}`
       : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs))}`;
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },
-      body: `{"orders":[${orders}]${tail}}`,
+      body: `{"orders":[${orders}]${departed}${tail}}`,
     };
   });
 }

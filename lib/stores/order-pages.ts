@@ -1,10 +1,12 @@
 // The v2 listing's page reads. Unfiltered: one Scan page of the table. Filtered: Queries on the
 // sharded index (lib/contract/tables.ts ORDER_INDEXES), merged in (updatedAt, id) order. Either
-// way a page reads items in proportion to its size, never to the store (docs/design.md).
+// way a page reads items in proportion to its size, never to the store (docs/design.md). A walk
+// with a status and updatedSince reads every change since (the by-update index) and tells the
+// orders now outside its status apart, as departed.
 import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../contract/synced-order';
-import { isUnfiltered, type SyncFilters } from '../contract/sync';
+import { isUnfiltered, listsDepartures, type SyncFilters } from '../contract/sync';
 import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
 import type { PagePosition } from '../core/sync/cursor';
 import { statusShard, updateShard } from '../core/sync/keys';
@@ -12,6 +14,11 @@ import { syncedOrderFromAttributes } from './orders';
 
 export interface OrderPage {
   orders: SyncedOrder[];
+  /**
+   * With a status and updatedSince only: the orders changed since that are now outside the status,
+   * in the same (updatedAt, id) order, counted with `orders` against the page's limit.
+   */
+  departed?: SyncedOrder[];
   /** Where the next page starts; absent when nothing can follow. */
   next?: PagePosition;
 }
@@ -86,14 +93,17 @@ export class OrderPages {
   /**
    * Each shard is read a chunk at a time (about its share of the page, plus one), and the merge
    * takes the smallest update key until the page is full: a page reads about twice its size at most.
+   * A status alone reads its own partitions of the by-status index; with updatedSince the walk
+   * reads every change since on the by-update index, so that it sees the orders that left the status.
    */
   private async indexPage(
     filters: SyncFilters,
     position: Extract<PagePosition, { kind: 'index' }> | undefined,
     limit: number,
   ): Promise<OrderPage> {
-    const index: IndexSpec = filters.status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
-    const status = filters.status;
+    const departures = listsDepartures(filters);
+    const status = departures ? undefined : filters.status;
+    const index: IndexSpec = status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
     const chunk = Math.ceil(limit / SYNC_SHARDS) + 1;
     const done = new Set(position?.done ?? []);
     const readers: ShardReader[] = [];
@@ -107,23 +117,26 @@ export class OrderPages {
     }
 
     const orders: SyncedOrder[] = [];
+    const departed: SyncedOrder[] = [];
     const heads = await Promise.all(readers.map((reader) => reader.peek()));
-    while (orders.length < limit) {
+    for (let taken = 0; taken < limit;) {
       let best = -1;
       heads.forEach((head, i) => {
         if (head && (best < 0 || head.key < (heads[best]?.key ?? ''))) best = i;
       });
       const reader = readers[best];
       if (!reader) break;
-      orders.push(syncedOrderFromAttributes(reader.take()));
-      heads[best] = orders.length < limit ? await reader.peek() : undefined;
+      const order = syncedOrderFromAttributes(reader.take());
+      (departures && order.status !== filters.status ? departed : orders).push(order);
+      heads[best] = ++taken < limit ? await reader.peek() : undefined;
     }
 
+    const page = { orders, ...(departures ? { departed } : {}) };
     for (const reader of readers) if (reader.exhausted) done.add(reader.shard);
-    if (done.size === SYNC_SHARDS) return { orders };
+    if (done.size === SYNC_SHARDS) return page;
     const after = Array.from({ length: SYNC_SHARDS }, (_, shard) => position?.after[shard] ?? null);
     for (const reader of readers) after[reader.shard] = reader.after;
-    return { orders, next: { kind: 'index', after, done: [...done].sort((a, b) => a - b) } };
+    return { ...page, next: { kind: 'index', after, done: [...done].sort((a, b) => a - b) } };
   }
 
   private async queryShard(

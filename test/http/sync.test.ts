@@ -4,4 +4,5 @@
 import { runSpec } from '../support/specs';
 
 runSpec('sync-exact', () => require('./sync-exact.spec'));
+runSpec('sync-contract', () => require('./sync-contract.spec'));
 runSpec('sync-interleavings', () => require('./sync-interleavings.spec'));

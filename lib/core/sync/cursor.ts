@@ -21,8 +21,12 @@ export interface CursorContent {
   started: number;
 }
 
-/** 2: cursors carry their walk's start (the watermark); a version-1 cursor is refused, and the walk starts again. */
-export const CURSOR_VERSION = 2;
+/**
+ * 2: cursors carry their walk's start (the watermark). 3: a walk with a status and updatedSince
+ * reads the by-update index (its departures), so a version-2 position of such a walk is on
+ * another index. An older cursor is refused, and the walk starts again from its watermark.
+ */
+export const CURSOR_VERSION = 3;
 
 function mac(key: Uint8Array, payload: string): Buffer {
   return createHmac('sha256', key).update(payload).digest();
