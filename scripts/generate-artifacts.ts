@@ -66,6 +66,7 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:error-example': block(errorExample('ORDER_ALREADY_SHIPPED', false)),
         'generated:error-codes': block(errorCodesList()),
+        'generated:sync-timing': block(syncTimingTable()),
       }),
   },
   {
