@@ -1,6 +1,7 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
+import { listsDepartures } from '../lib/contract/sync.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
@@ -283,7 +284,7 @@ export class StoreOrdersClient {
     const query: OrderPageQuery = { updatedSince: since, ...(status ? { status } : {}), ...(limit ? { limit } : {}) };
     let watermark: string | undefined;
     for await (const page of this.listOrderPages(query, options)) {
-      if (status !== undefined && page.departed === undefined)
+      if (listsDepartures(query) && page.departed === undefined)
         throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'A page of a status sync carries no departed list');
       orders.push(...page.orders);
       departed.push(...(page.departed ?? []));
