@@ -4,8 +4,9 @@ import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
-import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf } from './wiring';
+import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
+import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore, restampsStore } from './stores';
+import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf, watchBoundsOf } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -45,4 +46,9 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
   }),
+);
+
+/** The orders table's stream consumer: judges each change against the walks' settling time of this wiring. */
+export const syncWatchHandler = /* @__PURE__ */ perWiring((w) =>
+  makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w) }),
 );

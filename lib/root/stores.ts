@@ -7,6 +7,7 @@ import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { PetsRepository } from '../stores/pets';
 import { OrderPages } from '../stores/order-pages';
+import { OrderRestamps } from '../stores/order-restamps';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
 import {
@@ -27,6 +28,7 @@ export interface Stores {
   limiter: RateLimiter;
   listings: ListingsInFlight;
   pages: OrderPages;
+  restamps: OrderRestamps;
 }
 
 /** Stamped on the wiring's stamp clock (AWS's, corrected, unless it gives its own), one attempt per stamped write. */
@@ -79,6 +81,11 @@ export const listingsStore = /* @__PURE__ */ perWiring(
 
 export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));
 
+/** The sync watch's re-stamps: stamped writes, so one attempt per call on the stamp clock. */
+export const restampsStore = /* @__PURE__ */ perWiring(
+  (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w)),
+);
+
 /** Every store of one wiring: what the service's handlers read, and tools, bench and tests seed and check. */
 export function storesFor(wiring: Wiring): Stores {
   return {
@@ -88,5 +95,6 @@ export function storesFor(wiring: Wiring): Stores {
     limiter: limiterStore(wiring),
     listings: listingsStore(wiring),
     pages: pagesStore(wiring),
+    restamps: restampsStore(wiring),
   };
 }

@@ -1,0 +1,62 @@
+// The sync watch's one write: a change a walk could have missed gets a new stamp, so every later walk
+// delivers the order (docs/design.md#the-change-stream). It is a stamped write like any other
+// (lib/stores/stamped-write.ts): strictly later than the stamp it replaces, the v2 index keys moved
+// with it, and only while the order is still as the stream showed it, so a later change (which has
+// a stream record of its own) is never overwritten, and a batch delivered twice re-stamps once.
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { OrderStatus } from '../contract/order';
+import { syncAttributes } from '../core/sync/keys';
+import type { StampClock } from './aws-clock';
+import { conditionalWrite } from './conditional';
+import { stampedWrite } from './stamped-write';
+
+/** An order as a stream record showed it after a change: the stamp to replace, and the status it had. */
+export interface SeenChange {
+  id: string;
+  status: OrderStatus;
+  updatedAt: string;
+}
+
+export class OrderRestamps {
+  constructor(
+    /** One attempt per call, like every stamped write (the composition root's counter client). */
+    private readonly writer: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly stamps: StampClock,
+  ) {}
+
+  /**
+   * Stamps the order anew (now, or one millisecond after the stamp it had if that is later) if it
+   * still has the status and updatedAt it was seen with, or one of this write's own earlier
+   * attempts. The new stamp, or undefined when the order changed since or is gone.
+   */
+  restamp(seen: SeenChange): Promise<string | undefined> {
+    return stampedWrite(
+      this.stamps,
+      ({ stamp, earlier }) => {
+        const attributes = Object.entries(syncAttributes(seen.id, seen.status, stamp));
+        const stamps = [seen.updatedAt, ...earlier].map((_, i) => `:seen${i}`);
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(seen.id) },
+              UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+              ConditionExpression: `#status = :status AND #updatedAt IN (${stamps.join(', ')})`,
+              ExpressionAttributeNames: {
+                ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+                '#status': 'status',
+              },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries([seen.updatedAt, ...earlier].map((value, i) => [`:seen${i}`, value])),
+                ':status': seen.status,
+              },
+            }),
+          ),
+        ).then((result) => (result.applied ? stamp : undefined));
+      },
+      () => seen.updatedAt,
+    );
+  }
+}
