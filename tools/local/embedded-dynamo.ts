@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { ChangeStream, streamChanges, type ChangeStreamOptions } from './change-stream';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
 import { holdWrites, type HeldWrite, type WriteHold, type WriteHolds } from './write-holds';
 
@@ -13,6 +14,8 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
   /** Makes every deferred index change visible now (a test's final, settled comparison). */
   settleIndexes(): Promise<void>;
+  /** The tables' change streams, when asked for: what the local stack's stream consumers read. */
+  stream?: ChangeStream;
 }
 
 export interface EmbeddedDynamoOptions {
@@ -35,6 +38,11 @@ export interface EmbeddedDynamoOptions {
    * (a client that timed out and hung up still has its write applied later, as on AWS).
    */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  /**
+   * Record every applied write as DynamoDB Streams would (tools/local/change-stream.ts), for the
+   * tables a consumer subscribes to: the change stream of lib/contract/tables.ts, emulated.
+   */
+  stream?: ChangeStreamOptions;
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -51,6 +59,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     ...(options.dataDir ? { path: options.dataDir } : {}),
   };
   if (lag) lagIndexes(dynaliteOptions, lag);
+  const stream = options.stream ? new ChangeStream(options.stream) : undefined;
+  if (stream) streamChanges(dynaliteOptions, stream);
   const server = dynalite(dynaliteOptions);
   const holds: WriteHolds | undefined = options.holdWrites
     ? holdWrites(server, options.holdWrites satisfies WriteHold)
@@ -66,6 +76,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     endpoint: `http://${host}:${port}`,
     port,
     settleIndexes: async () => lag?.settle(),
+    ...(stream ? { stream } : {}),
     close: async () => {
       // Writes sent are applied, and their index changes too, before the store closes (and, with
       // dataDir, so that a restart finds them).
