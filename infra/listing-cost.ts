@@ -5,7 +5,7 @@ import { LIST_SETTINGS, listingSeconds } from './list-budget';
 import { MEASURED } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS } from '../lib/contract/deployment';
+import { FUNCTIONS, STREAM_MAPPINGS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
@@ -207,13 +207,18 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
+  // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
+  const released = functions - Object.keys(STREAM_MAPPINGS).length;
   const single = 2 + API_METHODS + 3 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
-  const rollback = { alarms: 2 * functions + 1, metrics: 1 + 2 * (functions - 1) + functions + 2 };
+  const rollback = { alarms: 2 * released + 1, metrics: 1 + 2 * (released - 1) + released + 2 };
+  // The sync watch's (infra/constructs/change-stream.ts): late and ahead changes, its iterator age,
+  // its errors and its dead-letter queue, a metric each.
+  const syncWatch = { alarms: 5, metrics: 5 };
   return {
-    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms,
-    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics,
+    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms,
+    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics,
   };
 }
 

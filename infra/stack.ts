@@ -16,13 +16,15 @@ import {
   REST_API_ID_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
+  STREAM_MAPPINGS,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
   V2_API_URL_OUTPUT,
   V2_EXECUTE_API_URL_OUTPUT,
   V2_REST_API_ID_OUTPUT,
-  type FunctionId,
+  type EntryId,
 } from '../lib/contract/deployment';
+import { StreamConsumer } from './constructs/change-stream';
 import { OrdersApi } from './constructs/orders-api';
 import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
@@ -41,7 +43,9 @@ export interface StoreOrdersStackProps extends StackProps {
 export class StoreOrdersStack extends Stack {
   readonly config: StageConfig;
   readonly tables: ServiceTables;
-  readonly functions: Record<FunctionId, ServiceFunction>;
+  readonly functions: Record<EntryId, ServiceFunction>;
+  /** The sync watch's event source mapping on the orders table's stream, and its dead-letter queue. */
+  readonly syncWatch: StreamConsumer;
   /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
   readonly api: OrdersApi;
   /** v2 (beta): a RestApi of its own with stage v2, in v1's usage plans and on its domain. */
@@ -60,7 +64,7 @@ export class StoreOrdersStack extends Stack {
     const removalPolicy = config.disposableData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     this.tables = new ServiceTables(this, 'Tables', { disposable: config.disposableData });
-    const make = (entry: FunctionId): ServiceFunction => {
+    const make = (entry: EntryId): ServiceFunction => {
       const fn = new ServiceFunction(this, pascalCase(entry), {
         entry,
         stage: config.stage,
@@ -91,7 +95,15 @@ export class StoreOrdersStack extends Stack {
       'cancel-order': make('cancel-order'),
       'get-pet': make('get-pet'),
       'list-orders-v2': make('list-orders-v2'),
+      'sync-watch': make('sync-watch'),
     };
+    // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
+    const watch = STREAM_MAPPINGS['sync-watch'];
+    this.syncWatch = new StreamConsumer(this, 'SyncWatchStream', {
+      table: this.tables.tables[watch.table],
+      target: this.functions['sync-watch'].alias,
+      settings: watch,
+    });
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
     const v2 = this.functions['list-orders-v2'];
@@ -158,6 +170,7 @@ export class StoreOrdersStack extends Stack {
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
+      syncWatch: { fn: this.functions['sync-watch'].function, consumer: this.syncWatch, settings: watch },
       config,
     });
     this.releases = new ServiceReleases(this, 'Releases', {
@@ -184,6 +197,7 @@ export class StoreOrdersStack extends Stack {
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
+      syncWatch: this.functions['sync-watch'].function,
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);

@@ -28,6 +28,7 @@ import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
 import { pascalCase } from './names';
+import { syncWatchAlarms } from './change-stream';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
 export interface ApiStageAlarms {
@@ -63,6 +64,8 @@ export interface ServiceAlarmsProps {
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
   aliases: Record<FunctionId, IAlias>;
+  /** The sync watch on the orders table's stream: its assumptions and its own health. */
+  syncWatch: Parameters<typeof syncWatchAlarms>[0];
   config: StageConfig;
 }
 
@@ -263,6 +266,8 @@ export class ServiceAlarms extends Construct {
     });
 
     this.addIndexThrottles(props.indexedTable);
+    for (const [alarmId, alarm] of Object.entries(syncWatchAlarms(props.syncWatch, props.config.stage)))
+      this.add(alarmId, alarm);
 
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));

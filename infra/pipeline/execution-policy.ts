@@ -55,7 +55,14 @@ export function executionStatements(): PolicyStatement[] {
       actions: ['lambda:*'],
       resources: [arn('lambda', `function:${STACK_PREFIX}*`)],
     }),
+    // The sync watch's event source mapping: Lambda gives it a UUID, so no name can scope it.
+    new PolicyStatement({
+      actions: [...(RESOURCE_TYPE_ACTIONS['AWS::Lambda::EventSourceMapping']?.actions ?? [])],
+      resources: [arn('lambda', 'event-source-mapping:*')],
+    }),
     new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${STACK_PREFIX}*`)] }),
+    // The sync watch's dead-letter queue, named by CloudFormation after the stack.
+    new PolicyStatement({ actions: ['sqs:*'], resources: [arn('sqs', `${STACK_PREFIX}*`)] }),
     // REST APIs, stages, usage plans and domain names have ids API Gateway picks: the Region's paths.
     new PolicyStatement({
       actions: ['apigateway:*'],

@@ -27,6 +27,11 @@ export function boundaryStatements(): PolicyStatement[] {
     new PolicyStatement({ actions: ['logs:*'], resources: ['*'] }),
     new PolicyStatement({ actions: ['codedeploy:*'], resources: [arn('codedeploy', '*')] }),
     new PolicyStatement({ actions: ['sns:Publish'], resources: [arn('sns', '*')] }),
+    // The sync watch's event source mapping sends a discarded batch's description to its queue.
+    new PolicyStatement({
+      actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      resources: [arn('sqs', `${STACK_PREFIX}*`)],
+    }),
     new PolicyStatement({
       actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
       resources: [arn('secretsmanager', 'secret:*')],
@@ -39,6 +44,8 @@ export function boundaryStatements(): PolicyStatement[] {
         'cloudwatch:PutMetricData',
         'cloudwatch:DescribeAlarms',
         'lambda:GetAccountSettings',
+        // Lambda's reads of the orders table's stream: ListStreams lists the account's streams.
+        'dynamodb:ListStreams',
       ],
       resources: ['*'],
     }),
