@@ -462,6 +462,8 @@ export function monthlyCostAssumptions(): string {
   // A key read is one GetItem of an item under 4 KB, eventually consistent: half a read unit.
   const perKey = (keyInvocations * (PRICES.lambdaRequestPerMillion + PRICES.dynamoReadPerMillion / 2)) / 1e6;
   const cancelMillion = CANCEL_WRITE_UNITS * PRICES.dynamoWritePerMillion;
+  const watch = STREAM_MAPPINGS['sync-watch'];
+  const watchRequests = (1e6 / watch.batchSize) * (PRICES.lambdaRequestPerMillion / 1e6);
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
     `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
@@ -474,6 +476,9 @@ export function monthlyCostAssumptions(): string {
     `Priced outside the table, for want of a count in the load: a cancel is ${CANCEL_WRITE_UNITS} write units (the order, and a delete and a put in each v2 index,`,
     `since it changes both indexes' keys), $${n0(cancelMillion, 3)} per million cancels; an active key costs at most ${n0(keyInvocations)} authorizer invocations a month`,
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
+    `The sync watch reads the orders stream ${watch.batchSize} changes a batch: $${n0(watchRequests, 4)} of Lambda requests per million changes at full batches (at a trickle, at most one`,
+    `invocation a ${watch.batchingWindowSeconds} s batching window a shard), plus its duration (docs/benchmarks.md); Lambda's reads of the stream are free; a re-stamp is ${CANCEL_WRITE_UNITS} write units,`,
+    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty.`,
     `Not priced (no measured volume): API Gateway execution logs at INFO (several lines every request, $${PRICES.logsIngestGb} per GB ingested), function and access logs,`,
     `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (one per v2 container start`,
     `and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and table storage and point-in-time recovery.`,

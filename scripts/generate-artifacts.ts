@@ -23,6 +23,7 @@ import {
   errorExample,
   listingsInFlightTable,
   planLimitsTable,
+  syncRepairTable,
   syncTimingTable,
 } from './generate-docs';
 
@@ -67,6 +68,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:error-example': block(errorExample('ORDER_ALREADY_SHIPPED', false)),
         'generated:error-codes': block(errorCodesList()),
         'generated:sync-timing': block(syncTimingTable()),
+        'generated:sync-repair': block(syncRepairTable()),
       }),
   },
   {
@@ -88,7 +90,14 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:scan-capacity': block(scanCapacityTable(LIST_ORDERS_RESERVED_CONCURRENCY.prod)),
       }),
   },
-  { file: 'docs/design.md', render: (text) => withBlocks(text, { 'generated:sync-timing': block(syncTimingTable()) }) },
+  {
+    file: 'docs/design.md',
+    render: (text) =>
+      withBlocks(text, {
+        'generated:sync-timing': block(syncTimingTable()),
+        'generated:sync-repair': block(syncRepairTable()),
+      }),
+  },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
 ];
 
