@@ -105,10 +105,10 @@ function adminInvocation(options: StartOptions, endpoint: string): string {
 function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
   return [
     indexLagMs ? `indexes up to ${indexLagMs} ms behind writes` : 'indexes without lag',
-    "the orders table's change stream read by the sync watch",
     ...(holdWrites
       ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
       : []),
+    "the orders table's change stream read by the sync watch",
   ];
 }
 
