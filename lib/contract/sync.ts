@@ -61,7 +61,8 @@ export const CURSOR_KEY_SECRET_ENV = 'CURSOR_KEY_SECRET_ARN';
 export const SYNC_TIMING = {
   /**
    * The most a stamping or walking clock may be off AWS's. Lambda's clock is AWS's (Amazon Time Sync
-   * Service); a tool's clock is corrected from DynamoDB's `Date` replies (lib/stores/aws-clock.ts).
+   * Service); a tool reads AWS's time from DynamoDB's `Date` replies, and refuses to write when it
+   * cannot place it within this (tools/shared/aws-time.ts).
    */
   clockErrorMs: 1_000,
   /**

@@ -27,6 +27,12 @@ export interface Wiring {
   /** The clock (epoch ms) of the limiter, the listing leases and the store-size cache. */
   now?: () => number;
   /**
+   * Without `now`: makes the stores' clock, stamps' included, on the one-attempt client the stamped
+   * writes and the limiter's marks go through, so it can read AWS's time from that client's
+   * replies. A tool's (tools/shared/aws-time.ts); the service stamps from awsClock on it.
+   */
+  clockOn?: (oneAttempt: DynamoDBClient) => StampClock;
+  /**
    * The handlers' deadline timers and the clock the limiter times its calls by: the real ones
    * unless a test runs the service on a virtual clock.
    */
@@ -110,12 +116,18 @@ export function closeClients(wiring: Wiring): void {
   singleAttemptClient(wiring).destroy();
 }
 
+/** The clock a wiring makes on its one-attempt client (clockOn), when it gives no `now`. */
+const madeClock = /* @__PURE__ */ perWiring((wiring): StampClock | undefined =>
+  wiring.now ? undefined : wiring.clockOn?.(singleAttemptClient(wiring)),
+);
+
 /**
- * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench);
- * otherwise the machine's, corrected by DynamoDB's replies (stores/aws-clock.ts).
+ * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench) or
+ * makes one (a tool); otherwise the machine's, corrected by DynamoDB's replies (stores/aws-clock.ts).
  */
-export const stampClockOf = /* @__PURE__ */ perWiring((wiring): StampClock =>
-  wiring.now ? { now: wiring.now } : awsClock(singleAttemptClient(wiring)),
+export const stampClockOf = /* @__PURE__ */ perWiring(
+  (wiring): StampClock =>
+    (wiring.now ? { now: wiring.now } : madeClock(wiring)) ?? awsClock(singleAttemptClient(wiring)),
 );
 
 export function syncTimingOf(wiring: Wiring): SyncTiming {
@@ -132,7 +144,8 @@ export function tableName(wiring: Wiring, id: TableId): string {
 }
 
 export function clockOf(wiring: Wiring): () => number {
-  return wiring.now ?? Date.now;
+  const made = madeClock(wiring);
+  return wiring.now ?? (made ? () => made.now() : Date.now);
 }
 
 export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {

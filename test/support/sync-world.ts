@@ -59,7 +59,9 @@ export interface SyncWorld {
   close(): Promise<void>;
 }
 
-export async function startSyncWorld(options: { indexLagMs?: number; random?: () => number } = {}): Promise<SyncWorld> {
+export async function startSyncWorld(
+  options: { indexLagMs?: number; random?: () => number; clock?: TestClock } = {},
+): Promise<SyncWorld> {
   let policy: HoldPolicy | undefined;
   let writes = 0;
   const holds: { until: number; release: () => void }[] = [];
@@ -72,6 +74,7 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
   };
   let ordersTable = '';
   const stack: LocalStack = await startLocalStack({
+    ...(options.clock ? { clock: options.clock } : {}),
     dynamo: {
       // On the stack's virtual clock (startLocalStack's default for a lag).
       indexLag: {

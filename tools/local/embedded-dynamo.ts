@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
@@ -35,6 +36,12 @@ export interface EmbeddedDynamoOptions {
    * (a client that timed out and hung up still has its write applied later, as on AWS).
    */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  /**
+   * AWS's clock (epoch ms), which each reply's `Date` header gives, to the whole second, as it is
+   * sent: the machine's by default; a test's world passes its own, so a tool that reads AWS's
+   * time from the replies (tools/shared/aws-time.ts) reads the world's.
+   */
+  clock?: () => number;
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -52,6 +59,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   };
   if (lag) lagIndexes(dynaliteOptions, lag);
   const server = dynalite(dynaliteOptions);
+  dateReplies(server, options.clock ?? Date.now);
   const holds: WriteHolds | undefined = options.holdWrites
     ? holdWrites(server, options.holdWrites satisfies WriteHold)
     : undefined;
@@ -77,4 +85,18 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       });
     },
   };
+}
+
+/**
+ * Sets each reply's `Date` from `clock` as its head is written. Node's own is cached and renewed by
+ * a timer at each second, which a busy process runs late, sending the last second after a tick.
+ */
+function dateReplies(server: Server, clock: () => number): void {
+  server.prependListener('request', (_request, response: ServerResponse) => {
+    const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.writeHead = ((...args: unknown[]) => {
+      response.setHeader('Date', new Date(clock()).toUTCString());
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+  });
 }

@@ -156,8 +156,8 @@ export async function newKey(target: AdminTarget, request: NewKeyRequest, now: D
   return created;
 }
 
-async function createKey(command: CreateArgs, { target, out, now }: CommandContext): Promise<void> {
-  const { key, record } = await newKey(target, command, now);
+async function createKey(command: CreateArgs, { target, out, clock }: CommandContext): Promise<void> {
+  const { key, record } = await newKey(target, command, new Date(await clock.checkedNow()));
   if (command.json) {
     out.out(JSON.stringify({ key, ...publicView(record) }));
     return;
@@ -221,9 +221,10 @@ async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Prom
  * The record first (the authorizer refuses the key from its next lookup), then the marks on the
  * key's limiter items (the service refuses it at once, whatever API Gateway's authorizer cache
  * holds), then the gateway key. Revoking again redoes the marks, so a run stopped halfway is
- * finished by the next.
+ * finished by the next. The marks' days are AWS's (a machine's clock hours off marked other days).
  */
-async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
+async function revokeKey(id: string, { target, out, clock }: CommandContext): Promise<void> {
+  const now = new Date(await clock.checkedNow());
   const revoked = await target.keys.revoke(id, now);
   if (!revoked) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
   const { record, alreadyRevoked } = revoked;
@@ -256,11 +257,12 @@ async function pruneGatewayKeys(_args: undefined, { target, out }: CommandContex
 const isoTime = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** A key's plan and limits, and what it has used of them now, from its limiter item. */
-async function keyUsage(args: { id: string; json: boolean }, { target, out, now }: CommandContext): Promise<void> {
+async function keyUsage(args: { id: string; json: boolean }, { target, out, clock }: CommandContext): Promise<void> {
   const record = await target.keys.get(args.id);
   if (!record) throw new AdminFailure(`No API key with id ${args.id} in ${target.label}`);
   const limits = limitsOf(record);
   if (!limits) throw new AdminFailure(`${args.id} is an enterprise key without readable custom limits`);
+  const now = new Date(await clock.checkedNow());
   const usage = usageAt(await target.limiter.read(record.id, now.getTime()), limits, now.getTime());
   if (args.json) {
     // bannedUntil is always there, null without a ban, so a script can read it without a guard.
