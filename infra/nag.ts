@@ -113,10 +113,6 @@ function explainApiFindings(ordersApi: OrdersApi): void {
   const validation = REQUEST_VALIDATION[ordersApi.basePath];
   if (validation === undefined) throw new Error(`No reason is given for ${ordersApi.basePath}'s request validation`);
   suppress(api, { 'AwsSolutions-APIG2': validation });
-  suppress(api.deploymentStage, {
-    'AwsSolutions-APIG3':
-      'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',
-  });
 }
 
 /** The v2 cursor key's finding: it is not rotated automatically, on purpose. */

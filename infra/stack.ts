@@ -24,6 +24,7 @@ import {
   type FunctionId,
 } from '../lib/contract/deployment';
 import { OrdersApi } from './constructs/orders-api';
+import { AddressFirewall } from './constructs/address-firewall';
 import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
@@ -49,6 +50,8 @@ export class StoreOrdersStack extends Stack {
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
   readonly releases: ServiceReleases;
+  /** The web ACL in front of both APIs' stages: the limit per client address. */
+  readonly firewall: AddressFirewall;
   /** The v2 cursors' HMAC key, which list-orders-v2 alone reads at run time. */
   readonly cursorKey: Secret;
 
@@ -118,6 +121,10 @@ export class StoreOrdersStack extends Stack {
     this.api = new OrdersApi(this, 'Default', { ...apiProps, routes: ROUTES });
     // A stage of the v1 API would serve v1's whole resource tree under /v2 (docs/design.md#deployed-apis).
     this.v2Api = new OrdersApi(this, 'V2', { ...apiProps, routes: V2_ROUTES, joins: this.api });
+    this.firewall = new AddressFirewall(this, 'Firewall', {
+      stageName: config.stage,
+      apiStages: Object.fromEntries(this.apis.map((api) => [api.stageName, api.api.deploymentStage])),
+    });
 
     const buffered = (api: OrdersApi, routes: readonly Route[]) =>
       Object.fromEntries(
@@ -158,6 +165,7 @@ export class StoreOrdersStack extends Stack {
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
+      addressLimitBlocked: this.firewall.metricBlocked(),
       config,
     });
     this.releases = new ServiceReleases(this, 'Releases', {

@@ -18,6 +18,7 @@ import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
 import {
+  addressLimitRule,
   banRule,
   errorCodesList,
   errorExample,
@@ -58,7 +59,12 @@ export const GENERATED: readonly GeneratedFile[] = [
   {
     file: 'docs/rate-limits.md',
     render: (text) =>
-      withBlocks(text, { 'generated:plans': block(planLimitsTable()), 'generated:ban': block(banRule()) }),
+      withBlocks(text, {
+        'generated:plans': block(planLimitsTable()),
+        'generated:ban': block(banRule()),
+        'generated:address-limit': block(addressLimitRule()),
+        'generated:address-limit-example': block(errorExample('ADDRESS_RATE_LIMITED', true)),
+      }),
   },
   {
     file: 'docs/api.md',

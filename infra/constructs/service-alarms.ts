@@ -27,6 +27,7 @@ import {
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
+import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
@@ -63,6 +64,8 @@ export interface ServiceAlarmsProps {
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
   aliases: Record<FunctionId, IAlias>;
+  /** Requests the web ACL's limit per client address blocked (infra/constructs/address-firewall.ts). */
+  addressLimitBlocked: IMetric;
   config: StageConfig;
 }
 
@@ -241,6 +244,18 @@ export class ServiceAlarms extends Construct {
       failures: ofVersion(failuresByVersion),
       decisions: ofVersion(decisionsByVersion),
       refusals: ofVersion(refusalsByVersion),
+    });
+
+    // The limit per address rests on no address carrying more than its budget: a block is a flood,
+    // or a client the budget does not cover, which an operator has to tell apart.
+    this.add('AddressLimitBlocks', {
+      alarmDescription:
+        `The web ACL answered requests from a client address 429 ADDRESS_RATE_LIMITED: it sent more than ${ADDRESS_LIMIT.limit} in ${ADDRESS_LIMIT.windowSeconds} s. ` +
+        'A flood, or a legitimate client whose address carries more than the budget the limit is sized for (docs/operations.md#a-client-address-over-its-limit).',
+      metric: props.addressLimitBlocked,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
     });
 
     const throttles = Object.fromEntries(

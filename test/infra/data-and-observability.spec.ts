@@ -444,11 +444,11 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       const { template, stack } = stage();
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       // Authorizer failures, throttles, two store-size alarms, the bytes a listing sent (cut ones
-      // included), the orders indexes' write throttles; per API (v1, v2) its 5XX rate, and one per
-      // route (latency or duration); and two rollback alarms (errors, latency) per function, for its
-      // releases, and the authorizer's refusal rate.
+      // included), the orders indexes' write throttles, the web ACL's blocks; per API (v1, v2) its
+      // 5XX rate, and one per route (latency or duration); and two rollback alarms (errors,
+      // latency) per function, for its releases, and the authorizer's refusal rate.
       expect(alarms).toHaveLength(
-        6 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length + 1,
+        7 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length + 1,
       );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;
