@@ -1,4 +1,4 @@
-// A write that stamps its item's updatedAt: the stamp is taken as each attempt is sent, never
+// A write that stamps its item's updatedAt: the stamp is taken as each attempt starts, never
 // reused by a retry, and each retry's condition also accepts the stamps of its own earlier attempts,
 // so an earlier attempt that landed is stamped again and one that lands after the retry fails its
 // condition. Each attempt is cut at its own timeout, counted from before its stamp (signing and
