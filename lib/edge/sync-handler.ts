@@ -36,7 +36,7 @@ export function makeListOrdersV2Handler(deps: SyncHandlerDeps) {
 }
 
 function pageHandler(deps: SyncHandlerDeps) {
-  return apiHandler(routeByOperation('listOrdersV2'), deps, async (event) => {
+  return apiHandler(routeByOperation('listOrdersV2'), deps, async (event, _caller, _context, deadline) => {
     const now = deps.now();
     const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null, now);
     let filters = query.filters;
@@ -48,7 +48,7 @@ function pageHandler(deps: SyncHandlerDeps) {
       position = content.position;
       started = content.started;
     }
-    const page = await deps.pages.page(filters, position, query.limit);
+    const page = await deps.pages.page(filters, position, query.limit, deadline);
     const next = page.next && sealCursor({ filters, position: page.next, started }, deps.cursorKey());
     const orders = page.orders.map(syncedOrderJson).join(',');
     const departed = page.departed ? `,"departed":[${page.departed.map(syncedOrderJson).join(',')}]` : '';

@@ -4,7 +4,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
-import type { Timers } from '../commons/timers';
+import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
@@ -12,6 +12,7 @@ import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../
 import { awsClock, type StampClock } from '../stores/aws-clock';
 import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
+import type { AttemptTimer } from '../stores/call-deadlines';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
 
@@ -134,9 +135,27 @@ export function syncTimingOf(wiring: Wiring): SyncTiming {
   return wiring.syncTiming ?? SYNC_TIMING;
 }
 
+/** The per-attempt timeout of this wiring's clients: its own, or the client's default for its endpoint. */
+function requestTimeoutOf(wiring: Wiring): number {
+  return wiring.requestTimeoutMs ?? requestTimeoutFor(wiring.endpoint);
+}
+
+/**
+ * Each write attempt's own cut (lib/stores/call-deadlines.ts): the per-attempt timeout, counted
+ * from before the attempt is stamped and signed, on the wiring's timers. The settle time counts it.
+ */
+export function attemptTimerOf(wiring: Wiring): AttemptTimer {
+  return { timeoutMs: requestTimeoutOf(wiring), timers: wiring.timers ?? REAL_TIMERS };
+}
+
+/** How long after it ended an unanswered write may still land: each request's writes end this long before its answer. */
+export function landingMsOf(wiring: Wiring): number {
+  return syncTimingOf(wiring).unansweredLandingMs;
+}
+
 /** How far a v2 walk's watermark stands behind its start, for writers cut at this wiring's per-attempt timeout. */
 export function walkSettleMsOf(wiring: Wiring): number {
-  return settleMs(syncTimingOf(wiring), wiring.requestTimeoutMs ?? requestTimeoutFor(wiring.endpoint));
+  return settleMs(syncTimingOf(wiring), requestTimeoutOf(wiring));
 }
 
 export function tableName(wiring: Wiring, id: TableId): string {

@@ -161,7 +161,7 @@ test('every option is read', () => {
 
 test('--hold-writes-every K holds every Kth write, and only those', () => {
   const hold = everyKthWrite(2000, 3);
-  const write = { operation: 'PutItem', table: 'orders', body: '{}' };
+  const write = { operation: 'PutItem', table: 'orders', body: '{}', abandoned: new AbortController().signal };
   expect(Array.from({ length: 7 }, () => hold(write))).toEqual([
     undefined,
     undefined,

@@ -46,11 +46,7 @@ describe('stampedWrite', () => {
 
   test('stamps later than the updatedAt the write must follow', async () => {
     const stamps: string[] = [];
-    await stampedWrite(
-      { now: () => T },
-      async ({ stamp }) => void stamps.push(stamp),
-      () => iso(T + 10),
-    );
+    await stampedWrite({ now: () => T }, async ({ stamp }) => void stamps.push(stamp), { after: () => iso(T + 10) });
     expect(stamps).toEqual([iso(T + 11)]);
   });
 

@@ -29,12 +29,7 @@ export interface EmbeddedDynamoOptions {
    * Reads of the table itself see every write at once. See tools/local/index-lag.ts.
    */
   indexLag?: IndexLagOptions;
-  /**
-   * Writes that reach the table late: for each write request (PutItem, UpdateItem, DeleteItem,
-   * BatchWriteItem, TransactWriteItems) `hold` is asked; a number > 0 (ms) or a promise delays
-   * applying the request by that long / until it settles, whether or not the client still waits
-   * (a client that timed out and hung up still has its write applied later, as on AWS).
-   */
+  /** Writes that reach the table late, even after their client gave up, as on AWS: see write-holds.ts. */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
   /**
    * AWS's clock (epoch ms), which each reply's `Date` header gives, to the whole second, as it is
