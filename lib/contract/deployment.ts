@@ -154,6 +154,12 @@ export function alarmTopicArn(stage: StageName, env: Readonly<Record<string, str
   );
 }
 
+/**
+ * The timeout of each release hook (infra/constructs/release-hook.ts deploys it): the hook bounds
+ * every call it makes from it and reports before it runs out (infra/release-hook/handler.ts).
+ */
+export const RELEASE_HOOK_TIMEOUT_SECONDS = 60;
+
 /** A function name no stage deploys: the deploy preflight invokes it to learn whether the Region streams. */
 export const STREAMING_PROBE_FUNCTION = 'store-orders-streaming-probe';
 

@@ -1,7 +1,7 @@
 import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
-import type { FunctionId } from '../../lib/contract/deployment';
+import { RELEASE_HOOK_TIMEOUT_SECONDS, type FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES, STAGES } from '../../infra/stages';
 import { HOOK_ENV } from '../../infra/release-hook/handler';
 import { SECRET_READ_ACTION } from '../../lib/contract/secrets';
@@ -209,9 +209,13 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
       // The authorizer's hook reads the stage's canary key besides; no other hook knows of it.
       const canary = name === 'authorizer' ? { [HOOK_ENV.canaryKeySecret]: ref(stack.releases.canaryKey) } : {};
-      expect(
-        (resources(template)[logicalId(hook.function)]?.Properties as { Environment: unknown }).Environment,
-      ).toEqual({
+      const properties = resources(template)[logicalId(hook.function)]?.Properties as {
+        Environment: unknown;
+        Timeout: unknown;
+      };
+      // The timeout the hook derives its calls' bounds from (HOOK_BOUNDS) is the one deployed.
+      expect(properties.Timeout).toBe(RELEASE_HOOK_TIMEOUT_SECONDS);
+      expect(properties.Environment).toEqual({
         Variables: {
           [HOOK_ENV.functionId]: name,
           [HOOK_ENV.versionArn]: { Ref: versionId },
