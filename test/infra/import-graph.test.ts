@@ -83,8 +83,10 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 });
 // Code that serves only the tools (tools/, and lib/ files that nothing deployed or generated loads)
 // may not grow unnoticed: a ratchet at today's size, lowered as code is removed. Issue 37 aims at
-// 4,800; a library or Node's own API beats lines of our own.
-const TOOL_CODE_MAX_LINES = 5_858;
+// 4,800; a library or Node's own API beats lines of our own. Issue 43 raised it by 140 for the
+// release canary key: its admin command (tools/admin/commands/canary-key.ts, 86), the stage's
+// secret and the key record's flag in keys list and keys usage.
+const TOOL_CODE_MAX_LINES = 5_998;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

@@ -21,6 +21,14 @@ export interface GatewayKeys {
   named(name: string): Promise<string[]>;
 }
 
+/** A deployed stage's release canary key secret, which its stack output names. */
+export interface CanaryKeySecret {
+  arn: string;
+  read(): Promise<string>;
+  /** Makes `key` the secret's current value. */
+  store(key: string): Promise<void>;
+}
+
 /** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */
 export interface AdminTarget {
   /** For messages, e.g. "the local stack (DynamoDB at http://127.0.0.1:8000)". */
@@ -37,6 +45,8 @@ export interface AdminTarget {
    */
   limiter: Pick<RateLimiter, 'read' | 'markRevoked'>;
   gateway?: GatewayKeys;
+  /** A stage's, when its stack has one (`canary-key create`). */
+  canaryKeySecret?: CanaryKeySecret;
   close(): void;
 }
 
@@ -49,6 +59,7 @@ export interface TablesTargetOptions {
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;
+  canaryKeySecret?: CanaryKeySecret;
   close?: () => void;
 }
 
@@ -68,6 +79,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     pets,
     limiter,
     ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.canaryKeySecret ? { canaryKeySecret: options.canaryKeySecret } : {}),
     close: () => {
       closeClients(wiring);
       options.close?.();
