@@ -83,10 +83,10 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 });
 // Code that serves only the tools (tools/, and lib/ files that nothing deployed or generated loads)
 // may not grow unnoticed: a ratchet at today's size, lowered as code is removed. Issue 37 aims at
-// 4,800; a library or Node's own API beats lines of our own. Issue 43 raised it by 140 for the
+// 4,800; a library or Node's own API beats lines of our own. Issue 43 raised it by 189 for the
 // release canary key: its admin command (tools/admin/commands/canary-key.ts, 86), the stage's
-// secret and the key record's flag in keys list and keys usage.
-const TOOL_CODE_MAX_LINES = 5_998;
+// secret and the key record's flag in keys list and keys usage (54), the deploy preflight's check (49).
+const TOOL_CODE_MAX_LINES = 6_047;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));
