@@ -51,7 +51,7 @@ export function explainNagFindings(stack: StageNagSubjects): void {
   for (const hook of Object.values(stack.releases.hooks)) {
     suppress(hook.function, {
       'Serverless-LambdaDLQ':
-        "CodeDeploy acts on the status the hook reports, not on how its invocation ended: the hook reports Failed in a finally whenever a check or its setup throws (infra/release-hook/handler.ts), and one that dies before reporting (a timeout) fails the release at CodeDeploy's hook timeout. A queue holding its event would add nothing that the deployment's status and the hook's logs do not show.",
+        "CodeDeploy acts on the status the hook reports, not on how its invocation ended: the hook reports Failed in a finally whenever a check or its setup throws or runs out of its bound, before the hook's own timeout (infra/release-hook/handler.ts), and only a report that itself fails (CodeDeploy unreachable) leaves the release to CodeDeploy's hook timeout, with the error in the hook's log. A queue holding its event would add nothing that the deployment's status and the hook's logs do not show.",
     });
     suppress(
       hook.role.node.findChild('DefaultPolicy'),

@@ -14,6 +14,7 @@ import {
   EXECUTE_API_URL_OUTPUT,
   FUNCTIONS,
   REST_API_ID_OUTPUT,
+  CANARY_KEY_SECRET_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
   TABLE_NAME_OUTPUTS,
@@ -29,7 +30,7 @@ import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
-import { CANARY_KEY_SECRET_OUTPUT, ServiceReleases } from './constructs/service-releases';
+import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
 import { validateConfig, type StageConfig } from './stages';

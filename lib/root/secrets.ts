@@ -4,13 +4,16 @@
 // who may read it. Each is read once per container and kept.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
-/** Reads the string value of a secret, by ARN or name. */
-export type SecretReader = (secretId: string) => Promise<string>;
+/**
+ * Reads the string value of a secret, by ARN or name. A caller with a deadline (the release hook)
+ * gives an abort signal: the request is dropped when it aborts.
+ */
+export type SecretReader = (secretId: string, options?: { abortSignal?: AbortSignal }) => Promise<string>;
 
 /** Reads through Secrets Manager (AWS's default credentials and Region, or the given client). */
 export function secretsManagerReader(client: SecretsManagerClient = new SecretsManagerClient({})): SecretReader {
-  return async (secretId) => {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  return async (secretId, options = {}) => {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }), options);
     if (SecretString === undefined || SecretString === '') throw new Error(`The secret ${secretId} holds no string`);
     return SecretString;
   };

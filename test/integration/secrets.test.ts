@@ -86,6 +86,16 @@ describeWithMoto('secrets read at run time, against moto', () => {
     expect(reads).toBe(1);
   });
 
+  test("a read given an aborted signal (the release hook's bound) is dropped; one without reads as before", async () => {
+    const arn = await createSecret('bounded', 'value');
+    const read = secretsManagerReader(client);
+    const controller = new AbortController();
+    controller.abort(new Error('the bound is up'));
+    await expect(read(arn, { abortSignal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(read(arn, { abortSignal: new AbortController().signal })).resolves.toBe('value');
+    await expect(read(arn)).resolves.toBe('value');
+  });
+
   test('a secret holding no string (binary) is refused in one clear line', async () => {
     const { ARN } = await client.send(new CreateSecretCommand({ Name: 'binary', SecretBinary: Buffer.from([1, 2]) }));
     await expect(secretsManagerReader(client)(ARN ?? 'binary')).rejects.toThrow(/holds no string/);

@@ -22,6 +22,14 @@ export interface GatewayKeys {
   named(name: string): Promise<string[]>;
 }
 
+/** A deployed stage's release canary key secret, which its stack output names. */
+export interface CanaryKeySecret {
+  arn: string;
+  read(): Promise<string>;
+  /** Makes `key` the secret's current value. */
+  store(key: string): Promise<void>;
+}
+
 /** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */
 export interface AdminTarget {
   /** For messages, e.g. "the local stack (DynamoDB at http://127.0.0.1:8000)". */
@@ -40,6 +48,8 @@ export interface AdminTarget {
   /** AWS's time, which the stores stamp by: read from DynamoDB's replies and checked (shared/aws-time.ts). */
   clock: ToolClock;
   gateway?: GatewayKeys;
+  /** A stage's, when its stack has one (`canary-key create`). */
+  canaryKeySecret?: CanaryKeySecret;
   close(): void;
 }
 
@@ -52,6 +62,7 @@ export interface TablesTargetOptions {
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;
+  canaryKeySecret?: CanaryKeySecret;
   close?: () => void;
   /** A clock taken as AWS's, unchecked: a test's, whose embedded server runs on this machine's clock. */
   clock?: () => number;
@@ -77,6 +88,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     limiter,
     clock: options.clock ? givenClock(options.clock) : checked,
     ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.canaryKeySecret ? { canaryKeySecret: options.canaryKeySecret } : {}),
     close: () => {
       closeClients(wiring);
       options.close?.();

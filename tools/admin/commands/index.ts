@@ -1,4 +1,5 @@
 import type { AdminCommand } from '../command';
+import { canaryKeyCreate } from './canary-key';
 import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
@@ -10,6 +11,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysRevoke,
   keysPruneGateway,
   keysUsage,
+  canaryKeyCreate,
   ordersImport,
   ordersShip,
   petsImport,

@@ -174,8 +174,11 @@ async function createKey(command: CreateArgs, { target, out, clock }: CommandCon
   out.out(`  ${key}`);
 }
 
+/** A stage's release canary key is the release hook's alone: listings and usage leave it out. */
+const RELEASE_CANARY_NOTE = 'docs/operations.md#the-release-canary-key';
+
 async function listKeys(json: boolean, { target, out }: CommandContext): Promise<void> {
-  const records = await target.keys.list();
+  const records = (await target.keys.list()).filter((record) => !record.releaseCanary);
   if (json) {
     out.out(JSON.stringify(records.map(publicView)));
     return;
@@ -221,17 +224,20 @@ async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Prom
  * The record first (the authorizer refuses the key from its next lookup), then the marks on the
  * key's limiter items (the service refuses it at once, whatever API Gateway's authorizer cache
  * holds), then the gateway key. Revoking again redoes the marks, so a run stopped halfway is
- * finished by the next. The marks' days are AWS's (a machine's clock hours off marked other days).
+ * finished by the next. The marks' days are AWS's (a machine's clock hours off marked other days):
+ * `now` is the checked clock's. The gateway key's id, when one was deleted.
  */
-async function revokeKey(id: string, { target, out, clock }: CommandContext): Promise<void> {
-  const now = new Date(await clock.checkedNow());
+export async function revokeEverywhere(target: AdminTarget, id: string, now: Date) {
   const revoked = await target.keys.revoke(id, now);
   if (!revoked) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
-  const { record, alreadyRevoked } = revoked;
   await target.limiter.markRevoked(id, now.getTime(), AUTHORIZER_CACHE_TTL_SECONDS);
   // Also for a key revoked already: an earlier run may have stopped halfway, or (before 1.x) only
   // disabled the gateway key, which still counted against the account's quota.
-  const deleted = await deleteGatewayKey(target, record);
+  return { ...revoked, deleted: await deleteGatewayKey(target, revoked.record) };
+}
+
+async function revokeKey(id: string, { target, out, clock }: CommandContext): Promise<void> {
+  const { record, alreadyRevoked, deleted } = await revokeEverywhere(target, id, new Date(await clock.checkedNow()));
   const gatewayNote = deleted ? ` Its API Gateway key ${deleted} is deleted, with its usage-plan binding.` : '';
   out.out(
     alreadyRevoked
@@ -260,6 +266,12 @@ const isoTime = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOStrin
 async function keyUsage(args: { id: string; json: boolean }, { target, out, clock }: CommandContext): Promise<void> {
   const record = await target.keys.get(args.id);
   if (!record) throw new AdminFailure(`No API key with id ${args.id} in ${target.label}`);
+  if (record.releaseCanary) {
+    throw new AdminFailure(
+      `${args.id} is the release canary key of ${target.label}: it has no API Gateway key, so the API refuses it ` +
+        `and nothing counts its use; only the release hook calls the authorizer with it (${RELEASE_CANARY_NOTE}).`,
+    );
+  }
   const limits = limitsOf(record);
   if (!limits) throw new AdminFailure(`${args.id} is an enterprise key without readable custom limits`);
   const now = new Date(await clock.checkedNow());
@@ -329,7 +341,10 @@ export const keysList = defineCommand({
   name: 'keys list',
   options: { json: { type: 'boolean' } },
   arguments: [],
-  help: ['Every key: id, plan, scope, name, limits, created, revoked. Never a key or its hash.'],
+  help: [
+    "Every key: id, plan, scope, name, limits, created, revoked. Never a key or its hash. A stage's",
+    "release canary key (`canary-key create`) is not listed: it is no client's.",
+  ],
   parse: ({ values }) => values.json ?? false,
   run: listKeys,
 });
