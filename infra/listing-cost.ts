@@ -510,8 +510,8 @@ export function monthlyCostAssumptions(): string {
     `since it changes both indexes' keys), $${n0(cancelMillion, 3)} per million cancels; an active key costs at most ${n0(keyInvocations)} authorizer invocations a month`,
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
     `Not priced (no measured volume): API Gateway execution logs at INFO (several lines every request, $${PRICES.logsIngestGb} per GB ingested), function and access logs,`,
-    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (one per v2 container start`,
-    `and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
+    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (two per v2 container start, the cursor key's`,
+    `current and previous versions, and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
     '',
     orderStorageSentence(),
   ].join('\n');

@@ -3,7 +3,7 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
-import { CURSOR_KEY_SECRET_ENV } from '../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../lib/contract/sync';
 import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -211,6 +211,10 @@ export class StoreOrdersStack extends Stack {
       description: 'execute-api URL of the v2 stage (its own API id)',
     });
     new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
+    new CfnOutput(this, CURSOR_KEY_SECRET_OUTPUT, {
+      value: this.cursorKey.secretArn,
+      description: 'Secret holding the HMAC key of the v2 cursors, rotated by hand (docs/operations.md)',
+    });
     new CfnOutput(this, CANARY_KEY_SECRET_OUTPUT, {
       value: this.releases.canaryKey.secretArn,
       description:

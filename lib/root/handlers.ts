@@ -5,7 +5,7 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf } from './wiring';
+import { cursorKeysOf, perWiring, stampClockOf, walkSettleMsOf } from './wiring';
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -41,7 +41,7 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
   makeListOrdersV2Handler({
     pages: pagesStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    cursorKey: () => cursorKeyOf(w),
+    cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
   }),
