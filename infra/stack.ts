@@ -31,6 +31,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { CANARY_KEY_SECRET_OUTPUT, ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
+import { tagRetainedData } from './retained-data';
 import { validateConfig, type StageConfig } from './stages';
 
 export interface StoreOrdersStackProps extends StackProps {
@@ -187,6 +188,9 @@ export class StoreOrdersStack extends Stack {
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);
+    // What outlives the stack, marked so that a new stack can take it back (infra/retained-data.ts).
+    if (removalPolicy === RemovalPolicy.RETAIN)
+      tagRetainedData([...Object.values(this.tables.tables), cursorKey, this.releases.canaryKey]);
     this.addOutputs();
     explainNagFindings(this);
   }

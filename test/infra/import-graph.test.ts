@@ -83,8 +83,9 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 });
 // Code that serves only the tools (tools/, and lib/ files that nothing deployed or generated loads)
 // may not grow unnoticed: a ratchet at today's size, lowered as code is removed. Issue 37 aims at
-// 4,800; a library or Node's own API beats lines of our own.
-const TOOL_CODE_MAX_LINES = 5_858;
+// 4,800; a library or Node's own API beats lines of our own. (+44 in issue 43: `keys rebind`, which a
+// new stack that took the retained tables back needs; no library binds our keys to usage plans.)
+const TOOL_CODE_MAX_LINES = 5_902;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

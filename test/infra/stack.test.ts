@@ -21,3 +21,4 @@ import './pipeline.spec';
 import './pipeline-permissions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
+import './retained-data.spec';

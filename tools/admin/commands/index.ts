@@ -1,5 +1,5 @@
 import type { AdminCommand } from '../command';
-import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
+import { keysCreate, keysList, keysPruneGateway, keysRebind, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
 
@@ -9,6 +9,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysList,
   keysRevoke,
   keysPruneGateway,
+  keysRebind,
   keysUsage,
   ordersImport,
   ordersShip,
