@@ -131,6 +131,9 @@ export const PRICES = {
   wafWebAclMonth: 5,
   wafRuleMonth: 1,
   wafRequestPerMillion: 0.6,
+  /** DynamoDB storage (Standard table class) per GB-month, beyond the first 25 GB of the account and Region. */
+  dynamoStorageGbMonth: 0.25,
+  dynamoFreeStorageGb: 25,
 } as const;
 
 const GB = 1024 * MiB;
@@ -284,6 +287,43 @@ export const TYPICAL_ORDER_ITEM_BYTES = itemBytes(
     '2026-11-20T10:00:00.000Z',
   ),
 );
+
+/**
+ * What DynamoDB bills as stored, on top of an item's bytes: "Every item in DynamoDB requires 100
+ * bytes of storage overhead for indexing" (docs.aws.amazon.com/amazondynamodb/latest/developerguide/
+ * CapacityUnitCalculations.html), and an index entry is its keys, its projected attributes and "100
+ * bytes of overhead per index item" (GSI.html, storage considerations for global secondary indexes).
+ */
+export const STORAGE_OVERHEAD_BYTES = 100;
+
+/**
+ * The bytes a typical order occupies, in the orders table and in its indexes. Every index of the
+ * orders table projects every attribute (lib/contract/tables.ts, infra/constructs/service-tables.ts)
+ * and every order since v2 carries both indexes' keys, so each index holds a copy of the whole item
+ * (its keys counted once) plus the overhead: the indexes cost more storage than the table itself.
+ */
+export const ORDER_STORAGE_BYTES = {
+  table: TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES,
+  indexes: TABLES.orders.indexes.length * (TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES),
+};
+
+/** A month's storage of `orders` typical orders, table and indexes, before the free 25 GB. */
+export function orderStoragePrice(orders: number): number {
+  return ((orders * (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes)) / GB) * PRICES.dynamoStorageGbMonth;
+}
+
+/** The storage of an order, in words, for docs/design.md and the cost assumptions. */
+export function orderStorageSentence(orders = PROD_LOAD.storeOrders): string {
+  const { table, indexes } = ORDER_STORAGE_BYTES;
+  const n0 = (v: number, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d });
+  const indexCount = TABLES.orders.indexes.length;
+  return [
+    `A stored order is ${TYPICAL_ORDER_ITEM_BYTES} bytes; DynamoDB stores ${table} bytes of it in the table and ${indexes} in its ${indexCount} indexes`,
+    `(each entry the whole item, projection ALL, plus ${STORAGE_OVERHEAD_BYTES} bytes of overhead an item and an index entry), ${n0(table + indexes)} bytes an order in all:`,
+    `${n0((orders * (table + indexes)) / GB, 2)} GB at ${n0(orders)} orders, $${n0(orderStoragePrice(orders), 2)} a month at $${PRICES.dynamoStorageGbMonth} per GB-month`,
+    `(nothing within the first ${PRICES.dynamoFreeStorageGb} GB, which DynamoDB does not bill, shared by every table of the account and Region).`,
+  ].join('\n');
+}
 
 /** Price of `gb` egress in a month, through the tiers. */
 export function egressPrice(gb: number): number {
@@ -523,7 +563,9 @@ export function monthlyCostAssumptions(): string {
     `plus their duration; every request past the limit is blocked and costs its inspection alone. A flood that pauses until it is let go and starts again passes,`,
     `each time, what the stage's throttle lets through in WAF's delay before blocking (usually under ${WAF_RATE_RULE.delaySeconds} s).`,
     `Not priced (no measured volume): API Gateway execution logs at INFO (several lines every request, $${PRICES.logsIngestGb} per GB ingested), function and access logs,`,
-    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (one per v2 container start`,
-    `and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and table storage and point-in-time recovery.`,
+    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (two per v2 container start, the cursor key's`,
+    `current and previous versions, and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
+    '',
+    orderStorageSentence(),
   ].join('\n');
 }

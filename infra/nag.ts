@@ -119,7 +119,7 @@ function explainApiFindings(ordersApi: OrdersApi): void {
 export function explainCursorKeyFindings(cursorKey: IConstruct): void {
   suppress(cursorKey, {
     'AwsSolutions-SMG4':
-      'The key only seals v2 listing cursors against tampering (any key may read every order anyway). Rotating it invalidates every cursor in flight, so it is rotated by hand, with a deploy, when needed.',
+      'The key only seals v2 listing cursors against tampering (any key may read every order anyway). It is rotated by hand (docs/operations.md#the-v2-cursor-key), no sooner than the cursor lifetime after the last rotation: cursors in flight still open under the previous version, and a schedule could rotate twice within one lifetime.',
   });
 }
 

@@ -3,7 +3,7 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
-import { CURSOR_KEY_SECRET_ENV } from '../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../lib/contract/sync';
 import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -33,6 +33,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
+import { tagRetainedData } from './retained-data';
 import { validateConfig, type StageConfig } from './stages';
 
 export interface StoreOrdersStackProps extends StackProps {
@@ -196,6 +197,9 @@ export class StoreOrdersStack extends Stack {
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);
+    // What outlives the stack, marked so that a new stack can take it back (infra/retained-data.ts).
+    if (removalPolicy === RemovalPolicy.RETAIN)
+      tagRetainedData([...Object.values(this.tables.tables), cursorKey, this.releases.canaryKey]);
     this.addOutputs();
     explainNagFindings(this);
   }
@@ -220,6 +224,10 @@ export class StoreOrdersStack extends Stack {
       description: 'execute-api URL of the v2 stage (its own API id)',
     });
     new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
+    new CfnOutput(this, CURSOR_KEY_SECRET_OUTPUT, {
+      value: this.cursorKey.secretArn,
+      description: 'Secret holding the HMAC key of the v2 cursors, rotated by hand (docs/operations.md)',
+    });
     new CfnOutput(this, CANARY_KEY_SECRET_OUTPUT, {
       value: this.releases.canaryKey.secretArn,
       description:

@@ -11,6 +11,7 @@ import {
   monthlyCostTable,
   scanCapacityTable,
   STAGE_STANDING,
+  orderStorageSentence,
 } from '../infra/listing-cost';
 import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../lib/contract/deployment';
 import { openApiJson } from '../lib/contract/openapi/document';
@@ -94,7 +95,14 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:scan-capacity': block(scanCapacityTable(LIST_ORDERS_RESERVED_CONCURRENCY.prod)),
       }),
   },
-  { file: 'docs/design.md', render: (text) => withBlocks(text, { 'generated:sync-timing': block(syncTimingTable()) }) },
+  {
+    file: 'docs/design.md',
+    render: (text) =>
+      withBlocks(text, {
+        'generated:sync-timing': block(syncTimingTable()),
+        'generated:order-storage': block(orderStorageSentence()),
+      }),
+  },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
 ];
 

@@ -5,7 +5,7 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeyOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, type Wiring } from './wiring';
+import { cursorKeysOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, type Wiring } from './wiring';
 
 /** What every route's handler takes from the wiring: the deadline's timers and the writes' landing margin. */
 const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
@@ -45,7 +45,7 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
   makeListOrdersV2Handler({
     pages: pagesStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    cursorKey: () => cursorKeyOf(w),
+    cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
     ...deadlineDeps(w),

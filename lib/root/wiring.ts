@@ -15,6 +15,8 @@ import { LIMITER_CLIENT } from '../stores/rate-limiter';
 import type { AttemptTimer } from '../stores/call-deadlines';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
+import type { CursorKeySource } from '../core/sync/cursor';
+import { fixedCursorKey } from './cursor-key';
 
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
@@ -51,8 +53,11 @@ export interface Wiring {
   standIns?: Partial<StandIns>;
   /** The timing exact sync relies on; the declared one (SYNC_TIMING) when absent, scaled down by tests. */
   syncTiming?: SyncTiming;
-  /** The HMAC key the v2 listing seals its cursors with, or where to read it on first use. */
-  cursorKey?: Uint8Array | (() => Uint8Array);
+  /**
+   * The HMAC key the v2 listing seals its cursors with: one key, or where a deployed function reads
+   * its current and previous keys (lib/root/cursor-key.ts).
+   */
+  cursorKey?: Uint8Array | CursorKeySource;
 }
 
 export interface StandIns {
@@ -64,7 +69,7 @@ export interface StandIns {
 
 /**
  * A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT).
- * The v2 listing adds its cursor key, read from its secret (functions/list-orders-v2.ts).
+ * The v2 listing adds its cursor keys, read from their secret (functions/list-orders-v2.ts).
  */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
@@ -171,9 +176,12 @@ export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
   return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
 }
 
-/** The v2 cursor key, read once; a wiring without one fails the v2 listing's requests, nothing else. */
-export const cursorKeyOf = /* @__PURE__ */ perWiring((wiring): Uint8Array => {
-  const key = typeof wiring.cursorKey === 'function' ? wiring.cursorKey() : wiring.cursorKey;
-  if (!key || key.length === 0) throw new Error('The wiring gives no cursor key for the v2 listing');
-  return key;
+/** The v2 cursor keys; a wiring without any fails the v2 listing's requests, nothing else. */
+export const cursorKeysOf = /* @__PURE__ */ perWiring((wiring): CursorKeySource => {
+  const key = wiring.cursorKey;
+  if (key instanceof Uint8Array) {
+    if (key.length > 0) return fixedCursorKey(key);
+  } else if (key) return key;
+  const none = () => Promise.reject(new Error('The wiring gives no cursor key for the v2 listing'));
+  return { held: none, renewed: none };
 });

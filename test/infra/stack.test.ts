@@ -22,3 +22,4 @@ import './pipeline-permissions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
 import './firewall.spec';
+import './retained-data.spec';

@@ -1,5 +1,5 @@
 // moto_server (`npm run setup:aws-tools`), a real AWS-protocol server, for the admin
-// and smoke commands' API Gateway, CloudFormation and Secrets Manager calls: started once per test file on a free
+// and smoke commands' API Gateway, CloudFormation and Secrets Manager calls and the functions' secret reads: started once per test file on a free
 // port, reset between tests when a file asks, stopped after. It speaks the services' own wire
 // protocols, so the SDK's serialisation, pagination and error mapping are exercised, not mocked.
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -16,7 +16,11 @@ import {
   PROD_LOAD,
   STAGE_STANDING,
   TYPICAL_ORDER_ITEM_BYTES,
+  ORDER_STORAGE_BYTES,
+  orderStoragePrice,
+  STORAGE_OVERHEAD_BYTES,
 } from '../../infra/listing-cost';
+import { TABLES } from '../../lib/contract/tables';
 
 test('an idle stage costs its standing charges alone', () => {
   const idle = monthlyCost(IDLE, STAGE_STANDING);
@@ -120,4 +124,17 @@ test("a steady flood from one address costs at most the address limit's requests
       1e6,
   );
   expect(flood.randomKeysPerDay).toBeGreaterThan((flood.requestsPerDay * PRICES.wafRequestPerMillion) / 1e6);
+});
+
+test("an order's index entries are each the whole item plus DynamoDB's 100-byte overhead, as the table's copy is", () => {
+  // Every index projects every attribute, so each stores the item again: together more than the table.
+  expect(ORDER_STORAGE_BYTES.table).toBe(TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES);
+  expect(ORDER_STORAGE_BYTES.indexes).toBe(TABLES.orders.indexes.length * ORDER_STORAGE_BYTES.table);
+  expect(ORDER_STORAGE_BYTES.indexes).toBeGreaterThan(ORDER_STORAGE_BYTES.table);
+});
+
+test('storage is priced per GB of the table and its indexes together', () => {
+  const ordersInOneGb = (1024 * 1024 * 1024) / (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes);
+  expect(orderStoragePrice(ordersInOneGb)).toBeCloseTo(PRICES.dynamoStorageGbMonth);
+  expect(orderStoragePrice(2 * ordersInOneGb)).toBeCloseTo(2 * PRICES.dynamoStorageGbMonth);
 });

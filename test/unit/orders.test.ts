@@ -8,6 +8,7 @@ runSpec('order-id', () => require('./order-id.spec'));
 runSpec('order-attributes', () => require('./order-attributes.spec'));
 runSpec('orders-json', () => require('./orders-json.spec'));
 runSpec('sync-cursor', () => require('./sync-cursor.spec'));
+runSpec('cursor-keyring', () => require('./cursor-keyring.spec'));
 runSpec('sync-keys', () => require('./sync-keys.spec'));
 runSpec('sync-query', () => require('./sync-query.spec'));
 runSpec('sync-stamps', () => require('./sync-stamps.spec'));

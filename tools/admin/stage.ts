@@ -2,6 +2,7 @@ import {
   APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
+  GetUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
   paginateGetApiKeys,
@@ -150,6 +151,19 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
         .send(new DeleteUsagePlanKeyCommand({ usagePlanId: usagePlanIds[plan], keyId: gatewayKeyId }))
         .catch(ignoreNotFound);
       await apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })).catch(ignoreNotFound);
+    },
+    async bind(gatewayKeyId: string, plan: PlanName): Promise<boolean> {
+      const usagePlanId = usagePlanIds[plan];
+      const inPlan = await apiGateway.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: gatewayKeyId })).then(
+        () => true,
+        (error: unknown) => {
+          ignoreNotFound(error);
+          return false;
+        },
+      );
+      if (inPlan) return false;
+      await apiGateway.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: gatewayKeyId, keyType: 'API_KEY' }));
+      return true;
     },
     async named(name: string): Promise<string[]> {
       // nameQuery matches by prefix: only the exact name is the key's.

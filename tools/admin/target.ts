@@ -18,6 +18,8 @@ export interface GatewayKeys {
   register(record: ApiKeyRecord): Promise<string>;
   /** Deletes a gateway API key and its usage-plan binding; one already gone counts as deleted. */
   remove(gatewayKeyId: string, plan: PlanName): Promise<void>;
+  /** Puts a gateway API key in its plan's usage plan: true, or false when it was in it already. */
+  bind(gatewayKeyId: string, plan: PlanName): Promise<boolean>;
   /** The ids of the gateway API keys named so (a key's name is its record's id). */
   named(name: string): Promise<string[]>;
 }

@@ -15,8 +15,8 @@ export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageLi
   Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
     tables: TableNames;
-    /** The v2 cursors' HMAC key; a random one per app when absent (cursors then last as long as it). */
-    cursorKey?: Uint8Array;
+    /** The v2 cursors' HMAC key, or keys read as a deployed function reads them; a random key per app when absent. */
+    cursorKey?: Wiring['cursorKey'];
     /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
     extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   };

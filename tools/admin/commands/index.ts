@@ -1,6 +1,6 @@
 import type { AdminCommand } from '../command';
 import { canaryKeyCreate } from './canary-key';
-import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
+import { keysCreate, keysList, keysPruneGateway, keysRebind, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
 
@@ -10,6 +10,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysList,
   keysRevoke,
   keysPruneGateway,
+  keysRebind,
   keysUsage,
   canaryKeyCreate,
   ordersImport,

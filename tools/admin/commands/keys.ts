@@ -260,6 +260,21 @@ async function pruneGatewayKeys(_args: undefined, { target, out }: CommandContex
   );
 }
 
+/**
+ * Puts every live key's API Gateway key in its tier's usage plan, as the stage's stack names them:
+ * after a new stack took the retained tables back, its usage plans are new and hold no key.
+ */
+async function rebindGatewayKeys(_args: undefined, { target, out }: CommandContext): Promise<void> {
+  if (!target.gateway) throw new UsageError('The local stack has no usage plans: keys rebind needs --stage');
+  const live = (await target.keys.list()).filter((r) => r.revokedAt === undefined && r.gatewayKeyId !== undefined);
+  let bound = 0;
+  for (const record of live) if (await target.gateway.bind(record.gatewayKeyId ?? '', record.plan)) bound++;
+  out.out(
+    `${bound} of the ${live.length} live keys with an API Gateway key in ${target.label} were put in their usage plans; ` +
+      `${live.length - bound} were in them already.`,
+  );
+}
+
 const isoTime = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** A key's plan and limits, and what it has used of them now, from its limiter item. */
@@ -373,6 +388,18 @@ export const keysPruneGateway = defineCommand({
   ],
   parse: () => undefined,
   run: pruneGatewayKeys,
+});
+
+export const keysRebind = defineCommand({
+  name: 'keys rebind',
+  options: {},
+  arguments: [],
+  help: [
+    "Puts every live key's API Gateway key in its tier's usage plan, where it was not already: after",
+    'a new stack took the retained tables back (docs/operations.md), its usage plans hold no key. --stage only.',
+  ],
+  parse: () => undefined,
+  run: rebindGatewayKeys,
 });
 
 export const keysUsage = defineCommand({
