@@ -18,6 +18,7 @@ import { businessMetrics } from './metrics';
 import { logger } from '../commons/logger';
 import type { Order } from '../contract/order';
 import { parseOrderId } from '../core/orders/order-id';
+import { BUDGETED_STAMPED_ATTEMPTS } from '../core/sync/stamps';
 import { ordersJsonChunks } from '../core/orders/orders-json';
 import { measuredListing } from './listing-metrics';
 import type { OrdersRepository, ScanOptions } from '../stores/orders';
@@ -45,10 +46,12 @@ export interface OrdersHandlerDeps extends ApiHandlerDeps {
 
 /**
  * DynamoDB calls each operation's work makes once the limiter admitted it, in the common case: the
- * limiter's time budget keeps that much time (lib/core/limiter/budget.ts). A cancel is one
- * conditional UpdateItem; a listing takes its lease and reads its first page before answering.
+ * limiter's time budget keeps that much time (lib/core/limiter/budget.ts). A cancel is one stamped
+ * write: at most STAMPED_ATTEMPTS UpdateItems, of which the budget keeps time for
+ * BUDGETED_STAMPED_ATTEMPTS (lib/core/sync/stamps.ts). A listing takes its lease and reads its
+ * first page before answering.
  */
-export const WORK_CALLS = { cancelOrder: 1, listOrders: 2 } as const;
+export const WORK_CALLS = { cancelOrder: BUDGETED_STAMPED_ATTEMPTS, listOrders: 2 } as const;
 
 /** The deployed reading: 1,000 orders a page, parallel segments once the table is large. */
 export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;

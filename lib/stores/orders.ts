@@ -8,8 +8,14 @@ import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
 import type { StampClock } from './aws-clock';
 import { readOptions, type AttemptTimer } from './call-deadlines';
-import { stampedWrite } from './stamped-write';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
+import { stampedWrite, type Judged } from './stamped-write';
+import {
+  conditionalWrite,
+  ON_EMBEDDED_SERVER,
+  type ConditionalOutcome,
+  type ConditionFailureItems,
+  type Item,
+} from './conditional';
 import type { StoreGrowth } from './store-growth';
 
 /** What a conditional `pending -> X` transition found. */
@@ -193,60 +199,62 @@ export class OrdersRepository {
    * this write accepts its own earlier stamps (lib/stores/stamped-write.ts). On a failed condition
    * DynamoDB returns the current item; the embedded server does not, so there it is read
    * (consistently). An order found still pending had a later updatedAt than the stamp: stamped
-   * after it and tried again.
+   * after it and tried again, within the write's STAMPED_ATTEMPTS UpdateItems in all.
    */
   private async transitionFromPending(
     id: string,
     to: Exclude<OrderStatus, 'pending'>,
     deadline?: Deadline,
   ): Promise<TransitionOutcome> {
-    let after: string | undefined;
-    for (let round = 0; round < 3; round++) {
-      const outcome = await stampedWrite(
-        this.stamps,
-        ({ stamp, earlier, send }) => {
-          const own = earlier.map((_, i) => `:earlier${i}`);
-          const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
-          return conditionalWrite(() =>
-            this.writer.send(
-              new UpdateCommand({
-                TableName: this.table,
-                Key: { id: BigInt(id) },
-                UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
-                ConditionExpression:
-                  '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
-                  (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
-                ExpressionAttributeNames: {
-                  '#status': 'status',
-                  ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
-                },
-                ExpressionAttributeValues: {
-                  ':to': to,
-                  ':pending': 'pending',
-                  ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
-                  ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-                },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              }),
-              send,
-            ),
-          );
+    return stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(id) },
+              UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
+              ConditionExpression:
+                '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
+                (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
+              },
+              ExpressionAttributeValues: {
+                ':to': to,
+                ':pending': 'pending',
+                ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            send,
+          ),
+        );
+      },
+      {
+        timer: this.attemptTimer,
+        ...(deadline ? { deadline } : {}),
+        // Read after the attempt's own time: what the failed condition met.
+        judge: async (outcome: ConditionalOutcome<unknown>): Promise<Judged<TransitionOutcome>> => {
+          if (outcome.applied) return { result: { kind: 'done' } };
+          const found = outcome.found
+            ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
+            : this.conditionFailures.returnedByServer
+              ? undefined
+              : await this.getSynced(id, deadline);
+          if (found === undefined) return { result: { kind: 'missing' } };
+          const current = found.status;
+          if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
+          if (current !== 'pending') return { result: { kind: 'current', status: current } };
+          return { stampedLater: typeof found.updatedAt === 'string' ? found.updatedAt : undefined };
         },
-        { after: () => after, timer: this.attemptTimer, ...(deadline ? { deadline } : {}) },
-      );
-      if (outcome.applied) return { kind: 'done' };
-      const found = outcome.found
-        ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
-        : this.conditionFailures.returnedByServer
-          ? undefined
-          : await this.getSynced(id, deadline);
-      if (found === undefined) return { kind: 'missing' };
-      const current = found.status;
-      if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
-      if (current !== 'pending') return { kind: 'current', status: current };
-      after = typeof found.updatedAt === 'string' ? found.updatedAt : undefined;
-    }
-    throw new Error(`Order ${id} kept changing while being moved to ${to}`);
+      },
+    );
   }
 
   /** The item of an order: its fields, and its v2 index keys as of `updatedAt`. */

@@ -7,7 +7,7 @@ import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../tools/local/embe
 import { responseProblems } from '../support/documented-response';
 import type { SeenCall } from '../support/fault-proxy';
 import { expectBoundedAttempts, expectUnavailable } from '../support/fault-expectations';
-import { STAMPED_ATTEMPTS } from '../../lib/stores/stamped-write';
+import { STAMPED_ATTEMPTS } from '../../lib/core/sync/stamps';
 import { startProxiedStack, type ProxiedStack } from '../support/proxied-stack';
 import { headerOf } from '../support/raw-http';
 
