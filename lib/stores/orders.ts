@@ -6,6 +6,7 @@ import { syncAttributes } from '../core/sync/keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
+import { REAL_TIMERS } from '../commons/timers';
 import type { StampClock } from './aws-clock';
 import { readOptions, type AttemptTimer } from './call-deadlines';
 import { stampedWrite, type Judged } from './stamped-write';
@@ -363,22 +364,34 @@ export class OrdersRepository {
   /**
    * Unconditional bulk write, for seeding an empty table before it serves (demo data, benchmarks,
    * tests): a given updatedAt is kept (a fixture's history); otherwise each batch attempt stamps
-   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table.
+   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table. Each
+   * batch is a stamped write of its own (its attempts cut at their timeout, from before the stamp);
+   * items DynamoDB leaves unprocessed are sent again after a pause, on the same timers.
    */
   async putMany(orders: readonly SyncedOrder[]): Promise<void> {
+    const timers = this.attemptTimer?.timers ?? REAL_TIMERS;
     for (let i = 0; i < orders.length; i += 25) {
       let pending = orders.slice(i, i + 25);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-        const stamp = this.stamps.now();
-        const items = pending.map((order) => this.itemOf(order, order.updatedAt ?? new Date(stamp).toISOString()));
-        const result = await this.doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+      for (let round = 0; pending.length > 0; round++) {
+        if (round > 0) await new Promise<void>((r) => timers.after(Math.min(1000, 25 * 2 ** round), r));
+        const batch = pending;
+        const unprocessed = await stampedWrite(
+          this.stamps,
+          async ({ stamp, send }) => {
+            const items = batch.map((order) => this.itemOf(order, order.updatedAt ?? stamp));
+            const result = await this.writer.send(
+              new BatchWriteCommand({
+                RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) },
+              }),
+              send,
+            );
+            return new Set(
+              (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
+            );
+          },
+          { timer: this.attemptTimer },
         );
-        const unprocessed = new Set(
-          (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
-        );
-        pending = pending.filter((order) => unprocessed.has(String(BigInt(order.id))));
+        pending = batch.filter((order) => unprocessed.has(String(BigInt(order.id))));
       }
       await this.growth?.added(Math.min(25, orders.length - i));
     }
