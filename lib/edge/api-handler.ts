@@ -9,7 +9,7 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
-import { requestDeadline, type Deadline } from '../commons/deadline';
+import { requestDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
 import { SYNC_TIMING } from '../contract/sync';
 import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
@@ -48,7 +48,7 @@ export interface ApiHandlerDeps {
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
 /** Each request's deadline, by request: set before the middleware runs, read by the limiter and the route. */
-const deadlines = new WeakMap<ApiEvent, Deadline>();
+const deadlines = new WeakMap<ApiEvent, RequestDeadline>();
 const deadlineOf = (event: ApiEvent): Deadline | undefined => deadlines.get(event);
 
 /** The caller the authorizer context names, read from the event once per request. */
@@ -179,9 +179,29 @@ export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteH
   );
 }
 
+type HeadRequest = { event: ApiEvent; response: { statusCode: number } | undefined };
+
+/**
+ * A streamed response is answered when its head goes, before its first byte: a 5XX head waits
+ * until every write of the request that went unanswered may have landed, and any head ends the
+ * request's deadline (nothing of the limiter's or the lease's is sent after it). Outermost, so it
+ * runs last, once the status is known.
+ */
+async function headGoes(request: HeadRequest): Promise<void> {
+  const deadline = deadlines.get(request.event);
+  if (!deadline) return;
+  if ((request.response?.statusCode ?? 500) >= 500) await deadline.settled();
+  deadline.answered();
+}
+
+const answeredAtHead = { after: headGoes, onError: headGoes };
+
 /**
  * The same stack in Lambda's response-streaming mode: API Gateway (response transfer mode
- * STREAM) passes the bytes on as the handler writes them.
+ * STREAM) passes the bytes on as the handler writes them. The request's deadline covers what comes
+ * before the first byte (the limiter's write, the listing's lease): answered by the function's
+ * timeout less the deadline margin, it ends when the head goes; the body is the listing's own
+ * (lib/edge/listing-run.ts) and carries none.
  */
 export function streamingApiHandler(
   route: Route,
@@ -189,13 +209,24 @@ export function streamingApiHandler(
   handle: ApiRouteHandler<StreamingApiResult>,
   workCalls = 0,
 ): StreamingLambdaHandler {
-  const handler = withApiMiddleware(
-    route,
-    deps,
-    middy<ApiEvent, StreamingApiResult, Error, Context>({ executionMode: executionModeStreamifyResponse }),
-    handle,
-    workCalls,
-  );
+  const streamified = middy<ApiEvent, StreamingApiResult, Error, Context>({
+    executionMode: executionModeStreamifyResponse,
+  }).use(answeredAtHead);
   // middy's types describe the buffered signature; streamified, the runtime calls it like this.
-  return handler as unknown as StreamingLambdaHandler;
+  const handler = withApiMiddleware(route, deps, streamified, handle, workCalls) as unknown as StreamingLambdaHandler;
+  const timers = deps.timers ?? REAL_TIMERS;
+  return async (event, responseStream, context) => {
+    const remaining = context.getRemainingTimeInMillis?.();
+    if (remaining === undefined) return handler(event, responseStream, context);
+    const answerInMs = Math.max(0, remaining - DEADLINE_MARGIN_MS);
+    const deadline = requestDeadline(timers, answerInMs, landingMsOf(deps));
+    deadlines.set(event, deadline);
+    const stop = timers.after(answerInMs, () => deadline.reach());
+    try {
+      await handler(event, responseStream, context);
+    } finally {
+      stop();
+      deadline.answered();
+    }
+  };
 }

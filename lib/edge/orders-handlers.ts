@@ -103,7 +103,7 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
   const handler = streamingApiHandler(
     routeByOperation('listOrders'),
     deps,
-    async (event, caller, context) => {
+    async (event, caller, context, deadline) => {
       const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
       const sizeOf = deps.orders.orderCountBound ?? deps.orders.approximateOrderCount;
       if (coding === 'identity' && sizeOf) {
@@ -113,7 +113,7 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
       }
       const remaining = context.getRemainingTimeInMillis?.();
       const lease = await deps.listings
-        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining)
+        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining, deadline)
         .catch(async (error: unknown) => {
           // A listing refused for lack of room (the key's, or the stage's: a 503) costs the key no
           // request slot, so a client that waits and tries again is never pushed toward a rate

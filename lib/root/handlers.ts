@@ -21,7 +21,7 @@ export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
     listings: w.standIns?.listings ?? listingsStore(w),
     scan: DEPLOYED_SCAN,
     ...w.listing,
-    landingMs: landingMsOf(w),
+    ...deadlineDeps(w),
   }),
 );
 

@@ -9,3 +9,4 @@ runSpec('faults-restart', () => require('./faults-restart.spec'));
 runSpec('slow-dynamo-quota', () => require('./slow-dynamo-quota.spec'));
 runSpec('deadline-writes', () => require('./deadline-writes.spec'));
 runSpec('cancel-attempts', () => require('./cancel-attempts.spec'));
+runSpec('listing-deadline', () => require('./listing-deadline.spec'));
