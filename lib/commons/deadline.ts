@@ -42,6 +42,24 @@ export interface RequestDeadline extends Deadline {
   settled(): Promise<void>;
 }
 
+/**
+ * The deadline of a request answered within `answerInMs`, reached by its own timer then: `onReach`
+ * runs right after the signal is aborted (a 503 given at the deadline). `stop()` cancels the timer.
+ */
+export function timedDeadline(
+  timers: Timers,
+  answerInMs: number,
+  landingMs: number,
+  onReach: () => void = () => undefined,
+): RequestDeadline & { stop(): void } {
+  const deadline = requestDeadline(timers, answerInMs, landingMs);
+  const stop = timers.after(answerInMs, () => {
+    deadline.reach();
+    onReach();
+  });
+  return Object.assign(deadline, { stop });
+}
+
 /** The deadline of a request that must be answered within `answerInMs` from now. */
 export function requestDeadline(timers: Timers, answerInMs: number, landingMs: number): RequestDeadline {
   const controller = new AbortController();

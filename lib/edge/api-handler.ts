@@ -9,7 +9,7 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
-import { requestDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
+import { timedDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
 import { SYNC_TIMING } from '../contract/sync';
 import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
@@ -147,24 +147,20 @@ function withDeadline(
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
-    const answerInMs = Math.max(0, remaining - DEADLINE_MARGIN_MS);
-    const deadline = requestDeadline(timers, answerInMs, landingMs);
-    deadlines.set(event, deadline);
-    let cancel: (() => void) | undefined;
-    const answered = new Promise<ApiResult>((resolve) => {
-      cancel = timers.after(answerInMs, () => {
-        deadline.reach();
-        logger.error('request abandoned at the function deadline');
-        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
-      });
+    let atDeadline: (answer: ApiResult) => void = () => undefined;
+    const answered = new Promise<ApiResult>((resolve) => (atDeadline = resolve));
+    const deadline = timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs, () => {
+      logger.error('request abandoned at the function deadline');
+      atDeadline(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
     });
+    deadlines.set(event, deadline);
     try {
       const result = await Promise.race([handler(event, context), answered]);
       // A failure is answered once every write that went unanswered may have landed: never before it.
       if (result.statusCode >= 500) await deadline.settled();
       return result;
     } finally {
-      cancel?.();
+      deadline.stop();
       deadline.answered();
     }
   };
@@ -218,14 +214,12 @@ export function streamingApiHandler(
   return async (event, responseStream, context) => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, responseStream, context);
-    const answerInMs = Math.max(0, remaining - DEADLINE_MARGIN_MS);
-    const deadline = requestDeadline(timers, answerInMs, landingMsOf(deps));
+    const deadline = timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMsOf(deps));
     deadlines.set(event, deadline);
-    const stop = timers.after(answerInMs, () => deadline.reach());
     try {
       await handler(event, responseStream, context);
     } finally {
-      stop();
+      deadline.stop();
       deadline.answered();
     }
   };

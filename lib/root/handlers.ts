@@ -11,7 +11,7 @@ import { cursorKeyOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, type
 const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
-  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
+  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w), ...(w.timers ? { timers: w.timers } : {}) }),
 );
 
 export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>

@@ -65,12 +65,14 @@ export interface HeldOutcome {
 /**
  * One request (`method` `path`, with a key of its own) through a fresh local stack whose writes are
  * held by `hold` (told the table, the write's number on it from 1, and the write), the clock then
- * run past everything.
+ * run past everything. `replyMs` holds each of the stack's DynamoDB replies (n from 1) on the clock:
+ * none by default.
  */
 export async function requestWithHeldWrites(
   method: string,
   path: string,
   hold: (table: TableId | undefined, n: number, write: HeldWrite) => Hold | undefined,
+  replyMs: (n: number) => number = () => 0,
 ): Promise<HeldOutcome> {
   const time = new VirtualTime(HELD_START);
   const landings: Landing[] = [];
@@ -105,7 +107,7 @@ export async function requestWithHeldWrites(
   });
   // Every call passes at once; the proxy tells which are still at the server (real I/O, not the clock's).
   const proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
-  proxy.set({ kind: 'late replies', ms: () => 0, sleep: time.sleep });
+  proxy.set({ kind: 'late replies', ms: replyMs, sleep: time.sleep });
   const answers: number[] = [];
   const app = createLocalApp({
     endpoint: proxy.endpoint,
