@@ -6,6 +6,12 @@
 // context, passed down to the stores as a parameter.
 import type { Timers } from './timers';
 
+/**
+ * Time kept back from the Lambda deadline to answer (a route's 503, the authorizer's failure)
+ * before the runtime stops the function.
+ */
+export const DEADLINE_MARGIN_MS = 500;
+
 export interface Deadline {
   /** Aborted once the request is answered: at its deadline just before the 503 is written, or after any answer. */
   readonly signal: AbortSignal;

@@ -9,7 +9,7 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
-import { timedDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
+import { DEADLINE_MARGIN_MS, timedDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
 import { SYNC_TIMING } from '../contract/sync';
 import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
@@ -125,9 +125,6 @@ function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['
     })
     .handler((event, context) => handle(event, callerOf({ event }), context, deadlineOf(event)));
 }
-
-/** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
-export const DEADLINE_MARGIN_MS = 500;
 
 const landingMsOf = (deps: ApiHandlerDeps): number => deps.landingMs ?? SYNC_TIMING.unansweredLandingMs;
 

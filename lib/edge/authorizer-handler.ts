@@ -13,10 +13,9 @@ import {
   RELEASE_CHECK_MESSAGE,
 } from './authorizer';
 import { logger } from '../commons/logger';
-import { timedDeadline } from '../commons/deadline';
+import { DEADLINE_MARGIN_MS, timedDeadline } from '../commons/deadline';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { businessMetrics } from './metrics';
-import { DEADLINE_MARGIN_MS } from './api-handler';
 
 export interface AuthorizerDeps {
   keys: ApiKeysRepository;

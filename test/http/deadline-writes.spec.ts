@@ -7,7 +7,7 @@
 // Then the clock runs on past everything, and no write for the order may have landed after the 503.
 import { FUNCTIONS } from '../../lib/contract/deployment';
 import type { TableId } from '../../lib/contract/tables';
-import { DEADLINE_MARGIN_MS } from '../../lib/edge/api-handler';
+import { DEADLINE_MARGIN_MS } from '../../lib/commons/deadline';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { expectUnavailable } from '../support/fault-expectations';
 import {
