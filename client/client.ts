@@ -126,11 +126,15 @@ const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayM
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** 429s that hold back every call of the key until their Retry-After: the windows and the ban. */
+/**
+ * 429s that hold back every call of the key until their Retry-After: the windows and the ban, and
+ * the limit on the client's address (every call of this client comes from it).
+ */
 const KEY_WIDE_CODES: ReadonlySet<ClientErrorCode> = new Set([
   'RATE_LIMITED',
   'QUOTA_EXCEEDED',
   'KEY_TEMPORARILY_BANNED',
+  'ADDRESS_RATE_LIMITED',
 ]);
 
 /** A Retry-After the server gave, shared by the calls it concerns: none is sent before `untilMs`. */

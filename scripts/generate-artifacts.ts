@@ -11,6 +11,7 @@ import {
   monthlyCostTable,
   scanCapacityTable,
   STAGE_STANDING,
+  orderStorageSentence,
 } from '../infra/listing-cost';
 import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../lib/contract/deployment';
 import { openApiJson } from '../lib/contract/openapi/document';
@@ -18,6 +19,7 @@ import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
 import {
+  addressLimitRule,
   banRule,
   errorCodesList,
   errorExample,
@@ -59,7 +61,12 @@ export const GENERATED: readonly GeneratedFile[] = [
   {
     file: 'docs/rate-limits.md',
     render: (text) =>
-      withBlocks(text, { 'generated:plans': block(planLimitsTable()), 'generated:ban': block(banRule()) }),
+      withBlocks(text, {
+        'generated:plans': block(planLimitsTable()),
+        'generated:ban': block(banRule()),
+        'generated:address-limit': block(addressLimitRule()),
+        'generated:address-limit-example': block(errorExample('ADDRESS_RATE_LIMITED', true)),
+      }),
   },
   {
     file: 'docs/api.md',
@@ -96,6 +103,7 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
+        'generated:order-storage': block(orderStorageSentence()),
       }),
   },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),

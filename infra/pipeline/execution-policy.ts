@@ -48,6 +48,13 @@ export const PROTECTED_POLICY_ACTIONS = [
   'iam:UntagPolicy',
 ];
 
+/** The WAF actions CloudFormation calls for the web ACL and its associations, once each. */
+function wafActions(): string[] {
+  const types = ['AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation'];
+  const actions = types.flatMap((type) => RESOURCE_TYPE_ACTIONS[type]?.actions ?? []);
+  return [...new Set(actions.filter((action) => action.startsWith('wafv2:')))];
+}
+
 export function executionStatements(): PolicyStatement[] {
   const iamNames = (kind: string) => [STACK_PREFIX, NAME_PREFIX].map((p) => arn('iam', `${kind}/${p}*`, ''));
   return [
@@ -146,6 +153,17 @@ export function executionStatements(): PolicyStatement[] {
       resources: [`arn:${Aws.PARTITION}:route53:::hostedzone/*`],
     }),
     new PolicyStatement({ actions: ['route53:GetChange'], resources: [`arn:${Aws.PARTITION}:route53:::change/*`] }),
+    // The web ACL in front of a stage's APIs (named by CloudFormation) and its associations: WAF
+    // authorizes an association on the web ACL and on the stage it protects
+    // (list_awswafv2.html: AssociateWebACL's resource types webacl and apigateway).
+    new PolicyStatement({
+      actions: wafActions(),
+      resources: [
+        arn('wafv2', 'regional/webacl/*'),
+        arn('wafv2', 'regional/rulegroup/*'),
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/*/stages/*`,
+      ],
+    }),
     // Actions IAM matches only with "*" (the secret's generated value, GetRandomPassword).
     new PolicyStatement({ actions: actionsWithoutResourceType(), resources: ['*'] }),
     // Whatever the allows above say: the bounds stay as the administrator set them.

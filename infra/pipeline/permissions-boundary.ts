@@ -7,6 +7,7 @@
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html
 import { Aws } from 'aws-cdk-lib/core';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { CANARY_KEY_SECRET_TAG } from '../../lib/contract/deployment';
 import { ASSETS_BUCKET, EXECUTION_ROLE_ARN, VERSION_PARAMETER_ARN } from './bootstrap';
 import { LOOKUP_ROLE_ARN, NAME_PREFIX, STACK_PREFIX } from './names';
 
@@ -35,6 +36,13 @@ export function boundaryStatements(): PolicyStatement[] {
     new PolicyStatement({
       actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
       resources: [arn('secretsmanager', 'secret:*')],
+    }),
+    // A deploy role stores its stage's release canary key (canary-key-permissions.ts): a secret with
+    // the canary key tag, no other.
+    new PolicyStatement({
+      actions: ['secretsmanager:PutSecretValue'],
+      resources: [arn('secretsmanager', 'secret:*')],
+      conditions: { Null: { [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: 'false' } },
     }),
     // Actions with no resource type (the Service Authorization Reference).
     new PolicyStatement({

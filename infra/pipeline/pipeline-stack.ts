@@ -18,6 +18,7 @@ import type { OidcProviderMode } from './github-repository';
 import { executionStatements } from './execution-policy';
 import { explainPipelineNagFindings } from './pipeline-nag';
 import { boundaryStatements } from './permissions-boundary';
+import { canaryKeyStatements } from './canary-key-permissions';
 import { denyStatement, deployStatements, lookupStatements, preflightStatements, smokeStatements } from './permissions';
 
 /** The stack that lets GitHub Actions deploy: once per account, before the pipeline's first run. */
@@ -100,6 +101,7 @@ export class PipelineStack extends Stack {
         inlinePolicies: {
           deploy: policy(...deployStatements(stage)),
           smoke: policy(...smokeStatements(stage)),
+          canaryKey: policy(...canaryKeyStatements(stage)),
           limits: policy(noBootstrapRoles),
         },
       });

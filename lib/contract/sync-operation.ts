@@ -1,7 +1,7 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
+import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { syncRepairMs } from './deployment';
@@ -49,7 +49,8 @@ export const LIST_ORDERS_V2: OperationContract = {
       required: false,
       description:
         'Opaque: the `nextCursor` of the previous page. A cursor this API did not issue, an altered one, ' +
-        'or one given with other filters than its own is 400 `INVALID_CURSOR`.',
+        `one given with other filters than its own, or one whose walk started more than ${CURSOR_LIFETIME_MS / 86_400_000} days ago ` +
+        'is 400 `INVALID_CURSOR`: start the walk again from your last watermark.',
       schema: { type: 'string' },
     },
     {

@@ -6,10 +6,21 @@ import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
 import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore, restampsStore } from './stores';
-import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf, watchBoundsOf } from './wiring';
+import {
+  cursorKeysOf,
+  landingMsOf,
+  perWiring,
+  stampClockOf,
+  walkSettleMsOf,
+  watchBoundsOf,
+  type Wiring,
+} from './wiring';
+
+/** What every route's handler takes from the wiring: the deadline's timers and the writes' landing margin. */
+const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
-  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
+  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w), ...(w.timers ? { timers: w.timers } : {}) }),
 );
 
 export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
@@ -19,6 +30,7 @@ export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
     listings: w.standIns?.listings ?? listingsStore(w),
     scan: DEPLOYED_SCAN,
     ...w.listing,
+    ...deadlineDeps(w),
   }),
 );
 
@@ -26,7 +38,7 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
   makeCancelOrderHandler({
     orders: w.standIns?.orders ?? ordersStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    ...(w.timers ? { timers: w.timers } : {}),
+    ...deadlineDeps(w),
   }),
 );
 
@@ -34,7 +46,7 @@ export const getPetHandler = /* @__PURE__ */ perWiring((w) =>
   makeGetPetHandler({
     pets: petsStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    ...(w.timers ? { timers: w.timers } : {}),
+    ...deadlineDeps(w),
   }),
 );
 
@@ -42,9 +54,10 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
   makeListOrdersV2Handler({
     pages: pagesStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    cursorKey: () => cursorKeyOf(w),
+    cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
+    ...deadlineDeps(w),
   }),
 );
 

@@ -11,6 +11,7 @@ import { OrderRestamps } from '../stores/order-restamps';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
 import {
+  attemptTimerOf,
   clockOf,
   conditionFailuresOf,
   counterClient,
@@ -31,12 +32,16 @@ export interface Stores {
   restamps: OrderRestamps;
 }
 
-/** Stamped on the wiring's stamp clock (AWS's, corrected, unless it gives its own), one attempt per stamped write. */
+/**
+ * Stamped on the wiring's stamp clock (AWS's, corrected, unless it gives its own), one SDK attempt
+ * per stamped write attempt, each cut at the wiring's per-attempt timeout.
+ */
 const ordersOptions = (w: Wiring) => ({
   clock: clockOf(w),
   stampClock: stampClockOf(w),
   writer: counterClient(w),
   conditionFailures: conditionFailuresOf(w),
+  attemptTimer: attemptTimerOf(w),
 });
 
 export const ordersStore = /* @__PURE__ */ perWiring(
@@ -71,19 +76,33 @@ export const limiterStore = /* @__PURE__ */ perWiring(
       clockOf(w),
       conditionFailuresOf(w),
       w.timers ? w.timers.now : undefined,
+      attemptTimerOf(w),
     ),
 );
 
-/** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
+/**
+ * Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts),
+ * each call cut at the wiring's per-attempt timeout.
+ */
 export const listingsStore = /* @__PURE__ */ perWiring(
-  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w), w.stageListingsCap),
+  (w) =>
+    new ListingsInFlight(
+      documentClient(w),
+      tableName(w, 'rateLimits'),
+      clockOf(w),
+      w.stageListingsCap,
+      attemptTimerOf(w),
+    ),
 );
 
 export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));
 
-/** The sync watch's re-stamps: stamped writes, so one attempt per call on the stamp clock. */
+/**
+ * The sync watch's re-stamps: stamped writes, so one attempt per call on the stamp clock, each cut
+ * at the wiring's per-attempt timeout.
+ */
 export const restampsStore = /* @__PURE__ */ perWiring(
-  (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w)),
+  (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w), attemptTimerOf(w)),
 );
 
 /** Every store of one wiring: what the service's handlers read, and tools, bench and tests seed and check. */

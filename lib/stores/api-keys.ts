@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, type Limits, type PlanName } from '../contract/plans';
 import { DEFAULT_KEY_SCOPE, isKeyScope, type KeyScope } from '../contract/scopes';
+import type { Deadline } from '../commons/deadline';
+import { readOptions } from './call-deadlines';
 import { conditionalWrite, type Item } from './conditional';
 import { numberOf } from './numbers';
 
@@ -18,6 +20,11 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** The API Gateway API key bound to the key's usage plan, in a deployed stage. */
   gatewayKeyId?: string;
+  /**
+   * A stage's release canary key (the admin command's `canary-key create`), which only the release
+   * hook uses: it has no API Gateway key, and `keys list` and `keys usage` leave it out.
+   */
+  releaseCanary?: true;
 }
 
 /** What a revoke found and left: the record as it is now, and whether an earlier revoke had revoked it. */
@@ -33,8 +40,9 @@ export class ApiKeysRepository {
     private readonly table: string,
   ) {}
 
-  async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { id } }));
+  /** With the authorizer's `deadline`, the read is given up when that is reached. */
+  async get(id: string, deadline?: Deadline): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { id } }), readOptions(deadline));
     return Item ? recordFromItem(Item) : undefined;
   }
 
@@ -116,7 +124,7 @@ export class ApiKeysRepository {
 }
 
 function recordFromItem(item: Item): ApiKeyRecord {
-  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId, scope = DEFAULT_KEY_SCOPE } = item;
+  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId, releaseCanary, scope = DEFAULT_KEY_SCOPE } = item;
   // An unknown scope is malformed, not full: a key must never gain access by a typo.
   if (
     typeof id !== 'string' ||
@@ -131,6 +139,7 @@ function recordFromItem(item: Item): ApiKeyRecord {
   if (typeof name === 'string') record.name = name;
   if (typeof revokedAt === 'string') record.revokedAt = revokedAt;
   if (typeof gatewayKeyId === 'string') record.gatewayKeyId = gatewayKeyId;
+  if (releaseCanary === true) record.releaseCanary = true;
   const limits = item.limits as { perMinute?: unknown; perDay?: unknown } | undefined;
   const perMinute = numberOf(limits?.perMinute);
   const perDay = numberOf(limits?.perDay);

@@ -10,6 +10,8 @@ import { isUnfiltered, listsDepartures, type SyncFilters } from '../contract/syn
 import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
 import type { PagePosition } from '../core/sync/cursor';
 import { statusShard, updateShard } from '../core/sync/keys';
+import type { Deadline } from '../commons/deadline';
+import { readOptions, type SendOptions } from './call-deadlines';
 import { syncedOrderFromAttributes } from './orders';
 
 export interface OrderPage {
@@ -68,20 +70,28 @@ export class OrderPages {
     private readonly table: string,
   ) {}
 
-  async page(filters: SyncFilters, position: PagePosition | undefined, limit: number): Promise<OrderPage> {
+  /** With the request's `deadline`, no read is sent once the request is answered. */
+  async page(
+    filters: SyncFilters,
+    position: PagePosition | undefined,
+    limit: number,
+    deadline?: Deadline,
+  ): Promise<OrderPage> {
+    const send = readOptions(deadline);
     if (isUnfiltered(filters)) {
-      return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit);
+      return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit, send);
     }
-    return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit);
+    return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit, send);
   }
 
-  private async scanPage(after: string | undefined, limit: number): Promise<OrderPage> {
+  private async scanPage(after: string | undefined, limit: number, send: SendOptions): Promise<OrderPage> {
     const page = await this.client.send(
       new ScanCommand({
         TableName: this.table,
         Limit: limit,
         ...(after !== undefined ? { ExclusiveStartKey: { id: { N: after } } } : {}),
       }),
+      send,
     );
     const last = page.LastEvaluatedKey?.id?.N;
     return {
@@ -100,6 +110,7 @@ export class OrderPages {
     filters: SyncFilters,
     position: Extract<PagePosition, { kind: 'index' }> | undefined,
     limit: number,
+    send: SendOptions,
   ): Promise<OrderPage> {
     const departures = listsDepartures(filters);
     const status = departures ? undefined : filters.status;
@@ -112,7 +123,7 @@ export class OrderPages {
       const after = position?.after[shard] ?? null;
       const partition = status !== undefined ? statusShard(status, shard) : updateShard(shard);
       const query = (startKey: Item | undefined) =>
-        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey);
+        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey, send);
       readers.push(new ShardReader(query, index.sortKey.name, shard, after));
     }
 
@@ -146,6 +157,7 @@ export class OrderPages {
     since: string | undefined,
     limit: number,
     startKey: Item | undefined,
+    send: SendOptions,
   ): Promise<{ items: Item[]; last?: Item }> {
     // After a key already taken, strictly; else from the first key at or after `since`.
     const bound = after !== null ? ' AND #sk > :bound' : since !== undefined ? ' AND #sk >= :bound' : '';
@@ -163,6 +175,7 @@ export class OrderPages {
         Limit: limit,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
+      send,
     );
     return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { last: page.LastEvaluatedKey } : {}) };
   }

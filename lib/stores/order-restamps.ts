@@ -1,12 +1,14 @@
 // The sync watch's one write: a change a walk could have missed gets a new stamp, so every later walk
 // delivers the order (docs/design.md#the-change-stream). It is a stamped write like any other
-// (lib/stores/stamped-write.ts): strictly later than the stamp it replaces, the v2 index keys moved
-// with it, and only while the order is still as the stream showed it, so a later change (which has
-// a stream record of its own) is never overwritten, and a batch delivered twice re-stamps once.
+// (lib/stores/stamped-write.ts, the rules of lib/core/sync/stamps.ts): strictly later than the stamp
+// it replaces, the v2 index keys moved with it, each attempt cut at the per-attempt timeout, and
+// only while the order is still as the stream showed it, so a later change (which has a stream
+// record of its own) is never overwritten, and a batch delivered twice re-stamps once.
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { OrderStatus } from '../contract/order';
 import { syncAttributes } from '../core/sync/keys';
 import type { StampClock } from './aws-clock';
+import type { AttemptTimer } from './call-deadlines';
 import { conditionalWrite } from './conditional';
 import { stampedWrite } from './stamped-write';
 
@@ -23,6 +25,8 @@ export class OrderRestamps {
     private readonly writer: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly stamps: StampClock,
+    /** Each attempt's own timeout, counted from before its stamp, and its timers: the composition root's. */
+    private readonly attemptTimer?: AttemptTimer,
   ) {}
 
   /**
@@ -33,7 +37,7 @@ export class OrderRestamps {
   restamp(seen: SeenChange): Promise<string | undefined> {
     return stampedWrite(
       this.stamps,
-      ({ stamp, earlier }) => {
+      ({ stamp, earlier, send }) => {
         const attributes = Object.entries(syncAttributes(seen.id, seen.status, stamp));
         const stamps = [seen.updatedAt, ...earlier].map((_, i) => `:seen${i}`);
         return conditionalWrite(() =>
@@ -53,10 +57,11 @@ export class OrderRestamps {
                 ':status': seen.status,
               },
             }),
+            send,
           ),
         ).then((result) => (result.applied ? stamp : undefined));
       },
-      () => seen.updatedAt,
+      { after: () => seen.updatedAt, timer: this.attemptTimer },
     );
   }
 }

@@ -5,9 +5,18 @@ import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync/keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
+import type { Deadline } from '../commons/deadline';
+import { REAL_TIMERS } from '../commons/timers';
 import type { StampClock } from './aws-clock';
-import { stampedWrite } from './stamped-write';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
+import { readOptions, type AttemptTimer } from './call-deadlines';
+import { stampedWrite, type Judged } from './stamped-write';
+import {
+  conditionalWrite,
+  ON_EMBEDDED_SERVER,
+  type ConditionalOutcome,
+  type ConditionFailureItems,
+  type Item,
+} from './conditional';
 import type { StoreGrowth } from './store-growth';
 
 /** What a conditional `pending -> X` transition found. */
@@ -54,6 +63,11 @@ export interface OrdersRepositoryOptions {
   conditionFailures?: ConditionFailureItems;
   /** Where the orders this repository adds are counted; without it, the size bound is the item count alone. */
   growth?: StoreGrowth;
+  /**
+   * Each stamped write attempt's own timeout, counted from before its stamp, and its timers: the
+   * composition root's per-attempt timeout. Without it, only the client's own timeout cuts them.
+   */
+  attemptTimer?: AttemptTimer;
 }
 
 export class OrdersRepository {
@@ -63,6 +77,7 @@ export class OrdersRepository {
   private readonly writer: DynamoDBDocumentClient;
   private readonly conditionFailures: ConditionFailureItems;
   private readonly growth: StoreGrowth | undefined;
+  private readonly attemptTimer: AttemptTimer | undefined;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -74,6 +89,7 @@ export class OrdersRepository {
     this.writer = options.writer ?? doc;
     this.conditionFailures = options.conditionFailures ?? ON_EMBEDDED_SERVER;
     this.growth = options.growth;
+    this.attemptTimer = options.attemptTimer;
   }
 
   /**
@@ -144,24 +160,26 @@ export class OrdersRepository {
   }
 
   /** The order with its updatedAt, read consistently. */
-  async getSynced(id: string): Promise<SyncedOrder | undefined> {
-    const item = await this.item(id);
+  async getSynced(id: string, deadline?: Deadline): Promise<SyncedOrder | undefined> {
+    const item = await this.item(id, deadline);
     return item ? syncedOrderFromAttributes(item) : undefined;
   }
 
-  private async item(id: string): Promise<Record<string, AttributeValue> | undefined> {
+  private async item(id: string, deadline?: Deadline): Promise<Record<string, AttributeValue> | undefined> {
     const { Item } = await this.doc.send(
       new GetItemCommand({ TableName: this.table, Key: { id: { N: String(BigInt(id)) } }, ConsistentRead: true }),
+      readOptions(deadline),
     );
     return Item;
   }
 
   /**
    * pending -> cancelled in one conditional update. Cancelling a cancelled order succeeds again
-   * (DELETE is idempotent); a shipped order is refused and left unchanged.
+   * (DELETE is idempotent); a shipped order is refused and left unchanged. With the request's
+   * `deadline`, nothing is sent that could land after its answer.
    */
-  async cancel(id: string): Promise<void> {
-    const outcome = await this.transitionFromPending(id, 'cancelled');
+  async cancel(id: string, deadline?: Deadline): Promise<void> {
+    const outcome = await this.transitionFromPending(id, 'cancelled', deadline);
     if (outcome.kind === 'missing') throw new OrderNotFoundError(id);
     if (outcome.kind === 'current' && outcome.status === 'shipped') throw new OrderAlreadyShippedError(id);
   }
@@ -182,55 +200,62 @@ export class OrdersRepository {
    * this write accepts its own earlier stamps (lib/stores/stamped-write.ts). On a failed condition
    * DynamoDB returns the current item; the embedded server does not, so there it is read
    * (consistently). An order found still pending had a later updatedAt than the stamp: stamped
-   * after it and tried again.
+   * after it and tried again, within the write's STAMPED_ATTEMPTS UpdateItems in all.
    */
-  private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
-    let after: string | undefined;
-    for (let round = 0; round < 3; round++) {
-      const outcome = await stampedWrite(
-        this.stamps,
-        ({ stamp, earlier }) => {
-          const own = earlier.map((_, i) => `:earlier${i}`);
-          const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
-          return conditionalWrite(() =>
-            this.writer.send(
-              new UpdateCommand({
-                TableName: this.table,
-                Key: { id: BigInt(id) },
-                UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
-                ConditionExpression:
-                  '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
-                  (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
-                ExpressionAttributeNames: {
-                  '#status': 'status',
-                  ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
-                },
-                ExpressionAttributeValues: {
-                  ':to': to,
-                  ':pending': 'pending',
-                  ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
-                  ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-                },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              }),
-            ),
-          );
+  private async transitionFromPending(
+    id: string,
+    to: Exclude<OrderStatus, 'pending'>,
+    deadline?: Deadline,
+  ): Promise<TransitionOutcome> {
+    return stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(id) },
+              UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
+              ConditionExpression:
+                '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
+                (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
+              },
+              ExpressionAttributeValues: {
+                ':to': to,
+                ':pending': 'pending',
+                ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            send,
+          ),
+        );
+      },
+      {
+        timer: this.attemptTimer,
+        ...(deadline ? { deadline } : {}),
+        // Read after the attempt's own time: what the failed condition met.
+        judge: async (outcome: ConditionalOutcome<unknown>): Promise<Judged<TransitionOutcome>> => {
+          if (outcome.applied) return { result: { kind: 'done' } };
+          const found = outcome.found
+            ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
+            : this.conditionFailures.returnedByServer
+              ? undefined
+              : await this.getSynced(id, deadline);
+          if (found === undefined) return { result: { kind: 'missing' } };
+          const current = found.status;
+          if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
+          if (current !== 'pending') return { result: { kind: 'current', status: current } };
+          return { stampedLater: typeof found.updatedAt === 'string' ? found.updatedAt : undefined };
         },
-        () => after,
-      );
-      if (outcome.applied) return { kind: 'done' };
-      const found = outcome.found
-        ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
-        : this.conditionFailures.returnedByServer
-          ? undefined
-          : await this.getSynced(id);
-      if (found === undefined) return { kind: 'missing' };
-      const current = found.status;
-      if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
-      if (current !== 'pending') return { kind: 'current', status: current };
-      after = typeof found.updatedAt === 'string' ? found.updatedAt : undefined;
-    }
-    throw new Error(`Order ${id} kept changing while being moved to ${to}`);
+      },
+    );
   }
 
   /** The item of an order: its fields, and its v2 index keys as of `updatedAt`. */
@@ -244,25 +269,30 @@ export class OrdersRepository {
    * still counts as this create.
    */
   async create(order: Order): Promise<boolean> {
-    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
-      const own = earlier.map((_, i) => `:earlier${i}`);
-      return conditionalWrite(() =>
-        this.writer.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: this.itemOf(order, stamp),
-            ConditionExpression:
-              'attribute_not_exists(id)' + (own.length > 0 ? ` OR #updatedAt IN (${own.join(', ')})` : ''),
-            ...(own.length > 0
-              ? {
-                  ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
-                  ExpressionAttributeValues: Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-                }
-              : {}),
-          }),
-        ),
-      );
-    });
+    const outcome = await stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        return conditionalWrite(() =>
+          this.writer.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: this.itemOf(order, stamp),
+              ConditionExpression:
+                'attribute_not_exists(id)' + (own.length > 0 ? ` OR #updatedAt IN (${own.join(', ')})` : ''),
+              ...(own.length > 0
+                ? {
+                    ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+                    ExpressionAttributeValues: Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                  }
+                : {}),
+            }),
+            send,
+          ),
+        );
+      },
+      { timer: this.attemptTimer },
+    );
     // Counted once written: an order that already existed adds nothing.
     if (outcome.applied) await this.growth?.added(1);
     return outcome.applied;
@@ -296,55 +326,72 @@ export class OrdersRepository {
    * a pre-v2 function changes the status without it, and a later run stamps that), or it is gone.
    */
   async stampUpdatedAt(id: string, status: OrderStatus): Promise<boolean> {
-    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
-      const attributes = Object.entries(syncAttributes(id, status, stamp));
-      const own = earlier.map((_, i) => `:earlier${i}`);
-      const unstamped =
-        own.length > 0
-          ? `(attribute_not_exists(#updatedAt) OR #updatedAt IN (${own.join(', ')}))`
-          : 'attribute_not_exists(#updatedAt)';
-      return conditionalWrite(() =>
-        this.writer.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { id: BigInt(id) },
-            UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-            ConditionExpression: `attribute_exists(id) AND ${unstamped} AND #status = :status`,
-            ExpressionAttributeNames: {
-              ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
-              '#status': 'status',
-            },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
-              ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-              ':status': status,
-            },
-          }),
-        ),
-      );
-    });
+    const outcome = await stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const attributes = Object.entries(syncAttributes(id, status, stamp));
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        const unstamped =
+          own.length > 0
+            ? `(attribute_not_exists(#updatedAt) OR #updatedAt IN (${own.join(', ')}))`
+            : 'attribute_not_exists(#updatedAt)';
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(id) },
+              UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+              ConditionExpression: `attribute_exists(id) AND ${unstamped} AND #status = :status`,
+              ExpressionAttributeNames: {
+                ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+                '#status': 'status',
+              },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                ':status': status,
+              },
+            }),
+            send,
+          ),
+        );
+      },
+      { timer: this.attemptTimer },
+    );
     return outcome.applied;
   }
 
   /**
    * Unconditional bulk write, for seeding an empty table before it serves (demo data, benchmarks,
    * tests): a given updatedAt is kept (a fixture's history); otherwise each batch attempt stamps
-   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table.
+   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table. Each
+   * batch is a stamped write of its own (its attempts cut at their timeout, from before the stamp);
+   * items DynamoDB leaves unprocessed are sent again after a pause, on the same timers.
    */
   async putMany(orders: readonly SyncedOrder[]): Promise<void> {
+    const timers = this.attemptTimer?.timers ?? REAL_TIMERS;
     for (let i = 0; i < orders.length; i += 25) {
       let pending = orders.slice(i, i + 25);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-        const stamp = this.stamps.now();
-        const items = pending.map((order) => this.itemOf(order, order.updatedAt ?? new Date(stamp).toISOString()));
-        const result = await this.doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+      for (let round = 0; pending.length > 0; round++) {
+        if (round > 0) await new Promise<void>((r) => timers.after(Math.min(1000, 25 * 2 ** round), r));
+        const batch = pending;
+        const unprocessed = await stampedWrite(
+          this.stamps,
+          async ({ stamp, send }) => {
+            const items = batch.map((order) => this.itemOf(order, order.updatedAt ?? stamp));
+            const result = await this.writer.send(
+              new BatchWriteCommand({
+                RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) },
+              }),
+              send,
+            );
+            return new Set(
+              (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
+            );
+          },
+          { timer: this.attemptTimer },
         );
-        const unprocessed = new Set(
-          (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
-        );
-        pending = pending.filter((order) => unprocessed.has(String(BigInt(order.id))));
+        pending = batch.filter((order) => unprocessed.has(String(BigInt(order.id))));
       }
       await this.growth?.added(Math.min(25, orders.length - i));
     }

@@ -1,4 +1,5 @@
-// The local gateway over HTTP: authorisation, framing, API Gateway's answers, limits, logs and routes.
+// The local gateway over HTTP: authorisation, framing, API Gateway's answers, limits, logs and routes,
+// and the web ACL's limit per client address in front of it.
 // One runner, one load of the stack's modules: see test/support/specs.ts.
 /* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
 import { runSpec } from '../support/specs';
@@ -15,3 +16,4 @@ runSpec('prototype-names', () => require('./prototype-names.spec'));
 runSpec('deprecation', () => require('./deprecation.spec'));
 runSpec('pets', () => require('./pets.spec'));
 runSpec('function-deadlines', () => require('./function-deadlines.spec'));
+runSpec('address-flood', () => require('./address-flood.spec'));

@@ -1,6 +1,9 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import { generateApiKey } from '../../lib/core/access/key-format';
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
+import { RELEASE_CHECK_FLAG } from '../../lib/edge/authorizer';
+import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
@@ -195,4 +198,16 @@ test("the sync watch publishes each stream batch's changes, worst lateness, re-s
   } finally {
     await watched.close();
   }
+});
+
+test("the release hook's checks count in no metric: its random key's refusal is not a caller's", async () => {
+  const authorizer = makeAuthorizerHandler({ keys: stack.app.keys });
+  const [refused] = RELEASE_CHECKS.authorizer;
+  const { event } = (await refused?.prepare({ canaryKey: () => Promise.reject(new Error('not asked')) })) ?? {};
+  const judge = (e: unknown) => authorizer(e as APIGatewayTokenAuthorizerEvent, lambdaContext('authorizer'));
+  await expect(judge(event)).rejects.toThrow('Unauthorized');
+  expect(recorded('authorizerRefusals')).toEqual([]);
+  // The same key as API Gateway sends it, without the hook's mark, is counted.
+  await expect(judge({ ...(event as object), [RELEASE_CHECK_FLAG]: undefined })).rejects.toThrow('Unauthorized');
+  expect(recorded('authorizerRefusals')).toEqual([{ cause: 'unknown', value: 1 }]);
 });

@@ -244,7 +244,7 @@ describe('400 INVALID_CURSOR', () => {
     [
       'sealed with another key',
       () =>
-        `cursor=${encodeURIComponent(sealCursor({ filters: {}, position: { kind: 'scan', after: '1' }, started: 0 }, randomBytes(32)))}`,
+        `cursor=${encodeURIComponent(sealCursor({ filters: {}, position: { kind: 'scan', after: '1' }, started: Date.now() }, { current: randomBytes(32) }))}`,
     ],
     ['that is not a cursor at all', () => 'cursor=hello'],
   ])('%s', async (_name, query) => {

@@ -2,7 +2,14 @@
 // the shared synthesis. The ARNs are rendered with fixed pseudo parameters (test/support/cfn-values.ts).
 import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
-import { STAGE_NAMES, stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
+import {
+  CANARY_KEY_SECRET_TAG,
+  STAGE_NAMES,
+  stackNameFor,
+  STREAMING_PROBE_FUNCTION,
+  type StageName,
+} from '../../lib/contract/deployment';
+import { CANARY_KEY_SECRET_ACTIONS } from '../../infra/pipeline/canary-key-permissions';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
 import {
   GITHUB_OIDC_PROVIDER_CONTEXT,
@@ -146,6 +153,21 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
     );
     const tables = all.filter((g) => g.startsWith('dynamodb:')).map((g) => g.split(' ')[1]);
     expect(new Set(tables)).toEqual(new Set([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(stage)}-*`]));
+  });
+
+  test(`may read and store the release canary key secret tagged ${stage}, and no other secret`, () => {
+    const secrets = deploy().allowed.filter((s) => s.Action.some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets).toEqual([
+      expect.objectContaining({
+        Action: CANARY_KEY_SECRET_ACTIONS,
+        Resource: [`arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:*`],
+        Condition: { StringEquals: { [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage } },
+      }),
+    ]);
+    // The key's record and its revocation marks: what canary-key create sends to the stage's tables.
+    const all = grants(deploy().allowed);
+    for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'Scan'])
+      expect(all).toContain(`dynamodb:${action} arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(stage)}-*`);
   });
 });
 

@@ -22,3 +22,5 @@ import './pipeline-permissions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
 import './sync-watch.spec';
+import './firewall.spec';
+import './retained-data.spec';

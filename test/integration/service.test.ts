@@ -9,5 +9,7 @@ runSpec('order-updated-at', () => require('./order-updated-at.spec'));
 runSpec('sync-watch', () => require('./sync-watch.spec'));
 runSpec('change-stream', () => require('./change-stream.spec'));
 runSpec('orders-repository', () => require('./orders-repository.spec'));
+runSpec('call-deadlines', () => require('./call-deadlines.spec'));
+runSpec('writer-timeouts', () => require('./writer-timeouts.spec'));
 runSpec('round-trips', () => require('./round-trips.spec'));
 runSpec('release-hook', () => require('./release-hook.spec'));

@@ -72,6 +72,7 @@ export interface SyncWorld {
 export interface SyncWorldOptions {
   indexLagMs?: number;
   random?: () => number;
+  clock?: TestClock;
   /** Run the sync watch on the orders table's stream (default true). */
   watch?: boolean;
 }
@@ -89,6 +90,7 @@ export async function startSyncWorld(options: SyncWorldOptions = {}): Promise<Sy
   };
   let ordersTable = '';
   const stack: LocalStack = await startLocalStack({
+    ...(options.clock ? { clock: options.clock } : {}),
     dynamo: {
       // On the stack's virtual clock (startLocalStack's default for a lag).
       indexLag: {

@@ -14,12 +14,13 @@ import { installLocalLambdaRuntime } from './lambda-streaming';
 import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
 
-export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers'> &
-  Partial<Pick<LocalGatewayOptions, 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits'>> & {
+type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
+export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming'> &
+  Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
     tables: TableNames;
-    /** The v2 cursors' HMAC key; a random one per app when absent (cursors then last as long as it). */
-    cursorKey?: Uint8Array;
+    /** The v2 cursors' HMAC key, or keys read as a deployed function reads them; a random key per app when absent. */
+    cursorKey?: Wiring['cursorKey'];
     /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
     extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
     /**
@@ -39,15 +40,8 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   /** Each stream function's event source mapping, when the app was given a change stream. */
   streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
 } {
-  const {
-    extraRoutes = [],
-    publicRoutes = [],
-    onAccessLog,
-    functions,
-    receiveLimits,
-    changeStream,
-    ...settings
-  } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, ...rest } = options;
+  const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
   const wiring: Wiring = { ...settings, cursorKey: settings.cursorKey ?? randomBytes(32) };
@@ -68,6 +62,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     onAccessLog,
     functions,
     receiveLimits,
+    addressLimit,
     ...(settings.timers ? { timers: settings.timers } : {}),
   });
   const consumers: Record<StreamFunctionId, StreamHandler> = { 'sync-watch': service.syncWatch };
