@@ -5,11 +5,16 @@
 // first record it could not finish, so Lambda retries from there (ReportBatchItemFailures). A batch
 // may come twice, and its own re-stamps come back through the stream: a re-stamp is conditional on
 // the stamp it replaces, and a re-stamp's record is judged by its own, new, stamp, so neither a
-// repeat nor the watch's own writes make it write again (docs/design.md#the-change-stream).
+// repeat nor the watch's own writes make it write again (docs/design.md#the-change-stream). Its
+// re-stamps carry the invocation's deadline, DEADLINE_MARGIN_MS before its timeout: none is sent
+// after the watch has given up on its batch (Lambda may thaw a frozen environment much later).
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { DEADLINE_MARGIN_MS, timedDeadline, type Deadline } from '../commons/deadline';
 import { logger } from '../commons/logger';
+import { REAL_TIMERS, type Timers } from '../commons/timers';
+import { SYNC_TIMING } from '../contract/sync';
 import { judgeLanding, latenessAtMostMs, type WatchBounds } from '../core/sync/lateness';
 import { orderChangeOf } from '../stores/order-changes';
 import type { OrderRestamps } from '../stores/order-restamps';
@@ -22,6 +27,10 @@ export interface SyncWatchDeps {
    * measurement (the index-lag canary) says the indexes lag further behind.
    */
   bounds: () => WatchBounds | Promise<WatchBounds>;
+  /** The deadline's timers; the real ones unless a test runs on a virtual clock. */
+  timers?: Timers;
+  /** How long after it ended an unanswered re-stamp may still land (SYNC_TIMING.unansweredLandingMs by default). */
+  landingMs?: number;
 }
 
 /** What one batch came to: the metrics it publishes. */
@@ -36,10 +45,14 @@ export interface WatchedBatch {
 
 export type SyncWatchHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
-/** Judges the batch's changes in order; stops at the first it cannot finish, which Lambda sends again with the rest. */
+/**
+ * Judges the batch's changes in order; stops at the first it cannot finish (a re-stamp that failed,
+ * or found no time left before `deadline`), which Lambda sends again with the rest.
+ */
 export async function watchBatch(
   event: DynamoDBStreamEvent,
-  deps: SyncWatchDeps,
+  deps: Pick<SyncWatchDeps, 'restamps' | 'bounds'>,
+  deadline?: Deadline,
 ): Promise<{ batch: WatchedBatch; failedAt?: string }> {
   const bounds = await deps.bounds();
   const batch: WatchedBatch = { watched: 0, restamped: 0, stampedAhead: 0 };
@@ -60,7 +73,8 @@ export async function watchBatch(
       logger.warn("change stamped ahead of AWS's clock", facts);
     } else if (landing === 'late') {
       try {
-        const stamp = await deps.restamps.restamp({ id: order.id, status: order.status, updatedAt: order.updatedAt });
+        const seen = { id: order.id, status: order.status, updatedAt: order.updatedAt };
+        const stamp = await deps.restamps.restamp(seen, deadline);
         // None: the order changed again since (that change has a record of its own) or is gone.
         if (stamp !== undefined) batch.restamped++;
         logger.warn('change landed late: re-stamped', { ...facts, latenessAtMostMs: lateness, restampedAs: stamp });
@@ -73,12 +87,30 @@ export async function watchBatch(
   return { batch };
 }
 
+/**
+ * The batch is answered (its first unfinished record named) before Lambda's timeout, and only once
+ * every re-stamp that went unanswered may have landed: the batch sent again then finds the order as
+ * that write left it, as a request's 503 comes after its last possible change.
+ */
 export function makeSyncWatchHandler(deps: SyncWatchDeps): SyncWatchHandler {
+  const timers = deps.timers ?? REAL_TIMERS;
+  const landingMs = deps.landingMs ?? SYNC_TIMING.unansweredLandingMs;
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event) => {
-      const { batch, failedAt } = await watchBatch(event, deps);
-      businessMetrics.syncWatch(batch);
-      return { batchItemFailures: failedAt === undefined ? [] : [{ itemIdentifier: failedAt }] };
+    .handler(async (event, context) => {
+      const remaining = context.getRemainingTimeInMillis?.();
+      const deadline =
+        remaining === undefined
+          ? undefined
+          : timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs);
+      try {
+        const { batch, failedAt } = await watchBatch(event, deps, deadline);
+        if (failedAt !== undefined) await deadline?.settled();
+        businessMetrics.syncWatch(batch);
+        return { batchItemFailures: failedAt === undefined ? [] : [{ itemIdentifier: failedAt }] };
+      } finally {
+        deadline?.stop();
+        deadline?.answered();
+      }
     });
 }

@@ -61,7 +61,10 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
   }),
 );
 
-/** The orders table's stream consumer: judges each change against the walks' settling time of this wiring. */
+/**
+ * The orders table's stream consumer: judges each change against the walks' settling time of this
+ * wiring; its re-stamps carry the invocation's deadline, on the same timers and landing margin as a route's writes.
+ */
 export const syncWatchHandler = /* @__PURE__ */ perWiring((w) =>
-  makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w) }),
+  makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w), ...deadlineDeps(w) }),
 );

@@ -1,10 +1,12 @@
 // The sync watch's one write: a change a walk could have missed gets a new stamp, so every later walk
 // delivers the order (docs/design.md#the-change-stream). It is a stamped write like any other
 // (lib/stores/stamped-write.ts, the rules of lib/core/sync/stamps.ts): strictly later than the stamp
-// it replaces, the v2 index keys moved with it, each attempt cut at the per-attempt timeout, and
-// only while the order is still as the stream showed it, so a later change (which has a stream
-// record of its own) is never overwritten, and a batch delivered twice re-stamps once.
+// it replaces, the v2 index keys moved with it, each attempt cut at the per-attempt timeout and
+// within the watch's own deadline, and only while the order is still as the stream showed it, so a
+// later change (which has a stream record of its own) is never overwritten, and a batch delivered
+// twice re-stamps once.
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Deadline } from '../commons/deadline';
 import type { OrderStatus } from '../contract/order';
 import { syncAttributes } from '../core/sync/keys';
 import type { StampClock } from './aws-clock';
@@ -32,9 +34,11 @@ export class OrderRestamps {
   /**
    * Stamps the order anew (now, or one millisecond after the stamp it had if that is later) if it
    * still has the status and updatedAt it was seen with, or one of this write's own earlier
-   * attempts. The new stamp, or undefined when the order changed since or is gone.
+   * attempts. The new stamp, or undefined when the order changed since or is gone. With the watch's
+   * `deadline` (its invocation's, lib/edge/sync-watch-handler.ts), no attempt is sent after the
+   * watch has given up on its batch.
    */
-  restamp(seen: SeenChange): Promise<string | undefined> {
+  restamp(seen: SeenChange, deadline?: Deadline): Promise<string | undefined> {
     return stampedWrite(
       this.stamps,
       ({ stamp, earlier, send }) => {
@@ -61,7 +65,7 @@ export class OrderRestamps {
           ),
         ).then((result) => (result.applied ? stamp : undefined));
       },
-      { after: () => seen.updatedAt, timer: this.attemptTimer },
+      { after: () => seen.updatedAt, timer: this.attemptTimer, ...(deadline ? { deadline } : {}) },
     );
   }
 }
