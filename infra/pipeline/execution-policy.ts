@@ -12,6 +12,7 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { ASSETS_BUCKET, VERSION_PARAMETER_ARN } from './bootstrap';
 import { EXECUTION_POLICY_ARN, NAME_PREFIX, PERMISSIONS_BOUNDARY_ARN, STACK_PREFIX } from './names';
 import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from './resource-actions';
+import { streamExecutionStatements } from './stream-permissions';
 
 const arn = (service: string, resource: string, region: string = Aws.REGION) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -62,14 +63,9 @@ export function executionStatements(): PolicyStatement[] {
       actions: ['lambda:*'],
       resources: [arn('lambda', `function:${STACK_PREFIX}*`)],
     }),
-    // The sync watch's event source mapping: Lambda gives it a UUID, so no name can scope it.
-    new PolicyStatement({
-      actions: [...(RESOURCE_TYPE_ACTIONS['AWS::Lambda::EventSourceMapping']?.actions ?? [])],
-      resources: [arn('lambda', 'event-source-mapping:*')],
-    }),
     new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${STACK_PREFIX}*`)] }),
-    // The sync watch's dead-letter queue, named by CloudFormation after the stack.
-    new PolicyStatement({ actions: ['sqs:*'], resources: [arn('sqs', `${STACK_PREFIX}*`)] }),
+    // The orders table's change stream: the sync watch's event source mapping and dead-letter queue.
+    ...streamExecutionStatements(STACK_PREFIX),
     // REST APIs, stages, usage plans and domain names have ids API Gateway picks: the Region's paths.
     new PolicyStatement({
       actions: ['apigateway:*'],

@@ -10,6 +10,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { CANARY_KEY_SECRET_TAG } from '../../lib/contract/deployment';
 import { ASSETS_BUCKET, EXECUTION_ROLE_ARN, VERSION_PARAMETER_ARN } from './bootstrap';
 import { LOOKUP_ROLE_ARN, NAME_PREFIX, STACK_PREFIX } from './names';
+import { streamBoundaryStatements } from './stream-permissions';
 
 const arn = (service: string, resource: string) =>
   `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -28,11 +29,8 @@ export function boundaryStatements(): PolicyStatement[] {
     new PolicyStatement({ actions: ['logs:*'], resources: ['*'] }),
     new PolicyStatement({ actions: ['codedeploy:*'], resources: [arn('codedeploy', '*')] }),
     new PolicyStatement({ actions: ['sns:Publish'], resources: [arn('sns', '*')] }),
-    // The sync watch's event source mapping sends a discarded batch's description to its queue.
-    new PolicyStatement({
-      actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-      resources: [arn('sqs', `${STACK_PREFIX}*`)],
-    }),
+    // The orders table's change stream: its reader lists the streams; its mapping sends a batch it gives up on to the queue.
+    ...streamBoundaryStatements(STACK_PREFIX),
     new PolicyStatement({
       actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
       resources: [arn('secretsmanager', 'secret:*')],
@@ -52,8 +50,6 @@ export function boundaryStatements(): PolicyStatement[] {
         'cloudwatch:PutMetricData',
         'cloudwatch:DescribeAlarms',
         'lambda:GetAccountSettings',
-        // Lambda's reads of the orders table's stream: ListStreams lists the account's streams.
-        'dynamodb:ListStreams',
       ],
       resources: ['*'],
     }),
