@@ -107,14 +107,19 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-test('the tarball holds the built JavaScript, its declarations, the README and nothing else', () => {
+test('the tarball holds the built JavaScript, its declarations, the README, the licence and nothing else', () => {
   expect(packed).toContain('package.json');
   expect(packed).toContain('README.md');
+  expect(packed).toContain('LICENSE');
   expect(packed).toContain('dist/client/index.js');
   expect(packed).toContain('dist/client/index.d.ts');
   // What the client reads from lib/ is compiled in from the one source, not copied by hand.
   expect(packed).toContain('dist/lib/contract/errors.js');
-  expect(packed.filter((path) => !/^dist\/.*\.(js|d\.ts)$/.test(path))).toEqual(['README.md', 'package.json']);
+  expect(packed.filter((path) => !/^dist\/.*\.(js|d\.ts)$/.test(path))).toEqual([
+    'LICENSE',
+    'README.md',
+    'package.json',
+  ]);
 });
 
 test("installed offline, it brings its package.json's dependencies and nothing more", () => {
