@@ -84,7 +84,7 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 // Code that serves only the tools (tools/, and lib/ files that nothing deployed or generated loads)
 // may not grow unnoticed: a ratchet at today's size, lowered as code is removed. Issue 37 aims at
 // 4,800; a library or Node's own API beats lines of our own.
-const TOOL_CODE_MAX_LINES = 6_076;
+const TOOL_CODE_MAX_LINES = 6_095;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

@@ -101,9 +101,8 @@ function endpointTarget(endpoint: string, tables: TableNames, unreachableHint: s
 }
 
 /**
- * The local stack `npm start` runs, found by its state file on whatever ports it chose (several:
- * one line saying how to pick); DYNAMODB_PORT or DYNAMODB_ENDPOINT and the table variables point
- * elsewhere. With none running, DynamoDB on the default port, whose silence says to start one.
+ * The local stack npm start runs, found by its state file on whatever ports it chose, unless
+ * DYNAMODB_PORT or DYNAMODB_ENDPOINT (and the table variables) point elsewhere; else the default port.
  */
 export async function localTarget(env: NodeJS.ProcessEnv = process.env): Promise<AdminTarget> {
   const endpoint = checkedSetting(() => localDynamoEndpoint(env));

@@ -109,10 +109,7 @@ export function stackAt(url: string, stacks: readonly StackState[]): StackState 
   });
 }
 
-/**
- * The one local stack running, or undefined when none is. Several are a usage mistake, one line
- * naming each with `pick(stack)`, how to choose it (an option or variable of the command).
- */
+/** The one local stack running, if any; several are a usage mistake naming how to `pick` each. */
 export async function runningStack(env: NodeJS.ProcessEnv, pick: (stack: StackState) => string) {
   const { running } = await recordedStacks(env);
   if (running.length > 1)
