@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--suite <name>]... [--merge] [--sync-1m] [--docs]`: runs each suite
+// `npm run bench [-- --quick] [--suite <name>]... [--merge] [--sync-1m] [--docs] [--help]`: runs each suite
 // below in turn and prints the figures as one Markdown table (bench/report.ts). A full run of every
 // suite writes bench/results.json, which the listOrders settings declared in lib/contract/deployment.ts
 // are checked against, and rewrites the figures in the docs from it; `--merge` puts the figures of
@@ -9,11 +9,11 @@ import './support/env';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { LIST_SETTINGS, listSettings } from '../infra/list-budget';
 import { LISTING_SUITE, measuredFigures } from '../infra/measured';
 import { startEmbeddedDynamo } from '../tools/local/embedded-dynamo';
 import { report, RESULTS_FILE, writeDocs, type BenchResults, type SuiteRun } from './report';
+import { benchUsage, BenchUsageError, parseCommandLine } from './args';
 import { mergeSuites } from './merge';
 import { adminImport } from './suites/admin-import';
 import { handlerOverhead } from './suites/handler-overhead';
@@ -28,32 +28,17 @@ import { syncWatch } from './suites/sync-watch';
 const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport, sync, syncWatch];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean' },
-      docs: { type: 'boolean' },
-      suite: { type: 'string', multiple: true },
-      merge: { type: 'boolean' },
-      'sync-1m': { type: 'boolean' },
-    },
-  });
+  const values = parseCommandLine(process.argv.slice(2), process.env);
+  if (values.help) return console.log(benchUsage(SUITES.map((s) => s.name)));
   if (values.docs) return writeDocs(readResults());
   const [quick, names, syncMillion] = [values.quick ?? false, values.suite, values['sync-1m'] ?? false];
-  if (names?.some((name) => !SUITES.some((s) => s.name === name))) {
-    console.error(`npm run bench: --suite takes one of ${SUITES.map((s) => `'${s.name}'`).join(', ')}.`);
-    process.exit(2);
-  }
-  if (values.merge && (quick || !names)) {
-    console.error(
-      "npm run bench: --merge takes the full figures of the suites named: add --suite '<name>', drop --quick.",
-    );
-    process.exit(2);
-  }
+  if (names?.some((name) => !SUITES.some((s) => s.name === name)))
+    throw new BenchUsageError(`--suite takes one of ${SUITES.map((s) => `'${s.name}'`).join(', ')}`);
+  if (values.merge && (quick || !names))
+    throw new BenchUsageError("--merge takes the full figures of the suites named: add --suite '<name>', drop --quick");
   // MEASURED names the full run's date and machine as the source of the listing's figures.
-  if (values.merge && names?.includes(LISTING_SUITE)) {
-    console.error(`npm run bench: '${LISTING_SUITE}' feeds MEASURED, so it is never merged: run the full bench.`);
-    process.exit(2);
-  }
+  if (values.merge && names?.includes(LISTING_SUITE))
+    throw new BenchUsageError(`'${LISTING_SUITE}' feeds MEASURED, so it is never merged: run the full bench`);
   const suites = SUITES.filter((s) => !names || names.includes(s.name));
   const [started, loadAtStart] = [new Date(), os.loadavg()[0]];
   const outDir = mkdtempSync(path.join(os.tmpdir(), 'store-orders-bench-'));
@@ -114,6 +99,10 @@ function writeResults(results: BenchResults): void {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof BenchUsageError) {
+    console.error(`npm run bench: ${error.message} (npm run bench -- --help lists the options)`);
+    process.exit(2);
+  }
   console.error(error);
   process.exit(1);
 });

@@ -58,6 +58,8 @@ function benchBlocks(file: string): GeneratedFile {
 export const GENERATED: readonly GeneratedFile[] = [
   { file: 'openapi.json', render: () => openApiJson() },
   { file: 'openapi-v2.json', render: () => openApiJson(buildV2OpenApiDocument()) },
+  // The typed client's package carries the project's licence: `npm pack` of client/ includes it.
+  { file: 'client/LICENSE', render: () => readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8') },
   {
     file: 'docs/rate-limits.md',
     render: (text) =>

@@ -1,7 +1,8 @@
 // @store-orders/client in a few lines: list the orders (whole, then streamed), cancel one, and
 // handle a 429 through the client's error type. Against the local stack (`npm start` prints a key):
 //   STORE_ORDERS_API_KEY=sok_... node orders.js [--url http://127.0.0.1:3000/v1] [--cancel ID] [--provoke-429]
-// --key KEY and --url URL may stand for STORE_ORDERS_API_KEY and STORE_ORDERS_URL.
+// --key KEY and --url URL may stand for STORE_ORDERS_API_KEY and STORE_ORDERS_URL; the URL is the
+// one npm start's banner shows (3000 is only its default port).
 import { parseArgs } from 'node:util';
 import { StoreOrdersApiError, StoreOrdersClient } from '@store-orders/client';
 

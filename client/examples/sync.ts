@@ -1,6 +1,7 @@
 // v2 (beta) incremental sync with @store-orders/client: a loop that fetches only what changed, of
 // every order or (--status) of one status. Against the local stack (`npm start` prints a key):
 //   STORE_ORDERS_API_KEY=sok_... node sync.js [--url http://127.0.0.1:3000/v1] [--status pending] [--rounds 3] [--every 5]
+// --url (or STORE_ORDERS_URL) is the URL npm start's banner shows; 3000 is only its default port.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -26,7 +27,10 @@ if (!apiKey) {
   console.error('sync: an API key is needed: --key KEY or STORE_ORDERS_API_KEY (npm start prints one)');
   process.exit(2);
 }
-const api = new StoreOrdersClient({ baseUrl: values.url ?? 'http://127.0.0.1:3000/v1', apiKey });
+const api = new StoreOrdersClient({
+  baseUrl: values.url ?? process.env.STORE_ORDERS_URL ?? 'http://127.0.0.1:3000/v1',
+  apiKey,
+});
 
 async function main(): Promise<void> {
   // A real integration keeps the replica and the watermark in its own store between runs, and

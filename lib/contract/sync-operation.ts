@@ -1,7 +1,7 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
+import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { syncRepairMs } from './deployment';
@@ -40,8 +40,10 @@ export const LIST_ORDERS_V2: OperationContract = {
       name: SYNC_PARAMETERS.limit,
       in: 'query',
       required: false,
-      description: `Orders per page, ${minLimit} to ${maxLimit}; \`departed\` orders count towards it.`,
-      schema: { type: 'integer', minimum: minLimit, maximum: maxLimit, default: defaultLimit },
+      description:
+        `Orders per page, ${minLimit} to ${maxLimit}; \`departed\` orders count towards it. Plain decimal digits ` +
+        'without sign or leading zeros, as ids are written: `05` is 400 `INVALID_QUERY`.',
+      schema: { type: 'integer', format: 'int32', minimum: minLimit, maximum: maxLimit, default: defaultLimit },
     },
     {
       name: SYNC_PARAMETERS.cursor,
@@ -49,9 +51,10 @@ export const LIST_ORDERS_V2: OperationContract = {
       required: false,
       description:
         'Opaque: the `nextCursor` of the previous page. A cursor this API did not issue, an altered one, ' +
-        `one given with other filters than its own, or one whose walk started more than ${CURSOR_LIFETIME_MS / 86_400_000} days ago ` +
-        'is 400 `INVALID_CURSOR`: start the walk again from your last watermark.',
-      schema: { type: 'string' },
+        `one longer than ${SYNC_TEXT_LIMITS.cursor} characters (no cursor it issues is), one given with other filters ` +
+        `than its own, or one whose walk started more than ${CURSOR_LIFETIME_MS / 86_400_000} days ago is 400 ` +
+        '`INVALID_CURSOR`: start the walk again from your last watermark.',
+      schema: { type: 'string', maxLength: SYNC_TEXT_LIMITS.cursor },
     },
     {
       name: SYNC_PARAMETERS.status,
@@ -67,8 +70,9 @@ export const LIST_ORDERS_V2: OperationContract = {
       description:
         'Only orders whose `updatedAt` is at or after this instant (RFC 3339 date-time, any offset), ' +
         "in ascending `updatedAt`. Not later than the server's time: a later instant is 400 `INVALID_QUERY`, " +
-        "whose message gives the server's time.",
-      schema: { type: 'string', format: 'date-time' },
+        `whose message gives the server's time. At most ${SYNC_TEXT_LIMITS.updatedSince} characters (a fraction to ` +
+        'the nanosecond with a numeric offset); a longer value is 400 `INVALID_QUERY`.',
+      schema: { type: 'string', format: 'date-time', maxLength: SYNC_TEXT_LIMITS.updatedSince },
     },
   ],
   success: {
@@ -92,9 +96,10 @@ export const LIST_ORDERS_V2: OperationContract = {
       additionalProperties: false,
       required: ['orders'],
       properties: {
-        orders: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
+        orders: { type: 'array', maxItems: maxLimit, items: { $ref: ORDER_SCHEMA_REF } },
         departed: {
           type: 'array',
+          maxItems: maxLimit,
           items: { $ref: ORDER_SCHEMA_REF },
           description:
             `On every page of a walk with both \`${SYNC_PARAMETERS.status}\` and \`${SYNC_PARAMETERS.updatedSince}\` ` +

@@ -10,6 +10,20 @@ export const SYNC_PAGE = {
   maxLimit: 1000,
 } as const;
 
+/**
+ * The longest values the text parameters may have; a longer one is refused before it is read
+ * (INVALID_CURSOR, INVALID_QUERY), and the OpenAPI document gives them as maxLength.
+ */
+export const SYNC_TEXT_LIMITS = {
+  /**
+   * Above the longest cursor the API issues: both filters and every shard's position at the latest
+   * keys seal to 784 characters (test/unit/sync-cursor.spec.ts checks the worst case fits).
+   */
+  cursor: 1024,
+  /** `YYYY-MM-DDThh:mm:ss`, a fraction to the nanosecond and a numeric offset: 19 + 10 + 6. */
+  updatedSince: 35,
+} as const;
+
 /** The query parameters, by name; any other is refused (INVALID_QUERY). */
 export const SYNC_PARAMETERS = {
   limit: 'limit',

@@ -1,4 +1,5 @@
-import { Agent } from 'node:http';
+import { Agent, type ClientRequestArgs } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv } from '../commons/env';
@@ -54,14 +55,34 @@ export function requestTimeoutFor(endpoint: string | undefined): number {
   return endpoint ? (requestTimeoutFromEnv() ?? LOCAL_REQUEST_TIMEOUT_MS) : REQUEST_TIMEOUT_MS;
 }
 
+/**
+ * The local endpoint's sockets, each given up when not connected within CONNECTION_TIMEOUT_MS. Not
+ * the SDK's `connectionTimeout`: @smithy/node-http-handler 4.14 clears its timer (under 2 s) only
+ * on a connection, so a refused one left it running, and the process alive, for a second after the
+ * error (an admin command against a stopped stack, a jest worker that "failed to exit gracefully").
+ */
+class ConnectTimeoutAgent extends Agent {
+  override createConnection(options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) {
+    const socket = super.createConnection(options, callback);
+    const timer = setTimeout(() => {
+      const message = `no connection to ${options.host ?? ''}:${options.port ?? ''} within ${CONNECTION_TIMEOUT_MS} ms`;
+      socket?.destroy(Object.assign(new Error(message), { code: 'ETIMEDOUT' }));
+    }, CONNECTION_TIMEOUT_MS);
+    socket?.once('connect', () => clearTimeout(timer)).once('close', () => clearTimeout(timer));
+    return socket;
+  }
+}
+
 export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient {
   const timeouts = {
     requestTimeout: options.requestTimeoutMs ?? requestTimeoutFor(options.endpoint),
     // Without it the SDK only logs a warning when the timeout passes, and goes on waiting.
     throwOnRequestTimeout: true,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
   };
-  const config: DynamoDBClientConfig = { maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS, requestHandler: timeouts };
+  const config: DynamoDBClientConfig = {
+    maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS,
+    requestHandler: { ...timeouts, connectionTimeout: CONNECTION_TIMEOUT_MS },
+  };
   if (options.region !== undefined) config.region = options.region;
   if (options.endpoint) {
     // The embedded server accepts any credentials; fixed ones keep the local stack account-free.
@@ -69,8 +90,8 @@ export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient 
     config.region = 'local';
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     // One process serves every local request through this client, unlike a Lambda's one at a
-    // time: enough sockets that a burst does not queue into the connection timeout.
-    config.requestHandler = { ...timeouts, httpAgent: new Agent({ keepAlive: true, maxSockets: 512 }) };
+    // time: enough sockets that a burst does not queue for one.
+    config.requestHandler = { ...timeouts, httpAgent: new ConnectTimeoutAgent({ keepAlive: true, maxSockets: 512 }) };
   }
   const client = new DynamoDBClient(config);
   // No logger is ever given to the SDK, yet its logger middleware still runs every response

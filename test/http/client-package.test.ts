@@ -1,8 +1,8 @@
 // @store-orders/client as another project gets it: `npm pack` builds the package (its prepack
 // script), the tarball and its dependencies are installed offline into a scratch NodeNext project,
 // the TypeScript compiler type-checks the example there against the package's own .d.ts files, and
-// Node 22 runs the compiled example (plain JavaScript importing the package's JavaScript) against
-// the local stack.
+// the pinned Node and the oldest the client's engines allow run the compiled example (plain
+// JavaScript importing the package's JavaScript) against the local stack.
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -13,7 +13,9 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { BASE_PATH } from '../../lib/contract/routes';
+import { inCi } from '../support/ci';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { findNode, oldestNodeMajor } from '../support/node-binaries';
 import { ordersById } from '../support/orders-table';
 
 const ROOT = process.cwd();
@@ -107,14 +109,19 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-test('the tarball holds the built JavaScript, its declarations, the README and nothing else', () => {
+test('the tarball holds the built JavaScript, its declarations, the README, the licence and nothing else', () => {
   expect(packed).toContain('package.json');
   expect(packed).toContain('README.md');
+  expect(packed).toContain('LICENSE');
   expect(packed).toContain('dist/client/index.js');
   expect(packed).toContain('dist/client/index.d.ts');
   // What the client reads from lib/ is compiled in from the one source, not copied by hand.
   expect(packed).toContain('dist/lib/contract/errors.js');
-  expect(packed.filter((path) => !/^dist\/.*\.(js|d\.ts)$/.test(path))).toEqual(['README.md', 'package.json']);
+  expect(packed.filter((path) => !/^dist\/.*\.(js|d\.ts)$/.test(path))).toEqual([
+    'LICENSE',
+    'README.md',
+    'package.json',
+  ]);
 });
 
 test("installed offline, it brings its package.json's dependencies and nothing more", () => {
@@ -170,7 +177,7 @@ test('the example type-checks in a NodeNext project (module and moduleResolution
   expect(readdirSync(join(consumer, 'out'))).toEqual(['orders.js']);
 }, 120_000);
 
-test('the sources themselves run under Node 22 type stripping, as they are', () => {
+test("the sources themselves run under Node's type stripping, as they are", () => {
   const script = "const m = await import('./client/index.ts'); console.log(Object.keys(m).sort().join(' '))";
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
   expect(output.trim()).toBe(
@@ -178,35 +185,64 @@ test('the sources themselves run under Node 22 type stripping, as they are', () 
   );
 });
 
-test('Node 22 runs the compiled example against the local stack: list, stream, cancel, 429', async () => {
-  expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
-  stack = await startLocalStack();
-  await stack.app.orders.putMany([
-    { id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' },
-    { id: '9007199254740993', status: 'pending' },
-    { id: '7', status: 'shipped', complete: true },
-  ]);
-  const { key } = await stack.newKey('enterprise', { perMinute: PER_MINUTE, perDay: 1000 });
+/** The local stack the example runs against, with three orders of its own: started once. */
+let seeded: Promise<LocalStack> | undefined;
+const exampleStack = () =>
+  (seeded ??= (async () => {
+    stack ??= await startLocalStack();
+    await stack.app.orders.putMany([
+      { id: INT64_MAX, petId: '9223372036854775806', quantity: 3, status: 'pending' },
+      { id: '9007199254740993', status: 'pending' },
+      { id: '7', status: 'shipped', complete: true },
+    ]);
+    return stack;
+  })());
+
+/** `node` runs the compiled example against the local stack: list, stream, cancel, 429. */
+async function runsTheExample(node: string): Promise<void> {
+  const local = await exampleStack();
+  const orders = [...(await ordersById(local.app.orders)).values()];
+  const pending = orders.filter((order) => order.status === 'pending').length;
+  const { key } = await local.newKey('enterprise', { perMinute: PER_MINUTE, perDay: 1000 });
   // Asynchronous: the stack answers from this process while the example runs.
   const { stdout } = await promisify(execFile)(
-    process.execPath,
+    node,
     [join(consumer, 'out/orders.js'), '--cancel', INT64_MAX, '--provoke-429'],
     {
       cwd: consumer,
-      env: { ...process.env, STORE_ORDERS_URL: `${stack.baseUrl}${BASE_PATH}`, STORE_ORDERS_API_KEY: key },
+      env: { ...process.env, STORE_ORDERS_URL: `${local.baseUrl}${BASE_PATH}`, STORE_ORDERS_API_KEY: key },
       timeout: 60_000,
     },
   );
   expect(stdout.trim().split('\n')).toEqual([
-    'listOrders: 3 orders, 2 pending',
-    'listOrdersStream: 3 orders',
+    `listOrders: ${orders.length} orders, ${pending} pending`,
+    `listOrdersStream: ${orders.length} orders`,
     `cancelOrder: ${INT64_MAX} is cancelled`,
     // Three of the minute's requests are spent above; the fourth over the limit is refused.
     expect.stringMatching(new RegExp(`^429 RATE_LIMITED after ${PER_MINUTE - 3 + 1} requests: retry after \\d+ s$`)),
   ]);
-  expect((await stack.app.orders.get(INT64_MAX))?.status).toBe('cancelled');
-  expect((await stack.app.orders.get('9007199254740993'))?.status).toBe('pending');
+  expect((await local.app.orders.get(INT64_MAX))?.status).toBe('cancelled');
+  expect((await local.app.orders.get('9007199254740993'))?.status).toBe('pending');
+}
+
+test(`the pinned Node ${process.versions.node.split('.')[0]} runs the compiled example against the local stack: list, stream, cancel, 429`, async () => {
+  await runsTheExample(process.execPath);
 }, 90_000);
+
+// The oldest Node client/package.json's engines allow runs it too, so that range is one tested.
+const OLDEST = oldestNodeMajor(join(CLIENT, 'package.json'));
+const oldest = findNode(OLDEST);
+const oldestTest = oldest.found || inCi ? test : test.skip;
+if (!oldest.found && !inCi)
+  process.stderr.write(`client-package.test.ts: the Node ${OLDEST} run did not run: ${oldest.reason}\n`);
+oldestTest(
+  `Node ${OLDEST}, the oldest the client's engines allow, runs it too${oldest.found ? ` (${oldest.version})` : ` [not run: ${oldest.reason}]`}`,
+  async () => {
+    if (!oldest.found) throw new Error(`CI needs Node ${OLDEST} for the client's engines: ${oldest.reason}`);
+    await runsTheExample(oldest.path);
+  },
+  90_000,
+);
 
 test('without a key the example prints one line with the fix and exits 2', async () => {
   const env = { ...process.env };

@@ -119,6 +119,39 @@ test('a content type the deployed 405 method does not map: the same 405 without 
   expect(response.headers.get('allow')).toBeNull();
 });
 
+describe('no CORS: the API is server-to-server (docs/api.md, "Browsers and CORS")', () => {
+  const preflight = {
+    Origin: 'https://shop.example',
+    'Access-Control-Request-Method': 'GET',
+    'Access-Control-Request-Headers': 'authorization',
+  };
+  const corsHeaders = (response: Response) =>
+    [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
+
+  test.each([
+    ['/v1/store/orders', 'GET'],
+    ['/v1/store/orders/1', 'DELETE'],
+    ['/v2/store/orders', 'GET'],
+  ])(
+    "a browser's preflight OPTIONS %s is 405 METHOD_NOT_ALLOWED, Allow: %s, with no Access-Control header",
+    async (path, allow) => {
+      const response = await fetch(`${stack.baseUrl}${path}`, { method: 'OPTIONS', headers: preflight });
+      await expectError(response, 405, 'METHOD_NOT_ALLOWED');
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(corsHeaders(response)).toEqual([]);
+    },
+  );
+
+  test('a request with an Origin is served as any other, with no Access-Control header', async () => {
+    const response = await fetch(`${stack.baseUrl}/v1/store/orders`, {
+      headers: { ...bearer(key), Origin: preflight.Origin },
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    expect(corsHeaders(response)).toEqual([]);
+  });
+});
+
 describe('refusals the gateway makes itself carry the Error body', () => {
   test('no Host header: 400 BAD_REQUEST as JSON', async () => {
     const response = await rawExchange(stack.baseUrl, 'GET /v1/store/orders HTTP/1.1\r\nConnection: close\r\n\r\n');

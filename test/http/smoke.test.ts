@@ -378,6 +378,33 @@ describe('the command line against the local stack', () => {
     expect(keys.filter((k) => k.name === 'smoke test (throwaway)').every((k) => k.revokedAt !== undefined)).toBe(true);
   });
 
+  test('with neither PORT nor --url, the one stack npm start recorded is found on its own port; --url needs no --key', async () => {
+    for (const argv of [[], ['--url', `${stack.baseUrl}${BASE_PATH}`]]) {
+      published = [];
+      const { code, out, err } = await local({}, ...argv);
+      expect({ code, err, published }).toEqual({ code: 0, err: [], published: [record] });
+      expect(out[0]).toMatch(new RegExp(`^Smoke test of ${stack.baseUrl}${BASE_PATH} `));
+    }
+  });
+
+  test('several stacks recorded and running: one line naming the --url of each, exit 2', async () => {
+    // A second stack's record: this process again, its API on a port where something listens.
+    const other: Server = createServer((_req, res) => res.writeHead(404).end());
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const apiUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}${BASE_PATH}`;
+    const forget = recordStack({ ...record, apiUrl }, STATES);
+    try {
+      const { code, out, err } = await local({});
+      expect({ code, out, published }).toEqual({ code: 2, out: [], published: [] });
+      expect(err).toHaveLength(1);
+      expect(err[0]).toMatch(/^Error: 2 local stacks are running: pick one, --url \S+ or --url \S+ \(npm run smoke/);
+      for (const url of [record.apiUrl, apiUrl]) expect(err[0]).toContain(`--url ${url}`);
+    } finally {
+      forget();
+      other.close();
+    }
+  });
+
   test('the stack on PORT is found whatever DYNAMODB_PORT or DYNAMODB_ENDPOINT say: its keys go to its own tables', async () => {
     // Another DynamoDB: tables of their own, named by the admin command's variables.
     const other = await createTestTables();

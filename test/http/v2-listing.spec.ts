@@ -4,7 +4,7 @@ import type { SyncedOrder } from '../../lib/contract/synced-order';
 import { ORDER_STATUSES, type OrderStatus } from '../../lib/contract/order';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
-import { SYNC_PAGE, SYNC_PARAMETERS } from '../../lib/contract/sync';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS } from '../../lib/contract/sync';
 import { V2_BASE_PATH } from '../../lib/contract/routes';
 import { sealCursor } from '../../lib/core/sync/cursor';
 import { docsRoutes } from '../../tools/local/docs-routes';
@@ -185,6 +185,10 @@ describe('400 INVALID_QUERY names the parameter', () => {
     ['limit=2.5', 'limit'],
     ['limit=', 'limit'],
     ['limit=5&limit=6', 'limit'],
+    // Leading zeros are refused, as in an order id (DELETE .../007 is INVALID_ORDER_ID).
+    ['limit=05', 'limit'],
+    ['limit=%2B5', 'limit'],
+    [`updatedSince=2026-11-01T00:00:00.${'0'.repeat(SYNC_TEXT_LIMITS.updatedSince)}Z`, 'updatedSince'],
     ['status=lost', 'status'],
     ['status=PENDING', 'status'],
     ['updatedSince=yesterday', 'updatedSince'],
@@ -247,6 +251,7 @@ describe('400 INVALID_CURSOR', () => {
         `cursor=${encodeURIComponent(sealCursor({ filters: {}, position: { kind: 'scan', after: '1' }, started: Date.now() }, { current: randomBytes(32) }))}`,
     ],
     ['that is not a cursor at all', () => 'cursor=hello'],
+    ['longer than any cursor the API issues', () => `cursor=${'c'.repeat(SYNC_TEXT_LIMITS.cursor + 1)}`],
   ])('%s', async (_name, query) => {
     await expectError(await get(query()), 400, 'INVALID_CURSOR');
   });

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { alarmTopicVariable, CANARY_KEY_COMMAND, STAGE_NAMES } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
 import { LAMBDA_NODE_MAJOR } from '../../infra/functions';
+import { oldestNodeMajor } from '../support/node-binaries';
 
 const ROOT = path.join(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
@@ -104,17 +105,24 @@ test('every command a job runs is npm ci, npm test or one of the npm scripts', (
   }
 });
 
-test("every job sets up the Node.js major that package.json's node devDependency pins (Lambda's runtime)", () => {
+test("every job sets up the Node.js major that package.json's node devDependency pins (Lambda's runtime), last", () => {
   const pinned = (
     JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
   ).devDependencies.node?.split('.')[0];
-  const versions = Object.values(pipeline().jobs).flatMap((job) =>
-    job.steps.flatMap((step) =>
+  const setUp = (job: Job | undefined) =>
+    (job?.steps ?? []).flatMap((step) =>
       step.uses?.startsWith('actions/setup-node@') ? [String(step.with?.['node-version'])] : [],
-    ),
-  );
-  expect(versions.length).toBeGreaterThan(0);
-  expect(new Set(versions)).toEqual(new Set([pinned]));
+    );
+  const withNode = Object.values(pipeline().jobs)
+    .map(setUp)
+    .filter((versions) => versions.length > 0);
+  expect(withNode.length).toBeGreaterThan(0);
+  // The last one set up is first on PATH. Before it, only the test job sets up another: the oldest
+  // Node the typed client's engines allow, which its example runs on too.
+  expect(withNode.map((versions) => versions.at(-1))).toEqual(withNode.map(() => pinned));
+  const clientOldest = String(oldestNodeMajor(path.join(ROOT, 'client', 'package.json')));
+  expect(setUp(pipeline().jobs.test)).toEqual([clientOldest, pinned]);
+  expect(withNode.flatMap((versions) => versions.slice(0, -1))).toEqual([clientOldest]);
   expect(pinned).toBe(String(LAMBDA_NODE_MAJOR));
 });
 

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
@@ -268,7 +270,10 @@ describe('usage and failures', () => {
     expect(run.stderr).toContain('Cannot reach the local stack (DynamoDB at http://127.0.0.1:1)');
     expect(run.stderr).toContain('DYNAMODB_ENDPOINT');
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(localTarget({}).unreachableHint).toContain('npm start');
+    // No stack recorded (a state folder of its own, empty): the hint says to start one.
+    const none = await localTarget({ LOCAL_STACK_STATE_DIR: join(tmpdir(), 'no-such-state-folder') });
+    none.close();
+    expect(none.unreachableHint).toContain('npm start');
   });
 
   test('a missing table is a failure that points at the local stack', async () => {

@@ -30,7 +30,7 @@ export function testTarget(tables: TestTables): AdminTarget {
 }
 
 /** Runs the admin command in-process, capturing what it writes. */
-export function adminRunner(local: () => AdminTarget, extra: Partial<Omit<AdminDeps, 'out' | 'local'>> = {}): Admin {
+export function adminRunner(local: AdminDeps['local'], extra: Partial<Omit<AdminDeps, 'out' | 'local'>> = {}): Admin {
   return async (...argv) => {
     const stdout: string[] = [];
     const stderr: string[] = [];

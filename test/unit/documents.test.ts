@@ -12,3 +12,4 @@ runSpec('changelog', () => require('./changelog.spec'));
 runSpec('docs-links', () => require('./docs-links.spec'));
 runSpec('bench-docs', () => require('./bench-docs.spec'));
 runSpec('bench-merge', () => require('./bench-merge.spec'));
+runSpec('bench-args', () => require('./bench-args.spec'));

@@ -6,7 +6,9 @@ import { ADDRESS_RETRY_AFTER_SECONDS } from '../../lib/contract/address-limit';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { ORDER_STATUSES } from '../../lib/contract/order';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { API_VERSION, ROUTES } from '../../lib/contract/routes';
+import { API_VERSION, ROUTES, V2_ROUTES } from '../../lib/contract/routes';
+import { routeErrorCodes } from '../../lib/contract/operations';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS } from '../../lib/contract/sync';
 import { scopeAllows } from '../../lib/contract/scopes';
 
 const doc = buildOpenApiDocument();
@@ -150,4 +152,40 @@ test('a route without a contract, or with an undeclared path parameter, is refus
   expect(() => buildOpenApiDocument([{ ...route, path: '/x/{nope}' }], { mystery: { errors: [] } })).toThrow(
     /not declared/,
   );
+});
+
+describe("v2's listing, as its parser and its page bound it", () => {
+  const v2 = buildV2OpenApiDocument();
+  const listing = at(v2, 'paths', '/store/orders', 'get');
+  const parameter = (name: string) =>
+    (listing.parameters as JsonObject[]).find((p) => p.name === name)?.schema as JsonObject;
+  const page = at(listing, 'responses', '200', 'content', 'application/json', 'schema', 'properties');
+
+  test('a page holds at most the largest limit of orders, and of departed orders', () => {
+    expect(at(page, 'orders').maxItems).toBe(SYNC_PAGE.maxLimit);
+    expect(at(page, 'departed').maxItems).toBe(SYNC_PAGE.maxLimit);
+  });
+
+  test('limit is an int32 within its range; cursor and updatedSince have the lengths the parser allows', () => {
+    expect(parameter(SYNC_PARAMETERS.limit)).toMatchObject({
+      type: 'integer',
+      format: 'int32',
+      minimum: SYNC_PAGE.minLimit,
+      maximum: SYNC_PAGE.maxLimit,
+    });
+    expect(parameter(SYNC_PARAMETERS.cursor).maxLength).toBe(SYNC_TEXT_LIMITS.cursor);
+    expect(parameter(SYNC_PARAMETERS.updatedSince).maxLength).toBe(SYNC_TEXT_LIMITS.updatedSince);
+  });
+});
+
+test('a 429 and its Retry-After name TOO_MANY_LISTINGS exactly where the operation can answer it', () => {
+  const documents = [doc, buildV2OpenApiDocument()];
+  const operations = documents.flatMap((d) =>
+    Object.values(d.paths as JsonObject).flatMap((item) => Object.values(item as JsonObject) as JsonObject[]),
+  );
+  expect(operations.length).toBe(ROUTES.length + V2_ROUTES.length);
+  const naming = operations.filter((op) => JSON.stringify(at(op, 'responses', '429')).includes('TOO_MANY_LISTINGS'));
+  const answering = operations.filter((op) => routeErrorCodes(String(op.operationId)).has('TOO_MANY_LISTINGS'));
+  expect(naming.map((op) => op.operationId)).toEqual(answering.map((op) => op.operationId));
+  expect(answering.map((op) => op.operationId)).toEqual(['listOrders']);
 });

@@ -23,7 +23,6 @@ async function smoke(argv: string[], env: NodeJS.ProcessEnv = {}) {
 const HINT = ' (npm run smoke -- --help shows the options)';
 
 test.each<[string[], string]>([
-  [['--url', 'http://127.0.0.1:1/v1'], '--url needs --key, a key of that API (or use --stage, which makes its own)'],
   [['--stage', 'dev'], `--stage must be one of ${STAGE_NAMES.join(', ')}`],
   [['--region', 'eu-west-1'], '--region goes with --stage'],
   [['--clean-up'], '--clean-up needs --run ID, the run whose keys to remove'],

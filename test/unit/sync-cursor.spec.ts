@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { SYNC_SHARDS } from '../../lib/contract/tables';
-import { isUnfiltered, SYNC_FILTERS, type SyncFilters } from '../../lib/contract/sync';
+import { isUnfiltered, SYNC_FILTERS, SYNC_TEXT_LIMITS, type SyncFilters } from '../../lib/contract/sync';
+import { INT64_MIN } from '../../lib/contract/order';
+import { updateKey } from '../../lib/core/sync/keys';
 import { parseSyncQuery } from '../../lib/core/sync/query';
 import { pageUrl } from '../../client/pages';
 import { CURSOR_LIFETIME_MS } from '../../lib/contract/sync';
@@ -44,6 +46,25 @@ test.each([
   const cursor = sealCursor(content, keys);
   expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   expect(openCursor(cursor, keys, now)).toEqual(content);
+});
+
+test(`the longest cursor the API can issue fits the declared ${SYNC_TEXT_LIMITS.cursor} characters`, () => {
+  // Both filters, every shard's position at the longest key and every shard done: more than any page holds.
+  const latest = '9999-12-31T23:59:59.999Z';
+  const longest = sealCursor(
+    {
+      filters: { status: 'cancelled', updatedSince: latest },
+      position: {
+        kind: 'index',
+        after: Array.from({ length: SYNC_SHARDS }, () => updateKey(latest, INT64_MIN.toString())),
+        done: Array.from({ length: SYNC_SHARDS }, (_, shard) => shard),
+      },
+      started: Date.parse(latest),
+    },
+    keys,
+  );
+  expect(longest.length).toBeLessThanOrEqual(SYNC_TEXT_LIMITS.cursor);
+  expect(openCursor(longest, keys, Date.parse(latest)).filters.status).toBe('cancelled');
 });
 
 function reseal(content: unknown): string {

@@ -1,5 +1,5 @@
-import { SYNC_PAGE, SYNC_PARAMETERS } from '../../lib/contract/sync';
-import { InvalidQueryError } from '../../lib/core/sync/sync-errors';
+import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS } from '../../lib/contract/sync';
+import { InvalidCursorError, InvalidQueryError } from '../../lib/core/sync/sync-errors';
 import { normalisedDateTime, parseSyncQuery } from '../../lib/core/sync/query';
 
 /** The server's time the queries are parsed at. */
@@ -61,12 +61,47 @@ test.each([
   [{ limit: ['1e2'] }, SYNC_PARAMETERS.limit],
   [{ limit: ['-1'] }, SYNC_PARAMETERS.limit],
   [{ limit: ['1', '2'] }, SYNC_PARAMETERS.limit],
+  // Leading zeros and signs are refused, as in an order id (`orderId=007` is INVALID_ORDER_ID).
+  [{ limit: ['05'] }, SYNC_PARAMETERS.limit],
+  [{ limit: ['0100'] }, SYNC_PARAMETERS.limit],
+  [{ limit: ['+5'] }, SYNC_PARAMETERS.limit],
+  [{ limit: ['00'] }, SYNC_PARAMETERS.limit],
+  // A date-time longer than the declared bound is refused before it is read.
+  [
+    { updatedSince: [`2026-11-22T12:00:00.${'0'.repeat(SYNC_TEXT_LIMITS.updatedSince)}Z`] },
+    SYNC_PARAMETERS.updatedSince,
+  ],
   [{ status: ['open'] }, SYNC_PARAMETERS.status],
   [{ updatedSince: ['now'] }, SYNC_PARAMETERS.updatedSince],
   [{ cursor: [''] }, SYNC_PARAMETERS.cursor],
   [{ offset: ['10'] }, 'offset'],
 ])('%j is refused, naming %s', (parameters, name) => {
   expect(refusal(parameters).parameter).toBe(name);
+});
+
+test(`an updatedSince of ${SYNC_TEXT_LIMITS.updatedSince} characters is read; one more is refused, saying how long it is`, () => {
+  const longest = '2026-11-22T13:00:00.000000000+01:00';
+  expect(longest).toHaveLength(SYNC_TEXT_LIMITS.updatedSince);
+  expect(parseSyncQuery({ updatedSince: [longest] }, NOW).filters.updatedSince).toBe('2026-11-22T12:00:00.000Z');
+  const error = refusal({ updatedSince: [`${longest.slice(0, 29)}0${longest.slice(29)}`] });
+  expect(error.message).toBe(
+    `updatedSince: is ${SYNC_TEXT_LIMITS.updatedSince + 1} characters long, more than ${SYNC_TEXT_LIMITS.updatedSince}`,
+  );
+});
+
+test('the refusal of a limit says how to write it', () => {
+  expect(refusal({ limit: ['05'] }).message).toBe(
+    `limit: must be an integer from ${SYNC_PAGE.minLimit} to ${SYNC_PAGE.maxLimit}, in plain digits without leading zeros`,
+  );
+});
+
+test(`a cursor longer than ${SYNC_TEXT_LIMITS.cursor} characters is INVALID_CURSOR before its seal is read`, () => {
+  const most = 'c'.repeat(SYNC_TEXT_LIMITS.cursor);
+  expect(parseSyncQuery({ cursor: [most] }, NOW).cursor).toBe(most);
+  expect(() => parseSyncQuery({ cursor: [`${most}c`] }, NOW)).toThrow(InvalidCursorError);
+  expect(() => parseSyncQuery({ cursor: [`${most}c`] }, NOW)).toThrow(
+    `cursor: ${SYNC_TEXT_LIMITS.cursor + 1} characters, longer than any this API issues (${SYNC_TEXT_LIMITS.cursor})`,
+  );
 });
 
 function refusal(parameters: Record<string, readonly string[]>, now = NOW): InvalidQueryError {

@@ -26,7 +26,7 @@ import { givenClock } from '../shared/aws-time';
 export interface AdminDeps {
   out: Output;
   /** The local stack, or the tables the environment names. */
-  local(): AdminTarget;
+  local(): AdminTarget | Promise<AdminTarget>;
   /** A deployed stage, from its CloudFormation stack outputs. */
   stage(name: StageName): Promise<AdminTarget>;
   /** Tests: the time commands decide by, instead of the target's AWS time. */
@@ -70,7 +70,7 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
       deps.out.out(USAGE);
       return EXIT_OK;
     }
-    target = line.stage ? await deps.stage(line.stage) : deps.local();
+    target = line.stage ? await deps.stage(line.stage) : await deps.local();
     const fixed = deps.now;
     await line.run({
       target,

@@ -9,7 +9,7 @@ import { closeClients, tableName, type Wiring } from '../../lib/root/wiring';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
-import type { StackDynamo } from '../shared/stack-state';
+import { runningStack, type StackDynamo, type StackState } from '../shared/stack-state';
 import { CheckedAwsClock, givenClock, type ToolClock } from '../shared/aws-time';
 
 /** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
@@ -98,12 +98,10 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   };
 }
 
-/** Table names from their environment variables (lib/contract/tables.ts), falling back to the local stack's. */
-function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
-  const names = { ...LOCAL_TABLES };
-  for (const id of Object.keys(TABLES) as TableId[]) {
-    names[id] = optionalEnv(TABLES[id].envVar, env) ?? LOCAL_TABLES[id];
-  }
+/** Table names from their environment variables (lib/contract/tables.ts), falling back to `base`. */
+function tableNamesFromEnv(env: NodeJS.ProcessEnv, base: TableNames = LOCAL_TABLES): TableNames {
+  const names = { ...base };
+  for (const id of Object.keys(TABLES) as TableId[]) names[id] = optionalEnv(TABLES[id].envVar, env) ?? base[id];
   return names;
 }
 
@@ -117,18 +115,24 @@ function endpointTarget(endpoint: string, tables: TableNames, unreachableHint: s
 }
 
 /**
- * The running local stack by default, on DYNAMODB_PORT as npm start is; DYNAMODB_ENDPOINT and the
- * table variables point elsewhere.
+ * The local stack npm start runs, found by its state file on whatever ports it chose, unless
+ * DYNAMODB_PORT or DYNAMODB_ENDPOINT (and the table variables) point elsewhere; else the default port.
  */
-export function localTarget(env: NodeJS.ProcessEnv = process.env): AdminTarget {
+export async function localTarget(env: NodeJS.ProcessEnv = process.env): Promise<AdminTarget> {
   const endpoint = checkedSetting(() => localDynamoEndpoint(env));
+  const given = ['DYNAMODB_ENDPOINT', 'DYNAMODB_PORT'].find((name) => optionalEnv(name, env) !== undefined);
+  const pick = (stack: StackState) => `DYNAMODB_PORT=${new URL(stack.endpoint).port} for ${stack.apiUrl}`;
+  const found = given === undefined ? await runningStack(env, pick) : undefined;
+  if (found) return stackTarget({ endpoint: found.endpoint, tables: tableNamesFromEnv(env, found.tables) });
+  const start = 'start it with `npm start` in another terminal';
   return endpointTarget(
     endpoint,
     tableNamesFromEnv(env),
-    optionalEnv('DYNAMODB_ENDPOINT', env) === undefined
-      ? `The local stack may not be running with its DynamoDB at ${endpoint}: start it with \`npm start\` in ` +
-          'another terminal, or set DYNAMODB_PORT to the port its banner shows.'
-      : `Check DYNAMODB_ENDPOINT and the table name variables (${TABLE_ENV_VARS.join(', ')}).`,
+    given === 'DYNAMODB_ENDPOINT'
+      ? `Check DYNAMODB_ENDPOINT and the table name variables (${TABLE_ENV_VARS.join(', ')}).`
+      : given
+        ? `The local stack may not be running with its DynamoDB at ${endpoint}: ${start}, or set DYNAMODB_PORT to the port its banner shows.`
+        : `No local stack is running: ${start}.`,
   );
 }
 

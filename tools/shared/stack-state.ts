@@ -1,6 +1,7 @@
 // Where the running local stacks are: `npm start` writes a state file once it listens (its pid, API
 // URL, DynamoDB endpoint and table names) and removes it when it exits. `npm stop` stops the stacks
-// listed; the smoke command makes its keys in the DynamoDB of the stack at its URL and nowhere else.
+// listed; the admin and smoke commands find the one running, on whatever ports it chose, and the
+// smoke command makes its keys in the DynamoDB of the stack at its URL and nowhere else.
 // The files are in this checkout (node_modules/.cache), readable by this machine's users only.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { optionalEnv } from '../../lib/commons/env';
 import { TABLES, type TableNames } from '../../lib/contract/tables';
-import { field } from './errors';
+import { field, UsageError } from './errors';
 import { CACHE_DIR } from './local-config';
 
 export interface StackDynamo {
@@ -106,4 +107,12 @@ export function stackAt(url: string, stacks: readonly StackState[]): StackState 
     const api = new URL(stack.apiUrl);
     return api.port === port && (api.hostname === hostname || /^(127\.|localhost$|\[::1\]$)/.test(hostname));
   });
+}
+
+/** The one local stack running, if any; several are a usage mistake naming how to `pick` each. */
+export async function runningStack(env: NodeJS.ProcessEnv, pick: (stack: StackState) => string) {
+  const { running } = await recordedStacks(env);
+  if (running.length > 1)
+    throw new UsageError(`${running.length} local stacks are running: pick one, ${running.map(pick).join(' or ')}`);
+  return running[0];
 }

@@ -23,30 +23,32 @@ import { parseOptions, stageOption } from '../shared/args';
 import { DEFAULT_HOST, portSetting } from '../shared/local-config';
 import { npmTookOptionMessage } from '../shared/npm-options';
 import type { Output } from '../shared/output';
-import type { StackDynamo } from '../shared/stack-state';
+import { runningStack, type StackDynamo } from '../shared/stack-state';
+import { optionalEnv } from '../../lib/commons/env';
 import { bearer, call } from './http';
 import { checkBaseUrl, checkKey, findStackDynamo, PreflightFailed, type UrlSource } from './preflight';
 import { runSmoke } from './suite';
 import { firstAccepted, revokeKey, ThrowawayKeys, throwawayKeyName } from './throwaway-keys';
 
-export const SMOKE_USAGE = `Usage: npm run smoke                (the local stack that npm start runs, on PORT or 3000)
+export const SMOKE_USAGE = `Usage: npm run smoke                (the local stack npm start runs, on whatever port it chose)
        npm run smoke -- --stage ${STAGE_NAMES.join('|')} [--region REGION] [--key KEY] [--allow-writes] [--run ID]
        npm run smoke -- --stage ${STAGE_NAMES.join('|')} --clean-up --run ID
-       npm run smoke -- --url URL --key KEY [--allow-writes]
+       npm run smoke -- --url URL [--key KEY] [--allow-writes]
 
 Checks a running API from outside, as a client would, one line per check; exits 1 if any fails,
 2 if it cannot start (a usage mistake, nothing answering at the URL, a URL without the base path
 ${BASE_PATH}, a key the API refuses, no AWS region).
-With no option it checks the local stack with a demo key (or a throwaway key of its own).
+With no option it checks the local stack npm start runs (several running: pick one with --url;
+PORT names its port), with a demo key or a throwaway key of its own.
 --stage reads the stack outputs (ApiUrl, V2ApiUrl) with your AWS credentials and region (AWS_REGION, or
 --region), and creates (then revokes) its keys with the admin command's functions; their API
 Gateway keys are deleted at the end, also when a check fails or the run is interrupted (Ctrl-C,
 SIGTERM). --run ID puts the id in the throwaway keys' names; --clean-up --run ID then removes
 whatever keys that run left (the pipeline's always-run step, for a job that was killed).
 --url takes any base URL ending in the base path, e.g. http://127.0.0.1:3000${BASE_PATH}. Without --stage it
-must be a local stack's: keys and orders then go to the DynamoDB that stack recorded (npm start
-of this checkout), never to another. --url and --stage together check that URL with the
-stage's keys.
+must be a local stack's (npm start of this checkout): keys and orders then go to the DynamoDB
+that stack recorded, never to another, and --key may be left out. --url and --stage together
+check that URL with the stage's keys.
 --allow-writes lets it import two orders of its own (ids from 9100000000000000000 up) and
 cancel them; without it, no order is changed. Prod should not need it.`;
 
@@ -74,9 +76,10 @@ const OPTIONS = {
   help: { type: 'boolean', default: false },
 } as const;
 
-/** The local stack's base URL, on PORT as npm start is. */
-function localUrl(env: NodeJS.ProcessEnv): string {
-  return `http://${DEFAULT_HOST}:${checkedSetting(() => portSetting('PORT', env))}${BASE_PATH}`;
+/** The local stack's base URL: on PORT when set, else the one npm start recorded, else the default port's. */
+async function localUrl(env: NodeJS.ProcessEnv): Promise<string> {
+  const recorded = optionalEnv('PORT', env) ? undefined : await runningStack(env, (stack) => `--url ${stack.apiUrl}`);
+  return recorded?.apiUrl ?? `http://${DEFAULT_HOST}:${checkedSetting(() => portSetting('PORT', env))}${BASE_PATH}`;
 }
 
 /** A working demo key of the local stack, the most generous first, when one passes the preflight. */
@@ -111,8 +114,6 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   const { region } = values;
   const stage = stageOption(values.stage);
   if (region !== undefined && stage === undefined) throw new UsageError('--region goes with --stage');
-  if (stage === undefined && values.url !== undefined && values.key === undefined)
-    throw new UsageError('--url needs --key, a key of that API (or use --stage, which makes its own)');
   if (values.run !== undefined && !RUN_ID_PATTERN.test(values.run))
     throw new UsageError('--run takes a run id of letters, digits, - and _, e.g. --run 12345678901');
   if (values['clean-up']) return cleanUp(deps, stage, region, values.run, values.url);
@@ -136,7 +137,7 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
     }
     if (!url) throw new Error(`the stack of ${stage} has no ${API_URL_OUTPUT} output; deploy the current version`);
   }
-  const baseUrl = (url ?? localUrl(env)).replace(/\/+$/, '');
+  const baseUrl = (url ?? (await localUrl(env))).replace(/\/+$/, '');
   // Without a stage, v2 is beside v1 on the same host (the local stack, a custom domain).
   v2Url ??=
     stage === undefined && baseUrl.endsWith(BASE_PATH) ? baseUrl.slice(0, -BASE_PATH.length) + V2_BASE_PATH : undefined;
@@ -147,7 +148,8 @@ async function smoke(argv: readonly string[], deps: SmokeDeps, run: Run): Promis
   run.throwaway = new ThrowawayKeys(admin, deps.signal, values.run);
   let key = values.key;
   if (key !== undefined) await checkKey(baseUrl, key, source);
-  else if (source === 'local') key = await localDemoKey(admin, baseUrl);
+  // A local stack's (no --stage): one of its demo keys, or a throwaway key made in its tables.
+  else if (stage === undefined) key = await localDemoKey(admin, baseUrl);
   if (key === undefined) {
     const own = await run.throwaway.create(PLAN_LIMITS.free);
     // Only a refusal: it waits for the new key to reach API Gateway and changes nothing.
@@ -189,7 +191,11 @@ async function cleanUp(
   const admin =
     stage === undefined
       ? deps.local(
-          await findStackDynamo((url ?? localUrl(deps.env ?? {})).replace(/\/+$/, ''), url ? 'url' : 'local', deps.env),
+          await findStackDynamo(
+            (url ?? (await localUrl(deps.env ?? {}))).replace(/\/+$/, ''),
+            url ? 'url' : 'local',
+            deps.env,
+          ),
         )
       : await stageTarget(stage, deps.stageClients(region));
   try {

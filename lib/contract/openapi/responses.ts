@@ -64,23 +64,55 @@ const retryAfter = (description: string): JsonObject => ({
   'Retry-After': integerHeader(description, true, 1, 'int32'),
 });
 
-/** Extra words for a status, beyond the messages of its codes. */
+/**
+ * The 429's words for the codes an operation answers: `TOO_MANY_LISTINGS` only where a listing is
+ * refused so (v1's list), never on an operation that cannot answer it.
+ */
+function tooManyRequestsNote(codes: readonly ErrorCode[]): string {
+  const listings = codes.includes('TOO_MANY_LISTINGS');
+  const address = codes.includes('ADDRESS_RATE_LIMITED');
+  return (
+    'Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or ' +
+    '`KEY_TEMPORARILY_BANNED` (the key kept sending after 429s)' +
+    (listings ? "; also `TOO_MANY_LISTINGS` (the key already has its plan's number of listings in progress)" : '') +
+    (address
+      ? "; and `ADDRESS_RATE_LIMITED` (too many requests from the client's network address, whatever their keys)"
+      : '') +
+    '. Wait `Retry-After` seconds before retrying. Requests the windows or the ban refuse do not use them up' +
+    (listings ? ', nor does a `TOO_MANY_LISTINGS` refusal (the windows give its slot back)' : '') +
+    (address ? '; requests from an address over its limit are counted against it, blocked or not.' : '.')
+  );
+}
+
+function tooManyRequestsRetryAfter(codes: readonly ErrorCode[]): string {
+  return (
+    'Seconds until the window (or the ban) that refused the request resets' +
+    (codes.includes('TOO_MANY_LISTINGS')
+      ? '; for `TOO_MANY_LISTINGS`, a fixed wait before trying again (the end of a listing cannot be known in advance; the refusal used no slot)'
+      : '') +
+    (codes.includes('ADDRESS_RATE_LIMITED')
+      ? '; for `ADDRESS_RATE_LIMITED`, a fixed wait after which an address that sent nothing meanwhile is let through again.'
+      : '.')
+  );
+}
+
+/** Extra words for a status, beyond the messages of its codes (the 429's: tooManyRequestsNote). */
 const STATUS_NOTES: Record<number, string> = {
   401: 'The `Authorization: Bearer <API key>` header is missing, uses another scheme, or carries a malformed, unknown or revoked key. No rate-limit headers: an unknown caller has no plan.',
   403: 'The API key is valid but read-only (created with `--scope read`), and this operation is not a GET. Refused before the rate limiter, so it uses up none of the limits and carries no rate-limit headers; nothing is changed.',
-  429: "Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or `KEY_TEMPORARILY_BANNED` (the key kept sending after 429s); on the listing, also `TOO_MANY_LISTINGS` (the key already has its plan's number of listings in progress); and `ADDRESS_RATE_LIMITED` (too many requests from the client's network address, whatever their keys). Wait `Retry-After` seconds before retrying. Requests the windows or the ban refuse do not use them up, nor does a `TOO_MANY_LISTINGS` refusal (the windows give its slot back); requests from an address over its limit are counted against it, blocked or not.",
   500: 'An unexpected failure. Safe to retry with exponential backoff: both operations are idempotent.',
   503: `A dependency failed or throttled. Retry after \`Retry-After\` seconds (usually ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
 };
 
 /**
- * The headers of a status. `gatewayCodes` are the codes of that status the gateway answers before
- * the service runs: alone they carry no headers; mixed with the service's, what the service adds
- * is optional.
+ * The headers of a status, whose codes are `codes`. `gatewayCodes` are those the gateway answers
+ * before the service runs: alone they carry no headers; mixed with the service's, what the service
+ * adds is optional.
  */
 function headersForStatus(
   status: number,
   route: Route,
+  codes: readonly ErrorCode[] = [],
   gatewayCodes: readonly ErrorCode[] = [],
   serviceCodes = true,
 ): JsonObject {
@@ -110,13 +142,7 @@ function headersForStatus(
       )
     : rateLimitHeaders(required);
   const headers: JsonObject = { ...limits, ...routeHeaders(route, required) };
-  if (status === 429)
-    Object.assign(
-      headers,
-      retryAfter(
-        'Seconds until the window (or the ban) that refused the request resets; for `TOO_MANY_LISTINGS`, a fixed wait before trying again (the end of a listing cannot be known in advance; the refusal used no slot); for `ADDRESS_RATE_LIMITED`, a fixed wait after which an address that sent nothing meanwhile is let through again.',
-      ),
-    );
+  if (status === 429) Object.assign(headers, retryAfter(tooManyRequestsRetryAfter(codes)));
   if (status === 503) Object.assign(headers, retryAfter('Seconds to wait before retrying.'));
   return headers;
 }
@@ -183,13 +209,14 @@ export function operationResponses(
     const codes = byStatus.get(status) ?? [];
     const fromGateway = codes.filter((code) => gatewayCodes.includes(code));
     const fromService = fromGateway.length < codes.length;
-    const note = [STATUS_NOTES[status], fromGateway.length ? gatewayNote(fromGateway, fromService) : undefined]
+    const statusNote = status === 429 ? tooManyRequestsNote(codes) : STATUS_NOTES[status];
+    const note = [statusNote, fromGateway.length ? gatewayNote(fromGateway, fromService) : undefined]
       .filter(Boolean)
       .join(' ');
     responses[String(status)] = errorResponse(
       codes,
       status,
-      headersForStatus(status, route, fromGateway, fromService),
+      headersForStatus(status, route, codes, fromGateway, fromService),
       note || undefined,
     );
   }

@@ -6,10 +6,11 @@ import {
   SYNC_PAGE,
   SYNC_PARAMETERS,
   SYNC_STATUSES,
+  SYNC_TEXT_LIMITS,
   type SyncFilter,
   type SyncFilters,
 } from '../../contract/sync';
-import { InvalidQueryError } from './sync-errors';
+import { InvalidCursorError, InvalidQueryError } from './sync-errors';
 
 export interface SyncQuery {
   limit: number;
@@ -76,12 +77,19 @@ function single(values: readonly string[] | undefined, name: string): string | u
   return values[0];
 }
 
+/**
+ * Plain decimal digits, as order ids are written (lib/contract/order.ts): no sign, no leading zero,
+ * so `05` is refused as `orderId=007` is, rather than read as 5.
+ */
 function parseLimit(text: string | undefined): number {
   if (text === undefined) return SYNC_PAGE.defaultLimit;
   const { minLimit, maxLimit } = SYNC_PAGE;
-  const value = /^[0-9]{1,7}$/.test(text) ? Number(text) : NaN;
+  const value = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : NaN;
   if (!(value >= minLimit && value <= maxLimit))
-    throw new InvalidQueryError(SYNC_PARAMETERS.limit, `must be an integer from ${minLimit} to ${maxLimit}`);
+    throw new InvalidQueryError(
+      SYNC_PARAMETERS.limit,
+      `must be an integer from ${minLimit} to ${maxLimit}, in plain digits without leading zeros`,
+    );
   return value;
 }
 
@@ -93,6 +101,9 @@ const FILTER_VALUES: { [F in SyncFilter]: (text: string) => NonNullable<SyncFilt
     return text;
   },
   updatedSince(text) {
+    const most = SYNC_TEXT_LIMITS.updatedSince;
+    if (text.length > most)
+      throw new InvalidQueryError(SYNC_PARAMETERS.updatedSince, `is ${text.length} characters long, more than ${most}`);
     const normalised = normalisedDateTime(text);
     if (normalised === undefined) throw new InvalidQueryError(SYNC_PARAMETERS.updatedSince, dateTimeHint(text));
     return normalised;
@@ -140,6 +151,11 @@ export function parseSyncQuery(
   }
   const cursor = single(given.cursor, SYNC_PARAMETERS.cursor);
   if (cursor === '') throw new InvalidQueryError(SYNC_PARAMETERS.cursor, 'must not be empty');
+  // Refused before its seal is checked: no cursor this API issues is that long.
+  if (cursor !== undefined && cursor.length > SYNC_TEXT_LIMITS.cursor)
+    throw new InvalidCursorError(
+      `${cursor.length} characters, longer than any this API issues (${SYNC_TEXT_LIMITS.cursor})`,
+    );
   // A later page's filters are its cursor's, checked when its walk began.
   if (cursor === undefined) refuseFuture(filters.updatedSince, now);
   return { limit, filters, ...(cursor !== undefined ? { cursor } : {}) };
