@@ -5,7 +5,12 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { alarmTopicVariable, LIST_ORDERS_RESERVED_CONCURRENCY } from '../../lib/contract/deployment';
+import {
+  alarmTopicVariable,
+  LIST_ORDERS_RESERVED_CONCURRENCY,
+  stackNameFor,
+  toolkitStackNameFor,
+} from '../../lib/contract/deployment';
 import {
   LAMBDA_UNRESERVED_MINIMUM,
   lambdaAccountFacts,
@@ -19,8 +24,15 @@ import { UsageError } from '../../tools/shared/errors';
 const ROOT = path.join(__dirname, '..', '..');
 
 describe('npm run deploy / npm run diff', () => {
-  test('deploy takes the stage stack; cdk deploys the account stack it depends on first', () => {
-    expect(cdkArguments('deploy', ['staging'])).toEqual(['deploy', 'StoreOrders-staging', '--no-notices']);
+  test("deploy takes the stage stack alone, through the stage's own bootstrap; never the account stack", () => {
+    expect(cdkArguments('deploy', ['staging'])).toEqual([
+      'deploy',
+      stackNameFor('staging'),
+      '--exclusively',
+      '--toolkit-stack-name',
+      toolkitStackNameFor('staging'),
+      '--no-notices',
+    ]);
   });
 
   test('diff shows the account stack and the stage stack, as a deploy would change them', () => {
@@ -31,6 +43,9 @@ describe('npm run deploy / npm run diff', () => {
     expect(cdkArguments('deploy', ['prod', '--require-approval', 'never'])).toEqual([
       'deploy',
       'StoreOrders-prod',
+      '--exclusively',
+      '--toolkit-stack-name',
+      toolkitStackNameFor('prod'),
       '--no-notices',
       '--require-approval',
       'never',
@@ -97,7 +112,7 @@ describe('the preflight, before cdk starts', () => {
     expect(await run(['deploy', 'staging'], facts())).toEqual({
       code: 0,
       err: [],
-      cdkRuns: [['deploy', 'StoreOrders-staging', '--no-notices']],
+      cdkRuns: [cdkArguments('deploy', ['staging'])],
     });
   });
 
