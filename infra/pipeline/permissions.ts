@@ -79,9 +79,12 @@ export function taggedFor(stage: StageName): Record<string, Record<string, strin
  * The KMS key of the bootstrap buckets, through S3 only. A bucket is SSE-KMS (by default with the
  * AWS managed key aws/s3), so S3 asks KMS, on the caller's behalf, for a data key on upload and a
  * decryption on download, and the caller needs both on the key
- * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html). A permissions
- * boundary caps what the key policy grants a role, so both are granted here and in the boundary
- * (docs/deployment.md, "KMS and the permissions boundary"). Through S3 only (kms:ViaService,
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html). aws/s3's key
+ * policy grants any principal of the account the key through S3, which a boundary does not cut (a
+ * grant to whoever calls, not to the role's ARN: access_policies_boundaries.html); a key given
+ * with --bootstrap-kms-key-id may leave it to IAM (KMS's default key policy), and then the role's
+ * policy and its boundary must both allow: so both do (docs/deployment.md, "KMS and the
+ * permissions boundary"; test/infra/stage-isolation.spec.ts evaluates both). Through S3 only (kms:ViaService,
  * https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html#conditions-kms-via-service),
  * so they reach what the role's S3 permissions reach, its stage's bucket: as CDK's own deploy role
  * grants them (the bootstrap template's PipelineCrossAccountArtifactsKey).
