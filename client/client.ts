@@ -1,11 +1,19 @@
 import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
+import { listsDepartures } from '../lib/contract/sync.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
 import { proxyRefusal, rawFetch } from './transport.ts';
-import { pageUrl, v2BaseUrlOf, type OrderPage, type OrderPageQuery, type SyncResult } from './pages.ts';
+import {
+  pageUrl,
+  v2BaseUrlOf,
+  type OrderPage,
+  type OrderPageQuery,
+  type SyncedListedOrder,
+  type SyncResult,
+} from './pages.ts';
 
 /**
  * An order as the API lists it: the fields of the service's Order model, ids as exact decimal
@@ -118,11 +126,15 @@ const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayM
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** 429s that hold back every call of the key until their Retry-After: the windows and the ban. */
+/**
+ * 429s that hold back every call of the key until their Retry-After: the windows and the ban, and
+ * the limit on the client's address (every call of this client comes from it).
+ */
 const KEY_WIDE_CODES: ReadonlySet<ClientErrorCode> = new Set([
   'RATE_LIMITED',
   'QUOTA_EXCEEDED',
   'KEY_TEMPORARILY_BANNED',
+  'ADDRESS_RATE_LIMITED',
 ]);
 
 /** A Retry-After the server gave, shared by the calls it concerns: none is sent before `untilMs`. */
@@ -262,23 +274,29 @@ export class StoreOrdersClient {
 
   /**
    * v2 (beta): one walk of the orders changed at or after `since` (an RFC 3339 date-time; the
-   * epoch for a first sync), and the server's watermark to give as `since` next time. Apply each
-   * order with `applyChange`: a change may come again, never out of date (docs/client.md).
+   * epoch for a first sync), and the server's watermark to give as `since` next time. With
+   * `status`, also the orders that left it since `since` (`departed`). Apply the result with
+   * `applySync` (each order with `applyChange`, then each departure with `applyDeparture`): a
+   * change may come again, never out of date (docs/client.md).
    */
   async syncOrders(
     { since, status, limit }: { since: string } & Omit<OrderPageQuery, 'updatedSince'>,
     options: RequestOptions = {},
   ): Promise<SyncResult> {
     const orders: SyncResult['orders'] = [];
+    const departed: SyncResult['departed'] = [];
     const query: OrderPageQuery = { updatedSince: since, ...(status ? { status } : {}), ...(limit ? { limit } : {}) };
     let watermark: string | undefined;
     for await (const page of this.listOrderPages(query, options)) {
+      if (listsDepartures(query) && page.departed === undefined)
+        throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'A page of a status sync carries no departed list');
       orders.push(...page.orders);
+      departed.push(...(page.departed ?? []));
       watermark = page.watermark;
     }
     if (watermark === undefined)
       throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The last page of the walk carries no watermark');
-    return { orders, watermark };
+    return { orders, departed, watermark };
   }
 
   /**
@@ -683,14 +701,22 @@ function parsePage(text: string): OrderPage {
   const page = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (!Array.isArray(page.orders))
     throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The page has no orders array');
-  const orders = (page.orders as unknown[]).map((element) => {
-    const order: OrderPage['orders'][number] = toOrder(element);
-    const updatedAt = (element as Record<string, unknown>).updatedAt;
-    if (typeof updatedAt === 'string') order.updatedAt = updatedAt;
-    return order;
-  });
-  if (typeof page.nextCursor === 'string') return { orders, nextCursor: page.nextCursor };
-  return typeof page.watermark === 'string' ? { orders, watermark: page.watermark } : { orders };
+  if (page.departed !== undefined && !Array.isArray(page.departed))
+    throw new StoreOrdersApiError('UNEXPECTED_RESPONSE', 200, 'The page has a departed that is not an array');
+  const orders = (page.orders as unknown[]).map(toSyncedOrder);
+  const departed = page.departed === undefined ? {} : { departed: (page.departed as unknown[]).map(toSyncedOrder) };
+  if (typeof page.nextCursor === 'string') return { orders, ...departed, nextCursor: page.nextCursor };
+  return typeof page.watermark === 'string'
+    ? { orders, ...departed, watermark: page.watermark }
+    : { orders, ...departed };
+}
+
+/** One v2 order: the v1 fields and its updatedAt. */
+function toSyncedOrder(element: unknown): SyncedListedOrder {
+  const order: SyncedListedOrder = toOrder(element);
+  const updatedAt = (element as Record<string, unknown>).updatedAt;
+  if (typeof updatedAt === 'string') order.updatedAt = updatedAt;
+  return order;
 }
 
 /** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */

@@ -12,4 +12,12 @@ export {
   type StoreOrdersClientOptions,
 } from './client.ts';
 export type { RetryPolicy } from './retry.ts';
-export { applyChange, type OrderPage, type OrderPageQuery, type SyncedListedOrder, type SyncResult } from './pages.ts';
+export {
+  applyChange,
+  applyDeparture,
+  applySync,
+  type OrderPage,
+  type OrderPageQuery,
+  type SyncedListedOrder,
+  type SyncResult,
+} from './pages.ts';

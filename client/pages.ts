@@ -16,6 +16,12 @@ export interface SyncedListedOrder {
 
 export interface OrderPage {
   orders: SyncedListedOrder[];
+  /**
+   * On every page of a walk with both `status` and `updatedSince`: the orders changed at or after
+   * `updatedSince` that are now outside `status`, as they are now. A replica of that status drops
+   * its copy when it is older (`applyDeparture`).
+   */
+  departed?: SyncedListedOrder[];
   /** Absent on the last page. */
   nextCursor?: string;
   /**
@@ -38,6 +44,11 @@ export interface SyncResult {
   /** The orders changed at or after `since`, oldest change first; a change may come more than once. */
   orders: SyncedListedOrder[];
   /**
+   * With `status`: the orders changed at or after `since` that are now outside it (oldest first),
+   * which a replica of that status drops when its copy is older. Empty without `status`.
+   */
+  departed: SyncedListedOrder[];
+  /**
    * The `since` of the next sync, from the server: every change up to it is settled and has been
    * delivered. Changes after it may have come too, and come again next time.
    */
@@ -55,6 +66,34 @@ export function applyChange(replica: Map<string, SyncedListedOrder>, order: Sync
     return false;
   replica.set(order.id, order);
   return true;
+}
+
+/**
+ * Applies a departure (an order as it is now, outside the replica's status) to a replica of that
+ * status: the copy held is dropped when it is older than the departure, by the same rule as
+ * `applyChange`, so a repeat or an older departure changes nothing. True when dropped.
+ */
+export function applyDeparture(replica: Map<string, SyncedListedOrder>, order: SyncedListedOrder): boolean {
+  const held = replica.get(order.id);
+  if (held === undefined) return false;
+  if (held.updatedAt !== undefined && (order.updatedAt === undefined || order.updatedAt <= held.updatedAt))
+    return false;
+  replica.delete(order.id);
+  return true;
+}
+
+/**
+ * Applies one sync to a replica: its orders, then its departures. In that order a walk that
+ * delivered an order and then its departure (or the reverse) leaves the later of the two, whatever
+ * pages they came on. What changed: the orders applied and the copies dropped.
+ */
+export function applySync(
+  replica: Map<string, SyncedListedOrder>,
+  { orders, departed }: Pick<SyncResult, 'orders' | 'departed'>,
+): { applied: SyncedListedOrder[]; dropped: SyncedListedOrder[] } {
+  const applied = orders.filter((order) => applyChange(replica, order));
+  const dropped = departed.filter((order) => applyDeparture(replica, order));
+  return { applied, dropped };
 }
 
 /** The v2 base URL beside a v1 one: `…/v1` becomes `…/v2`. */

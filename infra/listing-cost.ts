@@ -9,6 +9,7 @@ import { FUNCTIONS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
+import { ADDRESS_LIMIT, WAF_RATE_RULE } from '../lib/contract/address-limit';
 import { storedOrderItem } from '../lib/stores/orders';
 
 const MiB = 1024 * 1024;
@@ -86,7 +87,7 @@ export function dailyCostTable(): string {
 
 /**
  * AWS list prices in US$ (us-east-1, on-demand, arm64), with the date they were taken from the
- * pricing pages (aws.amazon.com/{api-gateway,lambda,dynamodb,cloudwatch,secrets-manager}/pricing).
+ * pricing pages (aws.amazon.com/{api-gateway,lambda,dynamodb,cloudwatch,secrets-manager,waf}/pricing).
  * The first tier of each is used unless a tiered price is given.
  */
 export const PRICES = {
@@ -123,6 +124,16 @@ export const PRICES = {
   secretCallsPer10k: 0.05,
   /** CloudWatch Logs ingestion (standard class), per GB. */
   logsIngestGb: 0.5,
+  /**
+   * AWS WAF: a web ACL a month and a rule in it a month (both prorated by the hour), and a million
+   * requests the web ACL inspects, blocked ones included. The same in every Region.
+   */
+  wafWebAclMonth: 5,
+  wafRuleMonth: 1,
+  wafRequestPerMillion: 0.6,
+  /** DynamoDB storage (Standard table class) per GB-month, beyond the first 25 GB of the account and Region. */
+  dynamoStorageGbMonth: 0.25,
+  dynamoFreeStorageGb: 25,
 } as const;
 
 const GB = 1024 * MiB;
@@ -191,6 +202,9 @@ export interface Standing {
   alarmMetrics: number;
   dashboards: number;
   secrets: number;
+  /** AWS WAF web ACLs, and the rules in them (infra/constructs/address-firewall.ts). */
+  webAcls: number;
+  wafRules: number;
 }
 
 /** The API's methods that answer traffic (each has API Gateway's detailed metrics once called). */
@@ -201,13 +215,13 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * the metrics each reads: per API (v1, v2) its 5XX rate; per route its p99 latency, or for a
  * streamed one its function's duration; three on the store's size against one listing; authorizer
  * failures; one on every function's throttles (a metric each); one on the orders indexes' write
- * throttles (a metric each); and per function the rollback
+ * throttles (a metric each); the web ACL's blocks; and per function the rollback
  * alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the authorizer
  * its refusal rate (two metrics).
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
-  const single = 2 + API_METHODS + 3 + 1;
+  const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
   const rollback = { alarms: 2 * functions + 1, metrics: 1 + 2 * (functions - 1) + functions + 2 };
@@ -219,14 +233,17 @@ function stageAlarms(): { alarms: number; metrics: number } {
 
 /**
  * What each stage stack creates that is billed by the month: its alarms (by metric), its dashboard,
- * and its secrets (the v2 cursor key, the release canary key). The template test
- * test/infra/cost.spec.ts counts them in the synthesised stacks, so this cannot drift.
+ * its secrets (the v2 cursor key, the release canary key), and its web ACL with its one rule (the
+ * limit per client address). The template test test/infra/cost.spec.ts counts them in the
+ * synthesised stacks, so this cannot drift.
  */
 export const STAGE_STANDING: Standing = {
   alarms: stageAlarms().alarms,
   alarmMetrics: stageAlarms().metrics,
   dashboards: 1,
   secrets: 2,
+  webAcls: 1,
+  wafRules: 1,
 };
 
 /**
@@ -271,6 +288,43 @@ export const TYPICAL_ORDER_ITEM_BYTES = itemBytes(
   ),
 );
 
+/**
+ * What DynamoDB bills as stored, on top of an item's bytes: "Every item in DynamoDB requires 100
+ * bytes of storage overhead for indexing" (docs.aws.amazon.com/amazondynamodb/latest/developerguide/
+ * CapacityUnitCalculations.html), and an index entry is its keys, its projected attributes and "100
+ * bytes of overhead per index item" (GSI.html, storage considerations for global secondary indexes).
+ */
+export const STORAGE_OVERHEAD_BYTES = 100;
+
+/**
+ * The bytes a typical order occupies, in the orders table and in its indexes. Every index of the
+ * orders table projects every attribute (lib/contract/tables.ts, infra/constructs/service-tables.ts)
+ * and every order since v2 carries both indexes' keys, so each index holds a copy of the whole item
+ * (its keys counted once) plus the overhead: the indexes cost more storage than the table itself.
+ */
+export const ORDER_STORAGE_BYTES = {
+  table: TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES,
+  indexes: TABLES.orders.indexes.length * (TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES),
+};
+
+/** A month's storage of `orders` typical orders, table and indexes, before the free 25 GB. */
+export function orderStoragePrice(orders: number): number {
+  return ((orders * (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes)) / GB) * PRICES.dynamoStorageGbMonth;
+}
+
+/** The storage of an order, in words, for docs/design.md and the cost assumptions. */
+export function orderStorageSentence(orders = PROD_LOAD.storeOrders): string {
+  const { table, indexes } = ORDER_STORAGE_BYTES;
+  const n0 = (v: number, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d });
+  const indexCount = TABLES.orders.indexes.length;
+  return [
+    `A stored order is ${TYPICAL_ORDER_ITEM_BYTES} bytes; DynamoDB stores ${table} bytes of it in the table and ${indexes} in its ${indexCount} indexes`,
+    `(each entry the whole item, projection ALL, plus ${STORAGE_OVERHEAD_BYTES} bytes of overhead an item and an index entry), ${n0(table + indexes)} bytes an order in all:`,
+    `${n0((orders * (table + indexes)) / GB, 2)} GB at ${n0(orders)} orders, $${n0(orderStoragePrice(orders), 2)} a month at $${PRICES.dynamoStorageGbMonth} per GB-month`,
+    `(nothing within the first ${PRICES.dynamoFreeStorageGb} GB, which DynamoDB does not bill, shared by every table of the account and Region).`,
+  ].join('\n');
+}
+
 /** Price of `gb` egress in a month, through the tiers. */
 export function egressPrice(gb: number): number {
   let price = 0;
@@ -306,6 +360,8 @@ export interface MonthlyCost {
   leaseWrites: number;
   /** API Gateway's detailed metrics, of every method that got traffic. */
   detailedMetrics: number;
+  /** AWS WAF's inspection of every request (a streamed listing is one, however long). */
+  wafRequests: number;
   standing: number;
   total: number;
 }
@@ -333,10 +389,13 @@ export function monthlyCost(load: Load, standing: Standing): MonthlyCost {
   const leaseWrites = (load.listingsPerMonth * LEASE_WRITES_PER_LISTING * PRICES.dynamoWritePerMillion) / 1e6;
   const detailedMetrics =
     load.requestsPerMonth > 0 ? API_METHODS * DETAILED_METRICS_PER_METHOD * PRICES.customMetricMonth : 0;
+  const wafRequests = (load.requestsPerMonth * PRICES.wafRequestPerMillion) / 1e6;
   const standingCost =
     standing.alarmMetrics * PRICES.alarmMetricMonth +
     standing.dashboards * PRICES.dashboardMonth +
-    standing.secrets * PRICES.secretMonth;
+    standing.secrets * PRICES.secretMonth +
+    standing.webAcls * PRICES.wafWebAclMonth +
+    standing.wafRules * PRICES.wafRuleMonth;
   const items = {
     egress,
     scanReads,
@@ -346,6 +405,7 @@ export function monthlyCost(load: Load, standing: Standing): MonthlyCost {
     requests,
     leaseWrites,
     detailedMetrics,
+    wafRequests,
     standing: standingCost,
   };
   return { load, ...items, total: Object.values(items).reduce((a, b) => a + b, 0) };
@@ -423,8 +483,9 @@ export function monthlyCostTable(standing: Standing): string {
       `API Gateway detailed metrics (${API_METHODS} methods × ${DETAILED_METRICS_PER_METHOD})`,
       (c) => c.detailedMetrics,
     ),
+    row('AWS WAF requests (every request the web ACL inspects)', (c) => c.wafRequests),
     row(
-      `Alarms (${standing.alarms}, billed by their ${standing.alarmMetrics} metrics), dashboard, secrets (${standing.secrets})`,
+      `Alarms (${standing.alarms}, billed by their ${standing.alarmMetrics} metrics), dashboard, secrets (${standing.secrets}), web ACL and its rule`,
       (c) => c.standing,
     ),
     row('**Total**', (c) => c.total),
@@ -446,6 +507,31 @@ export function scanCapacityTable(reservedListings: number): string {
   ].join('\n');
 }
 
+/**
+ * What a flood of refused keys from one client address costs a day at most once the web ACL holds
+ * it to ADDRESS_LIMIT (requests past it are blocked, costing their inspection alone). A random
+ * well-formed key is an inspection, an authorizer invocation and its key read: API Gateway bills
+ * no request its authorizer refuses ("Requests are not charged for authorization and authentication
+ * failures", API Gateway pricing). A revoked key whose Allow API Gateway still caches reaches a
+ * handler: an inspection, a REST request, an invocation and the limiter's failing write.
+ */
+export function addressFloodCost(): { requestsPerDay: number; randomKeysPerDay: number; revokedKeyPerDay: number } {
+  const requestsPerDay = (ADDRESS_LIMIT.limit * DAY_SECONDS) / ADDRESS_LIMIT.windowSeconds;
+  const perDay = (perMillion: number) => (requestsPerDay * perMillion) / 1e6;
+  return {
+    requestsPerDay,
+    randomKeysPerDay: perDay(
+      PRICES.wafRequestPerMillion + PRICES.lambdaRequestPerMillion + PRICES.dynamoReadPerMillion / 2,
+    ),
+    revokedKeyPerDay: perDay(
+      PRICES.wafRequestPerMillion +
+        PRICES.restRequestPerMillion +
+        PRICES.lambdaRequestPerMillion +
+        PRICES.dynamoWritePerMillion,
+    ),
+  };
+}
+
 /** The load and the prices behind the table, and what it leaves unpriced, as docs/deployment.md states them under it. */
 export function monthlyCostAssumptions(): string {
   const f = MEASURED.compressed;
@@ -457,6 +543,7 @@ export function monthlyCostAssumptions(): string {
   // A key read is one GetItem of an item under 4 KB, eventually consistent: half a read unit.
   const perKey = (keyInvocations * (PRICES.lambdaRequestPerMillion + PRICES.dynamoReadPerMillion / 2)) / 1e6;
   const cancelMillion = CANCEL_WRITE_UNITS * PRICES.dynamoWritePerMillion;
+  const flood = addressFloodCost();
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
     `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
@@ -464,13 +551,21 @@ export function monthlyCostAssumptions(): string {
     `Prices (${PRICES.region}, ${PRICES.asOf}): egress ${PRICES.egressTiers.map((t) => `$${t.perGb}`).join(' / ')} per GB by tier (first 100 GB free, then to 10 TB, 50 TB, 150 TB, beyond);`,
     `DynamoDB on demand $${PRICES.dynamoReadPerMillion} per million reads, $${PRICES.dynamoWritePerMillion} per million writes (provisioned $${PRICES.dynamoRcuHour} per RCU-hour); Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s,`,
     `$${PRICES.lambdaRequestPerMillion} per million requests, streamed bytes $${PRICES.streamedGb} per GB beyond 6 MB a response; API Gateway REST $${PRICES.restRequestPerMillion} per million;`,
-    `an alarm metric $${PRICES.alarmMetricMonth}, a custom metric $${PRICES.customMetricMonth}, a dashboard $${PRICES.dashboardMonth} and a secret $${PRICES.secretMonth} a month.`,
+    `an alarm metric $${PRICES.alarmMetricMonth}, a custom metric $${PRICES.customMetricMonth}, a dashboard $${PRICES.dashboardMonth} and a secret $${PRICES.secretMonth} a month;`,
+    `AWS WAF $${PRICES.wafWebAclMonth} a web ACL and $${PRICES.wafRuleMonth} a rule a month, $${PRICES.wafRequestPerMillion} per million requests inspected.`,
     '',
     `Priced outside the table, for want of a count in the load: a cancel is ${CANCEL_WRITE_UNITS} write units (the order, and a delete and a put in each v2 index,`,
     `since it changes both indexes' keys), $${n0(cancelMillion, 3)} per million cancels; an active key costs at most ${n0(keyInvocations)} authorizer invocations a month`,
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
+    `A steady flood of refused keys from one client address passes the web ACL at ${n0(ADDRESS_LIMIT.limit)} requests in ${ADDRESS_LIMIT.windowSeconds} s at most (${n0(flood.requestsPerDay / 1e6, 2)} million a day),`,
+    `so it costs at most $${n0(flood.randomKeysPerDay, 2)} a day with random well-formed keys (each an inspection, an authorizer invocation and its key read; API Gateway bills no request`,
+    `its authorizer refuses) or $${n0(flood.revokedKeyPerDay, 2)} with a revoked key whose cached Allow still reaches a handler (an inspection, a REST request, an invocation, the limiter's write),`,
+    `plus their duration; every request past the limit is blocked and costs its inspection alone. A flood that pauses until it is let go and starts again passes,`,
+    `each time, what the stage's throttle lets through in WAF's delay before blocking (usually under ${WAF_RATE_RULE.delaySeconds} s).`,
     `Not priced (no measured volume): API Gateway execution logs at INFO (several lines every request, $${PRICES.logsIngestGb} per GB ingested), function and access logs,`,
-    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (one per v2 container start`,
-    `and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and table storage and point-in-time recovery.`,
+    `the EMF and log-filter metrics (by plan, cause and version: $${PRICES.customMetricMonth} each a month while published), Secrets Manager calls (two per v2 container start, the cursor key's`,
+    `current and previous versions, and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
+    '',
+    orderStorageSentence(),
   ].join('\n');
 }

@@ -51,7 +51,7 @@ export function explainNagFindings(stack: StageNagSubjects): void {
   for (const hook of Object.values(stack.releases.hooks)) {
     suppress(hook.function, {
       'Serverless-LambdaDLQ':
-        "CodeDeploy acts on the status the hook reports, not on how its invocation ended: the hook reports Failed in a finally whenever a check or its setup throws (infra/release-hook/handler.ts), and one that dies before reporting (a timeout) fails the release at CodeDeploy's hook timeout. A queue holding its event would add nothing that the deployment's status and the hook's logs do not show.",
+        "CodeDeploy acts on the status the hook reports, not on how its invocation ended: the hook reports Failed in a finally whenever a check or its setup throws or runs out of its bound, before the hook's own timeout (infra/release-hook/handler.ts), and only a report that itself fails (CodeDeploy unreachable) leaves the release to CodeDeploy's hook timeout, with the error in the hook's log. A queue holding its event would add nothing that the deployment's status and the hook's logs do not show.",
     });
     suppress(
       hook.role.node.findChild('DefaultPolicy'),
@@ -113,17 +113,13 @@ function explainApiFindings(ordersApi: OrdersApi): void {
   const validation = REQUEST_VALIDATION[ordersApi.basePath];
   if (validation === undefined) throw new Error(`No reason is given for ${ordersApi.basePath}'s request validation`);
   suppress(api, { 'AwsSolutions-APIG2': validation });
-  suppress(api.deploymentStage, {
-    'AwsSolutions-APIG3':
-      'No WAF web ACL yet: abuse is bounded by the authorizer validation pattern, stage throttling, per-tier usage plans and the per-key limiter with bans. A web ACL can be associated with the stage later without code changes elsewhere.',
-  });
 }
 
 /** The v2 cursor key's finding: it is not rotated automatically, on purpose. */
 export function explainCursorKeyFindings(cursorKey: IConstruct): void {
   suppress(cursorKey, {
     'AwsSolutions-SMG4':
-      'The key only seals v2 listing cursors against tampering (any key may read every order anyway). Rotating it invalidates every cursor in flight, so it is rotated by hand, with a deploy, when needed.',
+      'The key only seals v2 listing cursors against tampering (any key may read every order anyway). It is rotated by hand (docs/operations.md#the-v2-cursor-key), no sooner than the cursor lifetime after the last rotation: cursors in flight still open under the previous version, and a schedule could rotate twice within one lifetime.',
   });
 }
 

@@ -3,7 +3,7 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
 import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
-import { CURSOR_KEY_SECRET_ENV } from '../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../lib/contract/sync';
 import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -14,6 +14,7 @@ import {
   EXECUTE_API_URL_OUTPUT,
   FUNCTIONS,
   REST_API_ID_OUTPUT,
+  CANARY_KEY_SECRET_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
   TABLE_NAME_OUTPUTS,
@@ -24,13 +25,15 @@ import {
   type FunctionId,
 } from '../lib/contract/deployment';
 import { OrdersApi } from './constructs/orders-api';
+import { AddressFirewall } from './constructs/address-firewall';
 import { pascalCase } from './constructs/names';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
-import { CANARY_KEY_SECRET_OUTPUT, ServiceReleases } from './constructs/service-releases';
+import { ServiceReleases } from './constructs/service-releases';
 import { ServiceTables } from './constructs/service-tables';
 import { explainCursorKeyFindings, explainNagFindings } from './nag';
+import { tagRetainedData } from './retained-data';
 import { validateConfig, type StageConfig } from './stages';
 
 export interface StoreOrdersStackProps extends StackProps {
@@ -49,6 +52,8 @@ export class StoreOrdersStack extends Stack {
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
   readonly releases: ServiceReleases;
+  /** The web ACL in front of both APIs' stages: the limit per client address. */
+  readonly firewall: AddressFirewall;
   /** The v2 cursors' HMAC key, which list-orders-v2 alone reads at run time. */
   readonly cursorKey: Secret;
 
@@ -118,6 +123,10 @@ export class StoreOrdersStack extends Stack {
     this.api = new OrdersApi(this, 'Default', { ...apiProps, routes: ROUTES });
     // A stage of the v1 API would serve v1's whole resource tree under /v2 (docs/design.md#deployed-apis).
     this.v2Api = new OrdersApi(this, 'V2', { ...apiProps, routes: V2_ROUTES, joins: this.api });
+    this.firewall = new AddressFirewall(this, 'Firewall', {
+      stageName: config.stage,
+      apiStages: Object.fromEntries(this.apis.map((api) => [api.stageName, api.api.deploymentStage])),
+    });
 
     const buffered = (api: OrdersApi, routes: readonly Route[]) =>
       Object.fromEntries(
@@ -158,6 +167,7 @@ export class StoreOrdersStack extends Stack {
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
       },
+      addressLimitBlocked: this.firewall.metricBlocked(),
       config,
     });
     this.releases = new ServiceReleases(this, 'Releases', {
@@ -187,6 +197,9 @@ export class StoreOrdersStack extends Stack {
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);
+    // What outlives the stack, marked so that a new stack can take it back (infra/retained-data.ts).
+    if (removalPolicy === RemovalPolicy.RETAIN)
+      tagRetainedData([...Object.values(this.tables.tables), cursorKey, this.releases.canaryKey]);
     this.addOutputs();
     explainNagFindings(this);
   }
@@ -211,6 +224,10 @@ export class StoreOrdersStack extends Stack {
       description: 'execute-api URL of the v2 stage (its own API id)',
     });
     new CfnOutput(this, V2_REST_API_ID_OUTPUT, { value: this.v2Api.api.restApiId });
+    new CfnOutput(this, CURSOR_KEY_SECRET_OUTPUT, {
+      value: this.cursorKey.secretArn,
+      description: 'Secret holding the HMAC key of the v2 cursors, rotated by hand (docs/operations.md)',
+    });
     new CfnOutput(this, CANARY_KEY_SECRET_OUTPUT, {
       value: this.releases.canaryKey.secretArn,
       description:

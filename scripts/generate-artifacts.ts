@@ -11,6 +11,7 @@ import {
   monthlyCostTable,
   scanCapacityTable,
   STAGE_STANDING,
+  orderStorageSentence,
 } from '../infra/listing-cost';
 import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../lib/contract/deployment';
 import { openApiJson } from '../lib/contract/openapi/document';
@@ -18,6 +19,7 @@ import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
 import {
+  addressLimitRule,
   banRule,
   errorCodesList,
   errorExample,
@@ -58,7 +60,12 @@ export const GENERATED: readonly GeneratedFile[] = [
   {
     file: 'docs/rate-limits.md',
     render: (text) =>
-      withBlocks(text, { 'generated:plans': block(planLimitsTable()), 'generated:ban': block(banRule()) }),
+      withBlocks(text, {
+        'generated:plans': block(planLimitsTable()),
+        'generated:ban': block(banRule()),
+        'generated:address-limit': block(addressLimitRule()),
+        'generated:address-limit-example': block(errorExample('ADDRESS_RATE_LIMITED', true)),
+      }),
   },
   {
     file: 'docs/api.md',
@@ -66,6 +73,7 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:error-example': block(errorExample('ORDER_ALREADY_SHIPPED', false)),
         'generated:error-codes': block(errorCodesList()),
+        'generated:sync-timing': block(syncTimingTable()),
       }),
   },
   {
@@ -87,7 +95,14 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:scan-capacity': block(scanCapacityTable(LIST_ORDERS_RESERVED_CONCURRENCY.prod)),
       }),
   },
-  { file: 'docs/design.md', render: (text) => withBlocks(text, { 'generated:sync-timing': block(syncTimingTable()) }) },
+  {
+    file: 'docs/design.md',
+    render: (text) =>
+      withBlocks(text, {
+        'generated:sync-timing': block(syncTimingTable()),
+        'generated:order-storage': block(orderStorageSentence()),
+      }),
+  },
   ...[...new Set(DOC_BLOCKS.map((b) => b.file))].map(benchBlocks),
 ];
 

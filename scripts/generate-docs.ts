@@ -3,6 +3,12 @@
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, ERRORS, errorJson, type ErrorCode } from '../lib/contract/errors';
 import { BAN, LISTINGS_IN_FLIGHT, PLAN_LIMITS, PLAN_NAMES } from '../lib/contract/plans';
+import {
+  ADDRESS_LIMIT,
+  ADDRESS_LIMITED_ANSWER,
+  ADDRESS_PER_MINUTE_BUDGET,
+  WAF_RATE_RULE,
+} from '../lib/contract/address-limit';
 import { settleMs, SYNC_TIMING } from '../lib/contract/sync';
 import { REQUEST_TIMEOUT_MS } from '../lib/stores/dynamo';
 
@@ -56,6 +62,23 @@ export function banRule(): string {
     'ban; requests that cross the threshold together all report the one ban end stored. Requests',
     'refused for the ban are not counted, so a ban ends on time. Thresholds and ban length are declared',
     'with the plans, in `lib/contract/plans.ts`.',
+  ].join('\n');
+}
+
+/** docs/rate-limits.md: the web ACL's limit per client address, and what it is sized for. */
+export function addressLimitRule(): string {
+  const { limit, windowSeconds } = ADDRESS_LIMIT;
+  const minutes = Math.ceil(windowSeconds / 60) + 1;
+  const refused = BAN.rejectedPerMinuteFactor * ADDRESS_PER_MINUTE_BUDGET;
+  const businessKeys = ADDRESS_PER_MINUTE_BUDGET / PLAN_LIMITS.business.perMinute;
+  return [
+    `More than **${count(limit)} requests from one client address within ${count(windowSeconds)} seconds**, whatever their`,
+    `keys and on v1 and v2 together, are answered \`${ERRORS.ADDRESS_RATE_LIMITED.status} ADDRESS_RATE_LIMITED\` with \`Retry-After: ${ADDRESS_LIMITED_ANSWER.headers['Retry-After']}\``,
+    'and no rate-limit headers, from the moment the web ACL notices (it checks the rate every so often:',
+    `usually within ${WAF_RATE_RULE.delaySeconds} seconds) until it notices the address has slowed down. The limit is what keys whose`,
+    `per-minute limits add up to ${count(ADDRESS_PER_MINUTE_BUDGET)} (${count(businessKeys)} business keys) can send within ${count(windowSeconds)} seconds without being`,
+    `banned: the window meets ${count(minutes)} calendar minutes, in each of which they are served ${count(ADDRESS_PER_MINUTE_BUDGET)} and refused at most`,
+    `${count(refused)} more. Declared in \`lib/contract/address-limit.ts\`.`,
   ].join('\n');
 }
 

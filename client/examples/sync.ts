@@ -1,18 +1,26 @@
-// v2 (beta) incremental sync with @store-orders/client: a loop that fetches only what changed.
-// Against the local stack (`npm start` prints a key):
-//   STORE_ORDERS_API_KEY=sok_... node sync.js [--url http://127.0.0.1:3000/v1] [--rounds 3] [--every 5]
+// v2 (beta) incremental sync with @store-orders/client: a loop that fetches only what changed, of
+// every order or (--status) of one status. Against the local stack (`npm start` prints a key):
+//   STORE_ORDERS_API_KEY=sok_... node sync.js [--url http://127.0.0.1:3000/v1] [--status pending] [--rounds 3] [--every 5]
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { applyChange, StoreOrdersApiError, StoreOrdersClient, type SyncedListedOrder } from '@store-orders/client';
+import {
+  applySync,
+  StoreOrdersApiError,
+  StoreOrdersClient,
+  type OrderStatus,
+  type SyncedListedOrder,
+} from '@store-orders/client';
 
 const { values } = parseArgs({
   options: {
     url: { type: 'string' },
     key: { type: 'string' },
+    status: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     every: { type: 'string', default: '5' },
   },
 });
+const status = values.status as OrderStatus | undefined;
 const apiKey = values.key ?? process.env.STORE_ORDERS_API_KEY;
 if (!apiKey) {
   console.error('sync: an API key is needed: --key KEY or STORE_ORDERS_API_KEY (npm start prints one)');
@@ -26,14 +34,17 @@ async function main(): Promise<void> {
   const replica = new Map<string, SyncedListedOrder>();
   let since = '1970-01-01T00:00:00Z';
   for (let round = 1; round <= Number(values.rounds); round++) {
-    const { orders, watermark } = await api.syncOrders({ since, limit: 1000 });
-    // A change can come more than once; applyChange keeps an order only when it is later than the copy held.
-    const applied = orders.filter((order) => applyChange(replica, order));
+    const result = await api.syncOrders({ since, limit: 1000, ...(status ? { status } : {}) });
+    // A change can come more than once: an order is kept only when it is later than the copy held,
+    // and (with --status) a copy is dropped when the order has left the status since.
+    const { applied, dropped } = applySync(replica, result);
     for (const order of applied) console.log(`${order.updatedAt} ${order.id} ${order.status}`);
+    for (const order of dropped) console.log(`${order.updatedAt} ${order.id} ${order.status} (left ${status})`);
     console.log(
-      `round ${round}: ${applied.length} changes applied, ${replica.size} orders held, next sync from ${watermark}`,
+      `round ${round}: ${applied.length} changes applied, ${dropped.length} dropped, ${replica.size} orders held, ` +
+        `next sync from ${result.watermark}`,
     );
-    since = watermark;
+    since = result.watermark;
     await sleep(Number(values.every) * 1000);
   }
 }

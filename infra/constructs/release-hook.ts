@@ -9,7 +9,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import type { FunctionId, StageName } from '../../lib/contract/deployment';
+import { RELEASE_HOOK_TIMEOUT_SECONDS, type FunctionId, type StageName } from '../../lib/contract/deployment';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 import { REPO_ROOT } from '../functions';
 import { bundledFunction } from './bundled-function';
@@ -27,8 +27,11 @@ export interface ReleaseHookProps {
   logRemovalPolicy: RemovalPolicy;
 }
 
-/** Each check is one short call; the slowest is a cold start of the new version. */
-const HOOK_TIMEOUT = Duration.seconds(60);
+/**
+ * Each check is one short call; the slowest is a cold start of the new version. The hook bounds its
+ * calls from this timeout and reports before it (infra/release-hook/handler.ts, HOOK_BOUNDS).
+ */
+const HOOK_TIMEOUT = Duration.seconds(RELEASE_HOOK_TIMEOUT_SECONDS);
 
 /**
  * The pre-traffic hook of one function (infra/release-hook/handler.ts). It may invoke that

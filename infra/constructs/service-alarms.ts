@@ -27,6 +27,7 @@ import {
 import { LIST_CEILING, MIN_CLIENT_BYTES_PER_SECOND } from '../list-budget';
 import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
+import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
@@ -55,18 +56,31 @@ export interface ServiceAlarmsProps {
   /** The authorizer's log group, where a failure to judge a key is logged. */
   authorizerLogs: ILogGroup;
   /**
-   * The orders table and its global secondary indexes (the v2 listing's): their write throttling is
-   * what delays an index's propagation, the one signal of index lag CloudWatch offers.
+   * The orders table and its global secondary indexes (the v2 listing's): an index that cannot take
+   * its writes makes DynamoDB throttle the table's writes (GSI back-pressure).
    */
   indexedTable: { tableName: string; indexNames: readonly string[] };
   /** Every function behind the API, the authorizer included. */
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
   aliases: Record<FunctionId, IAlias>;
+  /** Requests the web ACL's limit per client address blocked (infra/constructs/address-firewall.ts). */
+  addressLimitBlocked: IMetric;
   config: StageConfig;
 }
 
 const PERIOD = Duration.minutes(5);
+
+/** The alarm on GSI back-pressure; it was `OrderIndexWriteThrottles`, described as index lag. */
+export const ORDER_WRITES_THROTTLED_BY_INDEXES = 'OrderWritesThrottledByIndexes';
+
+/**
+ * The sum of several metrics, each one's missing periods counted as 0 (FILL), so the sum has a
+ * value whenever any of them has one, whatever CloudWatch makes of a term with no data at all.
+ */
+export function filledSum(ids: readonly string[]): string {
+  return ids.map((id) => `FILL(${id}, 0)`).join(' + ');
+}
 
 /**
  * The rollback alarms look at one-minute periods and fire on two breaching minutes in a row: fast
@@ -243,6 +257,18 @@ export class ServiceAlarms extends Construct {
       refusals: ofVersion(refusalsByVersion),
     });
 
+    // The limit per address rests on no address carrying more than its budget: a block is a flood,
+    // or a client the budget does not cover, which an operator has to tell apart.
+    this.add('AddressLimitBlocks', {
+      alarmDescription:
+        `The web ACL answered requests from a client address 429 ADDRESS_RATE_LIMITED: it sent more than ${ADDRESS_LIMIT.limit} in ${ADDRESS_LIMIT.windowSeconds} s. ` +
+        'A flood, or a legitimate client whose address carries more than the budget the limit is sized for (docs/operations.md#a-client-address-over-its-limit).',
+      metric: props.addressLimitBlocked,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
     const throttles = Object.fromEntries(
       Object.values(props.functions).map((fn, i) => [
         `t${i}`,
@@ -252,7 +278,7 @@ export class ServiceAlarms extends Construct {
     this.add('FunctionThrottles', {
       alarmDescription: 'Lambda throttled at least one invocation of a service function.',
       metric: new MathExpression({
-        expression: Object.keys(throttles).join(' + '),
+        expression: filledSum(Object.keys(throttles)),
         usingMetrics: throttles,
         period: PERIOD,
         label: 'Throttles of all service functions',
@@ -262,7 +288,7 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
     });
 
-    this.addIndexThrottles(props.indexedTable);
+    this.addIndexBackPressure(props.indexedTable);
 
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));
@@ -292,11 +318,17 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * Exact sync allows an index SYNC_TIMING.indexLagMs to catch up with its table. AWS publishes no
-   * metric of a global secondary index's propagation delay; what delays it is the index's write
-   * throttling, reported as WriteThrottleEvents with the GlobalSecondaryIndexName dimension.
+   * GSI back-pressure: "If a GSI doesn't have sufficient capacity to handle these updates, DynamoDB
+   * throttles writes to the base table" (docs.aws.amazon.com/amazondynamodb/latest/developerguide/
+   * gsi-throttling.html). Such a write is refused, not queued, so this is throttling of order writes,
+   * not index lag (AWS publishes no metric of an index's propagation delay). It counts as
+   * WriteThrottleEvents with the GlobalSecondaryIndexName dimension, each index a series of its own,
+   * and nothing promises a data point of each in every period: each is FILLed, so one index
+   * throttling alone is a value, not missing data. FILL in an alarm can hide a late data point of
+   * the newest period ("You can work around this by using a M out of N alarm", CloudWatch's metric
+   * math page), so the alarm looks at the last two periods and fires on one.
    */
-  private addIndexThrottles({ tableName, indexNames }: ServiceAlarmsProps['indexedTable']): void {
+  private addIndexBackPressure({ tableName, indexNames }: ServiceAlarmsProps['indexedTable']): void {
     const metrics = Object.fromEntries(
       indexNames.map((indexName, i) => [
         `index${i}`,
@@ -309,18 +341,19 @@ export class ServiceAlarms extends Construct {
         }),
       ]),
     );
-    this.add('OrderIndexWriteThrottles', {
+    this.add(ORDER_WRITES_THROTTLED_BY_INDEXES, {
       alarmDescription:
-        'DynamoDB throttled writes to an index of the orders table: its propagation may lag past the bound v2 sync allows for (docs/design.md#exact-incremental-sync).',
+        'DynamoDB throttled writes to the orders table because one of its indexes could not take them (GSI back-pressure): those cancels, imports or ships were refused and retried, and a cancel whose attempts all failed was answered 503 (docs/operations.md#alarms).',
       metric: new MathExpression({
-        expression: Object.keys(metrics).join(' + '),
+        expression: filledSum(Object.keys(metrics)),
         usingMetrics: metrics,
         period: PERIOD,
-        label: 'Write throttle events of the orders indexes',
+        label: 'Order writes throttled by an index (write throttle events of the orders indexes)',
       }),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 1,
     });
   }
 

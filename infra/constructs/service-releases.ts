@@ -2,7 +2,7 @@
 // pre-traffic hook against the version the stack update published, then shifts the live alias to
 // it by the stage's canary, and points it back when the hook reports Failed or one of the
 // function's rollback alarms (on the new version alone) fires.
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
+import { Duration, Tags, type RemovalPolicy } from 'aws-cdk-lib/core';
 import {
   AlarmStatusWidget,
   GraphWidget,
@@ -22,16 +22,13 @@ import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionId, StageName } from '../../lib/contract/deployment';
+import { CANARY_KEY_SECRET_TAG, type FunctionId, type StageName } from '../../lib/contract/deployment';
 import type { ReleaseConfig } from '../stages';
 import { pascalCase } from './names';
 import { ReleaseHook } from './release-hook';
 
 /** AWS's policy for CodeDeploy's Lambda deployments: read alarms, move aliases, nothing more. */
 export const CODEDEPLOY_LAMBDA_POLICY = 'service-role/AWSCodeDeployRoleForLambdaLimited';
-
-/** The stack output naming the canary key's secret, where an operator stores the key. */
-export const CANARY_KEY_SECRET_OUTPUT = 'ReleaseCanaryKeySecretArn';
 
 export interface ServiceReleasesProps {
   stage: StageName;
@@ -52,10 +49,11 @@ export class ServiceReleases extends Construct {
   /** Each function's pre-traffic hook, which invokes the version its group is about to shift to. */
   readonly hooks = {} as Record<FunctionId, ReleaseHook>;
   /**
-   * The stage's release canary key: a real API key (free plan, read scope) whose plaintext an
-   * operator stores here after the first deploy (docs/operations.md#the-release-canary-key), so the
-   * authorizer's hook can check that the new version allows a valid key. Created with a generated
-   * placeholder, which the hook refuses to use (the release fails until a key is stored).
+   * The stage's release canary key: a real API key (free plan, read scope) whose plaintext the admin
+   * command stores here after the first deploy (`canary-key create`, docs/operations.md#the-release-canary-key),
+   * so the authorizer's hook can check that the new version allows a valid key. Created with a
+   * generated placeholder, which the hook refuses to use (and the deploy preflight refuses a stage
+   * whose secret still holds it).
    */
   readonly canaryKey: Secret;
   private readonly props: ServiceReleasesProps;
@@ -81,6 +79,8 @@ export class ServiceReleases extends Construct {
       description: `Release canary API key of store-orders-${props.stage}, which the authorizer's pre-traffic hook authorizes`,
       removalPolicy: props.logRemovalPolicy,
     });
+    // Names the secret's stage in IAM conditions: the deploy role stores this stage's key alone.
+    Tags.of(this.canaryKey).add(CANARY_KEY_SECRET_TAG, props.stage);
     for (const [name, { alias, rollbackAlarms }] of Object.entries(props.functions) as [
       FunctionId,
       ServiceReleasesProps['functions'][FunctionId],

@@ -6,14 +6,15 @@
 // can reach nothing of another. test/infra/pipeline-permissions.spec.ts checks it against the
 // resource types each stage synthesises, and test/infra/stage-isolation.spec.ts evaluates it with
 // an IAM policy simulator against the other stage's resources.
-// Where an ARN names the stage (generated names start with the stack's name; the project names
-// some resources store-orders-<stage>), the grant names it. Where an ARN carries only an id
-// (secrets, API Gateway, API Gateway's execution log groups), the resource carries the stage's
-// tag (names.ts, STAGE_TAG) and a deny refuses any resource tagged for another stage, and any
-// request that would tag one so or untag it; all three services support aws:ResourceTag,
-// aws:RequestTag and aws:TagKeys (Service Authorization Reference: list_awssecretsmanager.html,
-// list_amazonapigatewaymanagement.html, list_amazoncloudwatchlogs.html; API Gateway's child
-// resources take their API's or usage plan's tags, apigateway-tagging-supported-resources.html).
+// Where an ARN names the stage (generated names start with the stack's name, and so does the web
+// ACL's, which the stack gives; the project names some resources store-orders-<stage>), the grant
+// names it. Where an ARN carries only an id (secrets, API Gateway and its stages, API Gateway's
+// execution log groups), the resource carries the stage's tag (names.ts, STAGE_TAG) and a deny
+// refuses any resource tagged for another stage, and any request that would tag one so or untag
+// it; all three services support aws:ResourceTag, aws:RequestTag and aws:TagKeys (Service
+// Authorization Reference: list_awssecretsmanager.html, list_amazonapigatewaymanagement.html,
+// list_amazoncloudwatchlogs.html; API Gateway's child resources take their API's or usage plan's
+// tags, apigateway-tagging-supported-resources.html).
 // It cannot raise its own permissions: every role it creates or changes must carry the stage's
 // permissions boundary (condition iam:PermissionsBoundary), it passes roles only to the services
 // the stage's roles are for (iam:PassedToService), and it may change no policy of the project.
@@ -77,6 +78,13 @@ const API_GATEWAY_PATHS = [
   '/domainnames/*',
   '/tags/*',
 ];
+
+/** The WAF actions CloudFormation calls for the web ACL and its associations, once each. */
+function wafActions(): string[] {
+  const types = ['AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation'];
+  const actions = types.flatMap((type) => RESOURCE_TYPE_ACTIONS[type]?.actions ?? []);
+  return [...new Set(actions.filter((action) => action.startsWith('wafv2:')))];
+}
 
 /** The services whose resources the stage tag tells apart, with the actions that remove a tag. */
 const TAGGED_SERVICES = {
@@ -200,6 +208,22 @@ export function executionStatements(stage: StageName): PolicyStatement[] {
       resources: [`arn:${Aws.PARTITION}:route53:::hostedzone/*`],
     }),
     new PolicyStatement({ actions: ['route53:GetChange'], resources: [`arn:${Aws.PARTITION}:route53:::change/*`] }),
+    // The web ACL in front of the stage's APIs (infra/constructs/address-firewall.ts) and its
+    // associations with the APIs' stages. A web ACL's ARN carries its name, which the stack gives
+    // it under the stage's prefix. WAF authorizes an association on the web ACL and on the API
+    // stage it protects (list_awswafv2.html: AssociateWebACL's resource types webacl and
+    // apigateway; DisassociateWebACL's apigateway only), and API Gateway authorizes it again as
+    // apigateway:SetWebACL on the stage (list_amazonapigatewaymanagement.html): the stage ARNs
+    // carry ids, not the stage, so the stage tag tells them apart there (otherStageTagDenials).
+    new PolicyStatement({
+      actions: wafActions(),
+      resources: [
+        arn('wafv2', `regional/webacl/${generated}*/*`),
+        arn('wafv2', `regional/rulegroup/${generated}*/*`),
+        apiGateway('/restapis/*/stages/*'),
+      ],
+    }),
+    new PolicyStatement({ actions: ['apigateway:SetWebACL'], resources: [apiGateway('/restapis/*/stages/*')] }),
     // Actions IAM matches only with "*" (the secret's generated value, the log group listing, a certificate request).
     new PolicyStatement({ actions: actionsWithoutResourceType(), resources: ['*'] }),
     ...otherStageTagDenials(stage),

@@ -35,17 +35,25 @@ export const projectNamePrefix = (stage: StageName) => `store-orders-${stage}`;
 
 /**
  * The tag naming a resource's stage, on the resources whose ARNs carry an id rather than a name
- * of the stage: secrets (named `<logical id>-<suffix>`), REST APIs and their children, usage plans
+ * of the stage: secrets (named `<logical id>-<suffix>`), REST APIs, their stages and other children, usage plans
  * and their keys, custom domain names, and log groups (API Gateway's execution log groups are
  * named after the API id). The execution policies and boundaries refuse a stage the resources
  * tagged with another stage's name, and any change of this tag to another stage.
  */
 export const STAGE_TAG = 'store-orders:stage';
 
+/** The condition a request on a resource tagged for the stage meets. */
+export function taggedFor(stage: StageName): { StringEquals: Record<string, string> } {
+  return { StringEquals: { [`aws:ResourceTag/${STAGE_TAG}`]: stage } };
+}
+
 /** The resource types of a stage stack that carry STAGE_TAG (each stage stack tags its own). */
 export const STAGE_TAGGED_TYPES = [
   'AWS::SecretsManager::Secret',
   'AWS::ApiGateway::RestApi',
+  // Its own tag as well as its API's: WAF's association with a stage is authorized as
+  // apigateway:SetWebACL on the stage's ARN.
+  'AWS::ApiGateway::Stage',
   'AWS::ApiGateway::UsagePlan',
   'AWS::ApiGateway::DomainName',
   'AWS::Logs::LogGroup',

@@ -12,8 +12,8 @@ import { Aws } from 'aws-cdk-lib/core';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { StageName } from '../../lib/contract/deployment';
 import { otherStageTagDenials } from './execution-policy';
-import { generatedNamePrefix } from './names';
-import { deployRolePolicies, taggedFor } from './permissions';
+import { generatedNamePrefix, taggedFor } from './names';
+import { deployRolePolicies } from './permissions';
 
 const arn = (service: string, resource: string) =>
   `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -57,7 +57,8 @@ function runtimeStatements(stage: StageName): PolicyStatement[] {
 export function boundaryStatements(stage: StageName): PolicyStatement[] {
   return [
     ...runtimeStatements(stage),
-    // The stage's deploy role: deploy, smoke-test and clean up that stage, with its refusals.
+    // The stage's deploy role: deploy, smoke-test and clean up that stage, and read and store its
+    // release canary key (that stage's canary secret alone: canary-key-permissions.ts), with its refusals.
     ...Object.values(deployRolePolicies(stage)).flat(),
     ...otherStageTagDenials(stage),
   ];

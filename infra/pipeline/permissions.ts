@@ -1,6 +1,7 @@
 // What the pipeline's jobs call in AWS, action by action, as IAM statements, one set per stage.
 // Derived from the commands themselves: `cdk deploy`/`cdk diff` (tools/deploy, with its preflight),
-// the smoke test and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts).
+// the smoke test and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts),
+// and the release canary key's `canary-key create` (canary-key-permissions.ts).
 // A stage's deploy role is made of deployRolePolicies(stage), and so is the most its stage's
 // permissions boundary lets any role do in the pipeline's line of work (permissions-boundary.ts):
 // a statement added here reaches both.
@@ -9,7 +10,8 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
 import { STAGES } from '../stages';
 import { BOOTSTRAP_ROLES_ARN, stageBootstrap } from './bootstrap';
-import { generatedNamePrefix, STAGE_TAG } from './names';
+import { canaryKeyStatements } from './canary-key-permissions';
+import { generatedNamePrefix, taggedFor } from './names';
 
 export const stackArn = (stackName: string) =>
   `arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/${stackName}/*`;
@@ -68,11 +70,6 @@ export const CDK_DEPLOY_ACTIONS_NOT_NEEDED: Record<string, string> = {
  */
 export function stackDeletionRefused(stage: StageName): boolean {
   return !STAGES[stage].disposableData;
-}
-
-/** The condition a request on a resource tagged for the stage meets (infra/pipeline/names.ts, STAGE_TAG). */
-export function taggedFor(stage: StageName): Record<string, Record<string, string>> {
-  return { StringEquals: { [`aws:ResourceTag/${STAGE_TAG}`]: stage } };
 }
 
 /**
@@ -207,6 +204,7 @@ export function deployRolePolicies(stage: StageName): Record<string, PolicyState
   return {
     deploy: deployStatements(stage),
     smoke: smokeStatements(stage),
+    canaryKey: canaryKeyStatements(stage),
     limits: pipelineLimitStatements(),
   };
 }

@@ -21,22 +21,24 @@ export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
       reason(
         "Wildcards only where the name is not known in advance: the stage's stack id and generated table and " +
           'function names (StoreOrders-<stage>-*), API Gateway key and usage-plan ids (the plans by their stage tag), ' +
-          'the asset objects and the KMS key S3 uses for them; lambda:GetAccountSettings has no resource. The denies only narrow.',
+          "the release canary key's secret (by its stage and canary tags), the asset objects and the KMS key S3 uses " +
+          'for them; lambda:GetAccountSettings has no resource. The denies only narrow.',
       ),
     );
     NagSuppressions.addResourceSuppressions(
       pipeline.executionPolicy,
       reason(
         "The stage's CloudFormation execution role creates the stage's stack: each service is scoped to the names " +
-          'the stage gives (StoreOrders-<stage>-*, store-orders-<stage>), and where ids are random (secrets, API ' +
-          'Gateway, its execution logs) to the Region, with the stage tag refusing every other stage.',
+          'the stage gives (StoreOrders-<stage>-*, store-orders-<stage>, its web ACL StoreOrders-<stage>-Firewall), ' +
+          'and where ids are random (secrets, API Gateway and the API stages WAF protects, its execution logs) to ' +
+          'the Region, with the stage tag refusing every other stage.',
       ),
     );
     NagSuppressions.addResourceSuppressions(
       pipeline.permissionsBoundary,
       reason(
         "A boundary grants nothing: it caps every role of one stage at that stage's names (StoreOrders-<stage>-*), " +
-          "its tagged secrets and usage plans, and its deploy role's own work, with no IAM change at all.",
+          "its tagged secrets and usage plans, its canary key's secret, and its deploy role's own work, with no IAM change at all.",
       ),
     );
   }

@@ -214,6 +214,31 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
     ],
   },
   'AWS::SNS::TopicPolicy': { actions: ['sns:SetTopicAttributes', 'sns:GetTopicAttributes'] },
+  'AWS::WAFv2::WebACL': {
+    actions: [
+      'wafv2:CreateWebACL',
+      'wafv2:GetWebACL',
+      'wafv2:UpdateWebACL',
+      'wafv2:DeleteWebACL',
+      'wafv2:ListTagsForResource',
+      'wafv2:TagResource',
+      'wafv2:UntagResource',
+    ],
+  },
+  'AWS::WAFv2::WebACLAssociation': {
+    // The handlers' permissions for an API Gateway stage: the schema also lists each other
+    // protectable service's own action (elasticloadbalancing:SetWebACL, appsync:SetWebACL, ...),
+    // which only an association with that service's resource calls.
+    actions: [
+      'wafv2:AssociateWebACL',
+      'wafv2:DisassociateWebACL',
+      'wafv2:GetWebACLForResource',
+      'wafv2:GetWebACL',
+      'wafv2:PutPermissionPolicy',
+      'wafv2:GetPermissionPolicy',
+      'apigateway:SetWebACL',
+    ],
+  },
 };
 
 /** Every action the table lists without a resource type, once. */

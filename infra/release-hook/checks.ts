@@ -5,10 +5,10 @@
 import { callerContext } from '../../lib/core/access/caller';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { ERRORS, UNAUTHORIZED_ANSWER, type ErrorCode } from '../../lib/contract/errors';
-import type { FunctionId } from '../../lib/contract/deployment';
+import { canaryKeyCommandLine, type FunctionId } from '../../lib/contract/deployment';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH, routeByOperation } from '../../lib/contract/routes';
-import { UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
+import { RELEASE_CHECK_FLAG, UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
 
 /** What Lambda answered an Invoke: the payload, and the function error it reported if any. */
 export interface InvokeAnswer {
@@ -42,10 +42,9 @@ function fixed(name: string, event: unknown, judge: PreparedCheck['judge']): Rel
 
 /**
  * Why the stage's canary key cannot be used: its secret holds no API key yet (the stack creates it
- * with a placeholder; docs/operations.md#the-release-canary-key says how to store one).
+ * with a placeholder; the admin command stores one, docs/operations.md#the-release-canary-key).
  */
-export const CANARY_KEY_MISSING =
-  "the stage's release canary key secret holds no API key: store one (docs/operations.md#the-release-canary-key)";
+export const CANARY_KEY_MISSING = `the stage's release canary key secret holds no API key: store one with ${canaryKeyCommandLine('<stage>')} (docs/operations.md#the-release-canary-key)`;
 
 /** The key id the checks' synthetic caller carries; it names no key, so nothing it counts is anyone's. */
 export const RELEASE_CHECK_KEY_ID = 'release-check';
@@ -102,12 +101,16 @@ function proxyEvent(operationId: string, path: string, authorizer: Record<string
 
 const INVALID_ORDER_ID = 'not-an-order-id';
 
-/** An authorizer's TOKEN event for a key, on a method of a made-up stage. */
+/**
+ * An authorizer's TOKEN event for a key, on a method of a made-up stage, marked as the hook's: the
+ * authorizer counts its decision in no metric (RELEASE_CHECK_FLAG).
+ */
 function tokenEvent(key: string) {
   return {
     type: 'TOKEN',
     authorizationToken: `Bearer ${key}`,
     methodArn: 'arn:aws:execute-api:us-east-1:123456789012:release/v1/GET/store/orders',
+    [RELEASE_CHECK_FLAG]: true,
   };
 }
 

@@ -169,6 +169,12 @@ export function alarmTopicArn(stage: StageName, env: Readonly<Record<string, str
   );
 }
 
+/**
+ * The timeout of each release hook (infra/constructs/release-hook.ts deploys it): the hook bounds
+ * every call it makes from it and reports before it runs out (infra/release-hook/handler.ts).
+ */
+export const RELEASE_HOOK_TIMEOUT_SECONDS = 60;
+
 /** A function name no stage deploys: the deploy preflight invokes it to learn whether the Region streams. */
 export const STREAMING_PROBE_FUNCTION = 'store-orders-streaming-probe';
 
@@ -193,6 +199,24 @@ export const V2_REST_API_ID_OUTPUT = 'V2RestApiId';
 export const DASHBOARD_URL_OUTPUT = 'DashboardUrl';
 /** The account stack's output naming the role API Gateway's execution logging uses. */
 export const CLOUDWATCH_ROLE_OUTPUT = 'ApiGatewayCloudWatchRoleArn';
+
+/**
+ * The output naming the secret that holds the stage's release canary key: a real key the
+ * authorizer's pre-traffic hook authorizes (docs/operations.md#the-release-canary-key).
+ */
+export const CANARY_KEY_SECRET_OUTPUT = 'ReleaseCanaryKeySecretArn';
+/**
+ * The tag the stack puts on that secret, its value the stage: the pipeline's deploy role may read
+ * and store the secret tagged with its own stage, and no other secret (infra/pipeline/permissions.ts).
+ */
+export const CANARY_KEY_SECRET_TAG = 'store-orders:release-canary-key';
+/** The admin command that creates a stage's canary key and stores it in that secret. */
+export const CANARY_KEY_COMMAND = 'canary-key create';
+
+/** The admin command line that does it for `stage`, as messages and docs give it. */
+export function canaryKeyCommandLine(stage: StageName | '<stage>'): string {
+  return `npm run --silent admin -- --stage ${stage} ${CANARY_KEY_COMMAND}`;
+}
 
 /** Output keys must be alphanumeric, so they are spelled out rather than derived from table ids. */
 export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {

@@ -50,6 +50,12 @@ export const ERRORS = {
     message:
       'This API key already has as many listings in progress as its plan allows. Retry after the time in Retry-After.',
   },
+  /** The web ACL in front of the stages: too many requests from one client address, whatever their keys. */
+  ADDRESS_RATE_LIMITED: {
+    status: 429,
+    message:
+      'Too many requests from this network address, whatever their API keys. Retry after the time in Retry-After.',
+  },
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: {
     status: 503,

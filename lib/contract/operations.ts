@@ -109,12 +109,21 @@ export function routeErrorCodes(operationId: string): ReadonlySet<ErrorCode> {
   return new Set([...COMMON_ERROR_CODES, ...(OPERATION_CONTRACTS[operationId]?.errors ?? [])]);
 }
 
-/** Answered by the gateway itself, before any operation is chosen. */
-export const GATEWAY_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST'];
+/**
+ * Answered by the gateway itself, before any operation is chosen: API Gateway's answers, and the
+ * web ACL's in front of it (ADDRESS_RATE_LIMITED, lib/contract/address-limit.ts).
+ */
+export const GATEWAY_ERROR_CODES: readonly ErrorCode[] = [
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'BAD_REQUEST',
+  'ADDRESS_RATE_LIMITED',
+];
 
 /**
  * Of the gateway's own answers, those that can come to a request for any operation (a request it
- * cannot pass on): documented under every operation too, since generators and tools ignore
- * `x-gateway-responses`. They come before the authorizer and the limiter: no rate-limit headers.
+ * cannot pass on, or one from an address over its limit): documented under every operation too,
+ * since generators and tools ignore `x-gateway-responses`. They come before the authorizer and the
+ * limiter: no rate-limit headers.
  */
-export const GATEWAY_ANY_REQUEST_CODES: readonly ErrorCode[] = ['BAD_REQUEST'];
+export const GATEWAY_ANY_REQUEST_CODES: readonly ErrorCode[] = ['BAD_REQUEST', 'ADDRESS_RATE_LIMITED'];

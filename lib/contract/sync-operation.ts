@@ -1,7 +1,7 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
+import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 
@@ -12,13 +12,20 @@ export const LIST_ORDERS_V2: OperationContract = {
     'Returns one page of orders. Follow `nextCursor` (or the `Link` header with `rel="next"`) to the ' +
     'next page; it is absent on the last page, which carries `watermark` instead. Every page is one ' +
     `request for the rate limits. Without filters the order of the items is not specified. With \`${SYNC_PARAMETERS.status}\` or ` +
-    `\`${SYNC_PARAMETERS.updatedSince}\`, orders come in ascending \`updatedAt\` (ties by id). Incremental sync is ` +
-    "exact: a client that gives the last walk's `watermark` as `updatedSince` next time misses no change, " +
-    "whatever the writers' timing, the index's lag or a clock's skew. Each change makes an order's " +
-    '`updatedAt` strictly later, so (`id`, `updatedAt`) names a change; a change may come more than once ' +
+    `\`${SYNC_PARAMETERS.updatedSince}\`, orders come in ascending \`updatedAt\` (ties by id). With both, every page also ` +
+    `lists \`departed\`: the orders changed at or after \`${SYNC_PARAMETERS.updatedSince}\` that are now outside ` +
+    `\`${SYNC_PARAMETERS.status}\`, so that a replica of that status drops the copies it holds of them. ` +
+    "Incremental sync: a client that gives the last walk's `watermark` as `updatedSince` next time misses no " +
+    `change while three timing bounds hold: every index read shows a write within ${SYNC_TIMING.indexLagMs / 1000} s, ` +
+    `the clocks that stamp changes and start walks are within ${SYNC_TIMING.clockErrorMs / 1000} s of AWS's, and a ` +
+    `write its writer gave up on reaches the table within ${SYNC_TIMING.unansweredLandingMs / 1000} s. AWS guarantees ` +
+    'none of them; a change made while one is broken can be missed, and the service does not yet detect or repair ' +
+    'such a miss (a walk from the epoch restores a replica). Each change makes an ' +
+    "order's `updatedAt` strictly later, so (`id`, `updatedAt`) names a change; a change may come more than once " +
     '(changes newer than the watermark are served too and come again), so apply an order only when its ' +
-    '`updatedAt` is later than the copy held. A change acknowledged to its writer is delivered by any walk ' +
-    `that starts ${SYNC_TIMING.freshnessMs / 1000} s later or more. ` +
+    "`updatedAt` is later than the copy held, and drop a departed order's copy only when the copy is older. A " +
+    `change acknowledged to its writer is delivered by any walk that starts ${SYNC_TIMING.freshnessMs / 1000} s later ` +
+    'or more, within the same bounds. ' +
     'A page reads items in proportion to its size, never to the store. A cursor carries its filters and the ' +
     "walk's start: give it with the same filters or none. Orders written before v2 carry no `updatedAt`, and only " +
     'unfiltered pages return them until an operator has run `orders backfill-updated-at`. Send ' +
@@ -30,7 +37,7 @@ export const LIST_ORDERS_V2: OperationContract = {
       name: SYNC_PARAMETERS.limit,
       in: 'query',
       required: false,
-      description: `Orders per page, ${minLimit} to ${maxLimit}.`,
+      description: `Orders per page, ${minLimit} to ${maxLimit}; \`departed\` orders count towards it.`,
       schema: { type: 'integer', minimum: minLimit, maximum: maxLimit, default: defaultLimit },
     },
     {
@@ -39,7 +46,8 @@ export const LIST_ORDERS_V2: OperationContract = {
       required: false,
       description:
         'Opaque: the `nextCursor` of the previous page. A cursor this API did not issue, an altered one, ' +
-        'or one given with other filters than its own is 400 `INVALID_CURSOR`.',
+        `one given with other filters than its own, or one whose walk started more than ${CURSOR_LIFETIME_MS / 86_400_000} days ago ` +
+        'is 400 `INVALID_CURSOR`: start the walk again from your last watermark.',
       schema: { type: 'string' },
     },
     {
@@ -55,7 +63,8 @@ export const LIST_ORDERS_V2: OperationContract = {
       required: false,
       description:
         'Only orders whose `updatedAt` is at or after this instant (RFC 3339 date-time, any offset), ' +
-        'in ascending `updatedAt`.',
+        "in ascending `updatedAt`. Not later than the server's time: a later instant is 400 `INVALID_QUERY`, " +
+        "whose message gives the server's time.",
       schema: { type: 'string', format: 'date-time' },
     },
   ],
@@ -81,6 +90,15 @@ export const LIST_ORDERS_V2: OperationContract = {
       required: ['orders'],
       properties: {
         orders: { type: 'array', items: { $ref: ORDER_SCHEMA_REF } },
+        departed: {
+          type: 'array',
+          items: { $ref: ORDER_SCHEMA_REF },
+          description:
+            `On every page of a walk with both \`${SYNC_PARAMETERS.status}\` and \`${SYNC_PARAMETERS.updatedSince}\` ` +
+            'only (absent otherwise): the orders changed at or after `updatedSince` that are now outside `status`, ' +
+            'as they are now, in ascending `updatedAt`. A replica of that status drops its copy of one when the ' +
+            "copy's `updatedAt` is earlier; apply a walk's `orders` first, then its `departed`.",
+        },
         nextCursor: {
           type: 'string',
           description: 'Give it as `cursor` for the next page; absent on the last page.',
@@ -90,7 +108,9 @@ export const LIST_ORDERS_V2: OperationContract = {
           format: 'date-time',
           description:
             'On the last page only: every change up to this instant is settled and has been delivered by ' +
-            "this walk. Give it as `updatedSince` next time. Never earlier than the walk's `updatedSince`.",
+            "this walk, within the timing bounds above. Give it as `updatedSince` next time. It is the walk's " +
+            'start less a settling time that covers those bounds, never later, even when that is earlier than ' +
+            "the walk's `updatedSince` (the next walk then delivers some changes again).",
         },
       },
     },

@@ -36,6 +36,14 @@ export type SyncFilters = { [F in SyncFilter]?: F extends 'status' ? OrderStatus
 export const isUnfiltered = (filters: SyncFilters): boolean =>
   SYNC_FILTERS.every((name) => filters[name] === undefined);
 
+/**
+ * Whether a walk's pages list `departed`: the orders changed at or after its updatedSince that are
+ * now outside its status, which a replica of that status may still hold. A walk without
+ * updatedSince lists the status as it is; without a status nothing can leave the filter.
+ */
+export const listsDepartures = (filters: SyncFilters): boolean =>
+  filters.status !== undefined && filters.updatedSince !== undefined;
+
 /** The statuses a page can be filtered by: every status. */
 export const SYNC_STATUSES = ORDER_STATUSES;
 
@@ -45,6 +53,25 @@ export const SYNC_STATUSES = ORDER_STATUSES;
  */
 export const CURSOR_KEY_SECRET_ENV = 'CURSOR_KEY_SECRET_ARN';
 
+/** The stack output naming that secret, for its rotation (docs/operations.md#the-v2-cursor-key). */
+export const CURSOR_KEY_SECRET_OUTPUT = 'CursorKeySecretArn';
+
+/**
+ * How long a walk's cursors open, from the walk's first page; older ones are refused (400
+ * INVALID_CURSOR: start again from the watermark). It is also the least time between two rotations
+ * of the cursor key: a cursor is sealed with the key current when it is issued, and the deployment
+ * opens cursors with the current key and the previous one, so with rotations this far apart every
+ * cursor still open was sealed with one of the two (docs/operations.md#the-v2-cursor-key).
+ */
+export const CURSOR_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * A function that meets a cursor sealed with neither key it holds reads the key's secret again (a
+ * rotation it has not seen: another container, or a new version, may already seal with the new
+ * key), at most this often, so forged cursors cannot make it read the secret on every request.
+ */
+export const CURSOR_KEY_RENEW_MS = 5_000;
+
 /**
  * The timing exact incremental sync relies on (docs/design.md#exact-incremental-sync), declared once:
  * read by the writers (lib/stores/stamped-write.ts), the v2 listing's watermark, the local stack's
@@ -53,7 +80,8 @@ export const CURSOR_KEY_SECRET_ENV = 'CURSOR_KEY_SECRET_ARN';
 export const SYNC_TIMING = {
   /**
    * The most a stamping or walking clock may be off AWS's. Lambda's clock is AWS's (Amazon Time Sync
-   * Service); a tool's clock is corrected from DynamoDB's `Date` replies (lib/stores/aws-clock.ts).
+   * Service); a tool reads AWS's time from DynamoDB's `Date` replies, and refuses to write when it
+   * cannot place it within this (tools/shared/aws-time.ts).
    */
   clockErrorMs: 1_000,
   /**

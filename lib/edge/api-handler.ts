@@ -9,6 +9,8 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
+import { requestDeadline, type Deadline } from '../commons/deadline';
+import { SYNC_TIMING } from '../contract/sync';
 import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
 import { deprecationHeaders, type Route } from '../contract/routes';
@@ -21,16 +23,33 @@ export type ApiResult = APIGatewayProxyResult;
 export type StreamingApiResult = Omit<ApiResult, 'body'> & { body: string | Readable };
 /** What `awslambda.streamifyResponse` makes: the runtime passes the response stream second. */
 export type StreamingLambdaHandler = (event: ApiEvent, responseStream: Writable, context: Context) => Promise<void>;
-export type ApiRouteHandler<R = ApiResult> = (event: ApiEvent, caller: Caller, context: Context) => Promise<R>;
+/**
+ * A route's work. `deadline` is the request's, from the Lambda context (none when the context gives
+ * no remaining time): every DynamoDB call the work makes carries it.
+ */
+export type ApiRouteHandler<R = ApiResult> = (
+  event: ApiEvent,
+  caller: Caller,
+  context: Context,
+  deadline: Deadline | undefined,
+) => Promise<R>;
 
 export interface ApiHandlerDeps {
   /** The deadline's timer; the real one unless a test runs on a virtual clock. */
   timers?: Timers;
+  /**
+   * How long after it ended an unanswered write may still land: every write of a request ends this
+   * long before the request's answer. The declared one (SYNC_TIMING.unansweredLandingMs) by default.
+   */
+  landingMs?: number;
   /** `giveBack` lets a route's own refusal (TOO_MANY_LISTINGS) cost no slot; stand-ins may leave it out. */
   limiter: Pick<RateLimiter, 'admit' | 'now'> & Partial<Pick<RateLimiter, 'giveBack'>>;
 }
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
+/** Each request's deadline, by request: set before the middleware runs, read by the limiter and the route. */
+const deadlines = new WeakMap<ApiEvent, Deadline>();
+const deadlineOf = (event: ApiEvent): Deadline | undefined => deadlines.get(event);
 
 /** The caller the authorizer context names, read from the event once per request. */
 function callerIn(event: ApiEvent): Caller | undefined {
@@ -90,7 +109,13 @@ function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['
     .use(injectLambdaContext(logger))
     .use({ before: requestLogKeys })
     .use({ after: addRouteHeaders, onError: addRouteHeaders })
-    .use(rateLimit<R>(deps.limiter, callerOf, { marginMs: DEADLINE_MARGIN_MS, workCalls }))
+    .use(
+      rateLimit<R>(deps.limiter, callerOf, {
+        marginMs: DEADLINE_MARGIN_MS + landingMsOf(deps),
+        workCalls,
+        deadlineOf,
+      }),
+    )
     .use(httpErrorHandler({ logger: logHandledError, fallbackMessage: errorJson('INTERNAL_ERROR') }))
     .use({
       onError: (request: Req) => {
@@ -98,32 +123,49 @@ function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['
         if (mapped) request.error = mapped;
       },
     })
-    .handler((event, context) => handle(event, callerOf({ event }), context));
+    .handler((event, context) => handle(event, callerOf({ event }), context, deadlineOf(event)));
 }
 
 /** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
 export const DEADLINE_MARGIN_MS = 500;
 
+const landingMsOf = (deps: ApiHandlerDeps): number => deps.landingMs ?? SYNC_TIMING.unansweredLandingMs;
+
 /**
  * Answers 503 SERVICE_UNAVAILABLE just before the Lambda deadline if the stack has not answered:
  * the limiter's write and the order's update (which retries a slow DynamoDB within bounds), one
  * after the other, could outlast the function, and then API Gateway, not the service, would answer.
+ * The request's deadline (its abort signal) fires first, before the 503 is written, and again once
+ * any answer is given: Lambda freezes the environment after the answer and may thaw it much later,
+ * and nothing of this request may be sent then (docs/design.md#a-503-is-not-followed-by-the-change).
  */
-function withDeadline(handler: (event: ApiEvent, context: Context) => Promise<ApiResult>, timers: Timers) {
+function withDeadline(
+  handler: (event: ApiEvent, context: Context) => Promise<ApiResult>,
+  timers: Timers,
+  landingMs: number,
+) {
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
+    const answerInMs = Math.max(0, remaining - DEADLINE_MARGIN_MS);
+    const deadline = requestDeadline(timers, answerInMs, landingMs);
+    deadlines.set(event, deadline);
     let cancel: (() => void) | undefined;
-    const deadline = new Promise<ApiResult>((resolve) => {
-      cancel = timers.after(Math.max(0, remaining - DEADLINE_MARGIN_MS), () => {
+    const answered = new Promise<ApiResult>((resolve) => {
+      cancel = timers.after(answerInMs, () => {
+        deadline.reach();
         logger.error('request abandoned at the function deadline');
         resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
       });
     });
     try {
-      return await Promise.race([handler(event, context), deadline]);
+      const result = await Promise.race([handler(event, context), answered]);
+      // A failure is answered once every write that went unanswered may have landed: never before it.
+      if (result.statusCode >= 500) await deadline.settled();
+      return result;
     } finally {
       cancel?.();
+      deadline.answered();
     }
   };
 }
@@ -133,6 +175,7 @@ export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteH
   return withDeadline(
     withApiMiddleware(route, deps, middy<ApiEvent, ApiResult, Error, Context>(), handle, workCalls),
     deps.timers ?? REAL_TIMERS,
+    landingMsOf(deps),
   );
 }
 

@@ -27,6 +27,21 @@ export const KEY_ACCEPTED_MESSAGE = 'key accepted';
 export const KEY_REFUSED_MESSAGE = 'key refused';
 
 /**
+ * Set (true) on the TOKEN events the release hook sends the new version (infra/release-hook/checks.ts);
+ * API Gateway's events never carry it. Their decisions are logged as RELEASE_CHECK_MESSAGE lines,
+ * not as key accepted/refused ones, and counted in no metric: the refusal-rate rollback alarm and
+ * the refusal metric are about callers, and the hook's synthetic keys and the stage's canary key
+ * are none (the hook reports its own verdict).
+ */
+export const RELEASE_CHECK_FLAG = 'releaseCheck';
+export const RELEASE_CHECK_MESSAGE = 'release check judged a key';
+
+/** Whether an authorizer event is the release hook's. */
+export function isReleaseCheck(event: object): boolean {
+  return (event as Record<string, unknown>)[RELEASE_CHECK_FLAG] === true;
+}
+
+/**
  * The key of those lines, and of the failure line, naming the function version that ran (Lambda's `ExecutedVersion`), so a
  * release's rollback alarms count the new version's refusals and failures alone.
  */

@@ -161,9 +161,9 @@ export function makeCancelOrderHandler(deps: OrdersHandlerDeps) {
   const handler = apiHandler(
     routeByOperation('cancelOrder'),
     deps,
-    async (event) => {
+    async (event, _caller, _context, deadline) => {
       const id = parseOrderId(event.pathParameters?.orderId);
-      await deps.orders.cancel(id);
+      await deps.orders.cancel(id, deadline);
       return { statusCode: 204, headers: {}, body: '' };
     },
     WORK_CALLS.cancelOrder,

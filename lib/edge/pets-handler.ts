@@ -11,9 +11,9 @@ export interface PetsHandlerDeps extends ApiHandlerDeps {
 }
 
 export function makeGetPetHandler(deps: PetsHandlerDeps) {
-  return apiHandler(routeByOperation('getPetById'), deps, async (event) => {
+  return apiHandler(routeByOperation('getPetById'), deps, async (event, _caller, _context, deadline) => {
     const id = parsePetId(event.pathParameters?.petId);
-    const pet = await deps.pets.get(id);
+    const pet = await deps.pets.get(id, deadline);
     if (pet === undefined) throw new PetNotFoundError(id);
     return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: petJson(pet) };
   });

@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Deadline } from '../commons/deadline';
 import type { Caller } from '../core/access/caller';
 import type { RateLimiter, TimeBudget, WindowState } from '../stores/rate-limiter';
 import { refusalAt } from '../core/limiter/windows';
@@ -34,10 +35,15 @@ export async function uncount(event: APIGatewayProxyEvent): Promise<void> {
 
 /** What the limiter's time budget needs from the route: see lib/core/limiter/budget.ts. */
 export interface AdmissionTime {
-  /** Kept back from the function's deadline to send the answer. */
+  /**
+   * Kept back from the function's deadline: to send the answer, and the landing margin every write
+   * ends before it (lib/commons/deadline.ts).
+   */
   marginMs: number;
   /** DynamoDB calls the route's work makes once admitted. */
   workCalls: number;
+  /** The request's deadline, which the limiter's calls carry; none when the context gives none. */
+  deadlineOf?: (event: APIGatewayProxyEvent) => Deadline | undefined;
 }
 
 /**
@@ -60,11 +66,13 @@ function budgetOf(
   const remaining = context?.getRemainingTimeInMillis?.bind(context);
   const arrivedAtMs = event.requestContext?.requestTimeEpoch;
   const waited = typeof arrivedAtMs === 'number' ? nowMs - arrivedAtMs : -1;
+  const deadline = time.deadlineOf?.(event);
   return (
     remaining && {
       remainingMs: () => remaining() - time.marginMs,
       workCalls: time.workCalls,
       ...(waited >= 0 && waited <= ARRIVAL_TRUSTED_MS ? { arrivedAtMs } : {}),
+      ...(deadline ? { deadline } : {}),
     }
   );
 }
@@ -99,7 +107,7 @@ export function rateLimit<R extends { headers?: APIGatewayProxyResult['headers']
         const { giveBack } = limiter;
         if (giveBack) {
           givers.set(event, async () => {
-            await giveBack.call(limiter, keyId, admission.slot);
+            await giveBack.call(limiter, keyId, admission.slot, budget?.deadline);
             // Both counts went back down: the answer tells the key what it really has left.
             const state = states.get(event);
             if (state) states.set(event, { ...state, remaining: Math.min(state.limit, state.remaining + 1) });

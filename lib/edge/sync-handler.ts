@@ -1,9 +1,16 @@
 // GET /v2/store/orders: one page of orders, filtered by status or updatedSince, with a sealed cursor
-// to the next. Same middleware as v1 (auth, limiter, error mapping): each page is one request.
+// to the next (and, with both filters, the orders that left the status). Same middleware as v1
+// (auth, limiter, error mapping): each page is one request.
 import { syncedOrderJson } from '../contract/synced-order';
 import { routeByOperation } from '../contract/routes';
 import { SYNC_PARAMETERS } from '../contract/sync';
-import { cursorFilters, openCursor, sealCursor, type PagePosition } from '../core/sync/cursor';
+import {
+  cursorFilters,
+  openCursorWith,
+  sealCursor,
+  type CursorKeySource,
+  type PagePosition,
+} from '../core/sync/cursor';
 import { walkWatermark } from '../core/sync/watermark';
 import { parseSyncQuery } from '../core/sync/query';
 import type { OrderPages } from '../stores/order-pages';
@@ -16,8 +23,8 @@ export interface SyncHandlerDeps extends ApiHandlerDeps {
   now: () => number;
   /** How far a walk's watermark stands behind its start (lib/contract/sync.ts settleMs). */
   settleMs: number;
-  /** The HMAC key cursors are sealed with (every function of a deployment shares it), read per use. */
-  cursorKey: () => Uint8Array;
+  /** The HMAC keys cursors are sealed and opened with (every function of a deployment shares them). */
+  cursorKeys: CursorKeySource;
 }
 
 /**
@@ -35,27 +42,31 @@ export function makeListOrdersV2Handler(deps: SyncHandlerDeps) {
 }
 
 function pageHandler(deps: SyncHandlerDeps) {
-  return apiHandler(routeByOperation('listOrdersV2'), deps, async (event) => {
-    const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null);
+  return apiHandler(routeByOperation('listOrdersV2'), deps, async (event, _caller, _context, deadline) => {
+    const now = deps.now();
+    const query = parseSyncQuery(event.multiValueQueryStringParameters ?? null, now);
     let filters = query.filters;
     let position: PagePosition | undefined;
-    let started = deps.now();
+    let started = now;
+    // The keys first: a page whose next cursor could not be sealed is not read (a 503 before any work).
+    await deps.cursorKeys.held();
     if (query.cursor !== undefined) {
-      const content = openCursor(query.cursor, deps.cursorKey());
+      const content = await openCursorWith(deps.cursorKeys, query.cursor, now);
       filters = cursorFilters(content, query.filters);
       position = content.position;
       started = content.started;
     }
-    const page = await deps.pages.page(filters, position, query.limit);
-    const next = page.next && sealCursor({ filters, position: page.next, started }, deps.cursorKey());
+    const page = await deps.pages.page(filters, position, query.limit, deadline);
+    const next = page.next && sealCursor({ filters, position: page.next, started }, await deps.cursorKeys.held());
     const orders = page.orders.map(syncedOrderJson).join(',');
+    const departed = page.departed ? `,"departed":[${page.departed.map(syncedOrderJson).join(',')}]` : '';
     const tail = next
       ? `,"nextCursor":${JSON.stringify(next)}`
-      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs, filters.updatedSince))}`;
+      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs))}`;
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },
-      body: `{"orders":[${orders}]${tail}}`,
+      body: `{"orders":[${orders}]${departed}${tail}}`,
     };
   });
 }

@@ -5,7 +5,10 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeyOf, perWiring, stampClockOf, walkSettleMsOf } from './wiring';
+import { cursorKeysOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, type Wiring } from './wiring';
+
+/** What every route's handler takes from the wiring: the deadline's timers and the writes' landing margin. */
+const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
   makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
@@ -18,6 +21,7 @@ export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
     listings: w.standIns?.listings ?? listingsStore(w),
     scan: DEPLOYED_SCAN,
     ...w.listing,
+    landingMs: landingMsOf(w),
   }),
 );
 
@@ -25,7 +29,7 @@ export const cancelOrderHandler = /* @__PURE__ */ perWiring((w) =>
   makeCancelOrderHandler({
     orders: w.standIns?.orders ?? ordersStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    ...(w.timers ? { timers: w.timers } : {}),
+    ...deadlineDeps(w),
   }),
 );
 
@@ -33,7 +37,7 @@ export const getPetHandler = /* @__PURE__ */ perWiring((w) =>
   makeGetPetHandler({
     pets: petsStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    ...(w.timers ? { timers: w.timers } : {}),
+    ...deadlineDeps(w),
   }),
 );
 
@@ -41,8 +45,9 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
   makeListOrdersV2Handler({
     pages: pagesStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
-    cursorKey: () => cursorKeyOf(w),
+    cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
+    ...deadlineDeps(w),
   }),
 );

@@ -10,6 +10,7 @@ import { OrderPages } from '../stores/order-pages';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
 import {
+  attemptTimerOf,
   clockOf,
   conditionFailuresOf,
   counterClient,
@@ -29,12 +30,16 @@ export interface Stores {
   pages: OrderPages;
 }
 
-/** Stamped on the wiring's stamp clock (AWS's, corrected, unless it gives its own), one attempt per stamped write. */
+/**
+ * Stamped on the wiring's stamp clock (AWS's, corrected, unless it gives its own), one SDK attempt
+ * per stamped write attempt, each cut at the wiring's per-attempt timeout.
+ */
 const ordersOptions = (w: Wiring) => ({
   clock: clockOf(w),
   stampClock: stampClockOf(w),
   writer: counterClient(w),
   conditionFailures: conditionFailuresOf(w),
+  attemptTimer: attemptTimerOf(w),
 });
 
 export const ordersStore = /* @__PURE__ */ perWiring(
@@ -69,6 +74,7 @@ export const limiterStore = /* @__PURE__ */ perWiring(
       clockOf(w),
       conditionFailuresOf(w),
       w.timers ? w.timers.now : undefined,
+      attemptTimerOf(w),
     ),
 );
 

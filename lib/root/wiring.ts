@@ -4,7 +4,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, requireEnv } from '../commons/env';
-import type { Timers } from '../commons/timers';
+import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
@@ -12,8 +12,11 @@ import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../
 import { awsClock, type StampClock } from '../stores/aws-clock';
 import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
 import { LIMITER_CLIENT } from '../stores/rate-limiter';
+import type { AttemptTimer } from '../stores/call-deadlines';
 import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
+import type { CursorKeySource } from '../core/sync/cursor';
+import { fixedCursorKey } from './cursor-key';
 
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
@@ -26,6 +29,12 @@ export interface Wiring {
   tables: TableNames | ((table: TableId) => string);
   /** The clock (epoch ms) of the limiter, the listing leases and the store-size cache. */
   now?: () => number;
+  /**
+   * Without `now`: makes the stores' clock, stamps' included, on the one-attempt client the stamped
+   * writes and the limiter's marks go through, so it can read AWS's time from that client's
+   * replies. A tool's (tools/shared/aws-time.ts); the service stamps from awsClock on it.
+   */
+  clockOn?: (oneAttempt: DynamoDBClient) => StampClock;
   /**
    * The handlers' deadline timers and the clock the limiter times its calls by: the real ones
    * unless a test runs the service on a virtual clock.
@@ -44,8 +53,11 @@ export interface Wiring {
   standIns?: Partial<StandIns>;
   /** The timing exact sync relies on; the declared one (SYNC_TIMING) when absent, scaled down by tests. */
   syncTiming?: SyncTiming;
-  /** The HMAC key the v2 listing seals its cursors with, or where to read it on first use. */
-  cursorKey?: Uint8Array | (() => Uint8Array);
+  /**
+   * The HMAC key the v2 listing seals its cursors with: one key, or where a deployed function reads
+   * its current and previous keys (lib/root/cursor-key.ts).
+   */
+  cursorKey?: Uint8Array | CursorKeySource;
 }
 
 export interface StandIns {
@@ -57,7 +69,7 @@ export interface StandIns {
 
 /**
  * A Lambda function's wiring: tables from its environment, DynamoDB from AWS (or DYNAMODB_ENDPOINT).
- * The v2 listing adds its cursor key, read from its secret (functions/list-orders-v2.ts).
+ * The v2 listing adds its cursor keys, read from their secret (functions/list-orders-v2.ts).
  */
 export function wiringFromEnv(): Wiring {
   const endpoint = optionalEnv('DYNAMODB_ENDPOINT');
@@ -110,21 +122,45 @@ export function closeClients(wiring: Wiring): void {
   singleAttemptClient(wiring).destroy();
 }
 
+/** The clock a wiring makes on its one-attempt client (clockOn), when it gives no `now`. */
+const madeClock = /* @__PURE__ */ perWiring((wiring): StampClock | undefined =>
+  wiring.now ? undefined : wiring.clockOn?.(singleAttemptClient(wiring)),
+);
+
 /**
- * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench);
- * otherwise the machine's, corrected by DynamoDB's replies (stores/aws-clock.ts).
+ * The clock updatedAt is stamped from: the wiring's own when it gives one (tests, the bench) or
+ * makes one (a tool); otherwise the machine's, corrected by DynamoDB's replies (stores/aws-clock.ts).
  */
-export const stampClockOf = /* @__PURE__ */ perWiring((wiring): StampClock =>
-  wiring.now ? { now: wiring.now } : awsClock(singleAttemptClient(wiring)),
+export const stampClockOf = /* @__PURE__ */ perWiring(
+  (wiring): StampClock =>
+    (wiring.now ? { now: wiring.now } : madeClock(wiring)) ?? awsClock(singleAttemptClient(wiring)),
 );
 
 export function syncTimingOf(wiring: Wiring): SyncTiming {
   return wiring.syncTiming ?? SYNC_TIMING;
 }
 
+/** The per-attempt timeout of this wiring's clients: its own, or the client's default for its endpoint. */
+function requestTimeoutOf(wiring: Wiring): number {
+  return wiring.requestTimeoutMs ?? requestTimeoutFor(wiring.endpoint);
+}
+
+/**
+ * Each write attempt's own cut (lib/stores/call-deadlines.ts): the per-attempt timeout, counted
+ * from before the attempt is stamped and signed, on the wiring's timers. The settle time counts it.
+ */
+export function attemptTimerOf(wiring: Wiring): AttemptTimer {
+  return { timeoutMs: requestTimeoutOf(wiring), timers: wiring.timers ?? REAL_TIMERS };
+}
+
+/** How long after it ended an unanswered write may still land: each request's writes end this long before its answer. */
+export function landingMsOf(wiring: Wiring): number {
+  return syncTimingOf(wiring).unansweredLandingMs;
+}
+
 /** How far a v2 walk's watermark stands behind its start, for writers cut at this wiring's per-attempt timeout. */
 export function walkSettleMsOf(wiring: Wiring): number {
-  return settleMs(syncTimingOf(wiring), wiring.requestTimeoutMs ?? requestTimeoutFor(wiring.endpoint));
+  return settleMs(syncTimingOf(wiring), requestTimeoutOf(wiring));
 }
 
 export function tableName(wiring: Wiring, id: TableId): string {
@@ -132,16 +168,20 @@ export function tableName(wiring: Wiring, id: TableId): string {
 }
 
 export function clockOf(wiring: Wiring): () => number {
-  return wiring.now ?? Date.now;
+  const made = madeClock(wiring);
+  return wiring.now ?? (made ? () => made.now() : Date.now);
 }
 
 export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
   return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
 }
 
-/** The v2 cursor key, read once; a wiring without one fails the v2 listing's requests, nothing else. */
-export const cursorKeyOf = /* @__PURE__ */ perWiring((wiring): Uint8Array => {
-  const key = typeof wiring.cursorKey === 'function' ? wiring.cursorKey() : wiring.cursorKey;
-  if (!key || key.length === 0) throw new Error('The wiring gives no cursor key for the v2 listing');
-  return key;
+/** The v2 cursor keys; a wiring without any fails the v2 listing's requests, nothing else. */
+export const cursorKeysOf = /* @__PURE__ */ perWiring((wiring): CursorKeySource => {
+  const key = wiring.cursorKey;
+  if (key instanceof Uint8Array) {
+    if (key.length > 0) return fixedCursorKey(key);
+  } else if (key) return key;
+  const none = () => Promise.reject(new Error('The wiring gives no cursor key for the v2 listing'));
+  return { held: none, renewed: none };
 });

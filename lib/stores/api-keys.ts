@@ -18,6 +18,11 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** The API Gateway API key bound to the key's usage plan, in a deployed stage. */
   gatewayKeyId?: string;
+  /**
+   * A stage's release canary key (the admin command's `canary-key create`), which only the release
+   * hook uses: it has no API Gateway key, and `keys list` and `keys usage` leave it out.
+   */
+  releaseCanary?: true;
 }
 
 /** What a revoke found and left: the record as it is now, and whether an earlier revoke had revoked it. */
@@ -116,7 +121,7 @@ export class ApiKeysRepository {
 }
 
 function recordFromItem(item: Item): ApiKeyRecord {
-  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId, scope = DEFAULT_KEY_SCOPE } = item;
+  const { id, hash, plan, name, createdAt, revokedAt, gatewayKeyId, releaseCanary, scope = DEFAULT_KEY_SCOPE } = item;
   // An unknown scope is malformed, not full: a key must never gain access by a typo.
   if (
     typeof id !== 'string' ||
@@ -131,6 +136,7 @@ function recordFromItem(item: Item): ApiKeyRecord {
   if (typeof name === 'string') record.name = name;
   if (typeof revokedAt === 'string') record.revokedAt = revokedAt;
   if (typeof gatewayKeyId === 'string') record.gatewayKeyId = gatewayKeyId;
+  if (releaseCanary === true) record.releaseCanary = true;
   const limits = item.limits as { perMinute?: unknown; perDay?: unknown } | undefined;
   const perMinute = numberOf(limits?.perMinute);
   const perDay = numberOf(limits?.perDay);

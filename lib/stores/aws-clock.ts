@@ -1,9 +1,10 @@
-// The clock updatedAt is stamped from: the machine's, checked against AWS's. Each DynamoDB reply's
-// `Date` header (whole seconds) says AWS's time lay in [date, date + 1 s) at some instant between
-// sending and receiving, which bounds this machine's offset from AWS. The offset is the value
-// nearest 0 that every recent reply allows: 0 on Lambda (Amazon Time Sync Service keeps its clock
-// AWS's), the laptop's error on an operator's machine, however far off it is. The SDK keeps its own
-// offset for signing, from the same header, but only to the second (docs/design.md#exact-incremental-sync).
+// The clock updatedAt is stamped from in the service: the machine's, checked against AWS's. Each
+// DynamoDB reply's `Date` header (whole seconds) says AWS's time lay in [date, date + 1 s) at some
+// instant between sending and receiving, which bounds this machine's offset from AWS. The offset is
+// the value nearest 0 that every recent reply allows: 0 on Lambda, whose clock is AWS's (Amazon Time
+// Sync Service). The tools, whose machines' clocks are not AWS's, read AWS's time from the same
+// replies more closely and refuse to write without it (tools/shared/aws-time.ts). The SDK keeps its
+// own offset for signing, from the same header, to the second (docs/design.md#exact-incremental-sync).
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface StampClock {
@@ -14,7 +15,8 @@ export interface StampClock {
 /** Replies whose bounds are intersected: enough to narrow to well under a second, few enough to follow a jump. */
 const SAMPLES = 32;
 
-interface Bound {
+/** What one or more replies allow the offset (AWS's clock minus the local one, ms) to be. */
+export interface Bound {
   low: number;
   high: number;
 }
@@ -35,31 +37,46 @@ export function replyBound(dateHeader: string, sent: number, received: number): 
   return { low: date - received, high: date + 1_000 - sent };
 }
 
-/** A clock on `base` (the machine's by default) corrected by the `Date` of `client`'s replies. */
-export function awsClock(client: DynamoDBClient, base: () => number = Date.now): StampClock {
-  const bounds: Bound[] = [];
-  let offset = 0;
-  const learn = (headers: Record<string, string> | undefined, sent: number) => {
+/**
+ * Calls `learn` with the bound each of `client`'s replies, failures included, puts on the offset of
+ * `base` (a local clock, ms) from AWS's, and when the reply came; `name` tells two learners apart.
+ */
+export function learnFromReplies(
+  client: DynamoDBClient,
+  base: () => number,
+  learn: (bound: Bound, received: number) => void,
+  name = 'awsClockSample',
+): void {
+  const take = (headers: Record<string, string> | undefined, sent: number) => {
     const date = headers?.date ?? headers?.Date;
-    const bound = date === undefined ? undefined : replyBound(date, sent, base());
-    if (!bound) return;
-    bounds.push(bound);
-    if (bounds.length > SAMPLES) bounds.shift();
-    offset = offsetWithin(bounds);
+    const received = base();
+    const bound = date === undefined ? undefined : replyBound(date, sent, received);
+    if (bound) learn(bound, received);
   };
   client.middlewareStack.add(
     (next) => async (args) => {
       const sent = base();
       try {
         const result = await next(args);
-        learn((result.response as { headers?: Record<string, string> }).headers, sent);
+        take((result.response as { headers?: Record<string, string> }).headers, sent);
         return result;
       } catch (error) {
-        learn((error as { $response?: { headers?: Record<string, string> } }).$response?.headers, sent);
+        take((error as { $response?: { headers?: Record<string, string> } }).$response?.headers, sent);
         throw error;
       }
     },
-    { step: 'deserialize', name: 'awsClockSample', override: true },
+    { step: 'deserialize', name, override: true },
   );
+}
+
+/** A clock on `base` (the machine's by default) corrected by the `Date` of `client`'s replies. */
+export function awsClock(client: DynamoDBClient, base: () => number = Date.now): StampClock {
+  const bounds: Bound[] = [];
+  let offset = 0;
+  learnFromReplies(client, base, (bound) => {
+    bounds.push(bound);
+    if (bounds.length > SAMPLES) bounds.shift();
+    offset = offsetWithin(bounds);
+  });
   return { now: () => base() + offset };
 }

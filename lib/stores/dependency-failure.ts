@@ -12,6 +12,10 @@ const DEPENDENCY_ERROR_NAMES = new Set([
   'RequestTimeout',
   'RequestTimeoutException',
   'TransactionConflictException',
+  // A call aborted by its signal: only ours carry one, aborted when a write attempt's time is over
+  // or its request is answered at its deadline (lib/stores/call-deadlines.ts). The SDK's retry layer
+  // replaces the signal's reason with an AbortError of its own, so the name is all that is left.
+  'AbortError',
 ]);
 
 /**

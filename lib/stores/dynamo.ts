@@ -3,11 +3,13 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv } from '../commons/env';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from './conditional';
+import { checkedBeforeSending } from './call-deadlines';
 
 /**
  * Retries and timeouts are bounded so a slow or throttled DynamoDB becomes a 503 inside the API
  * Gateway integration timeout (29 s); the function's own deadline (lib/edge/api-handler.ts) answers
- * 503 before its Lambda timeout whatever the attempts still have to go.
+ * 503 before its Lambda timeout, and no attempt goes on, or is sent, past it
+ * (lib/stores/call-deadlines.ts).
  */
 export const MAX_ATTEMPTS = 3;
 /**
@@ -75,6 +77,8 @@ export function createDynamoClient(options: DynamoOptions = {}): DynamoDBClient 
   // through the sensitive-data filter (a deep copy) to hand to the default no-op logger: for a
   // listing's Scan pages that was a fifth of the handler's CPU and a second copy of each page.
   client.middlewareStack.remove('loggerMiddleware');
+  // A call whose request was answered, or whose attempt's time is over, is not sent.
+  checkedBeforeSending(client);
   return client;
 }
 

@@ -12,6 +12,8 @@ export interface NewKeyRequest {
   limits?: Limits;
   /** Full access unless given. */
   scope?: KeyScope;
+  /** A stage's release canary key (ApiKeyRecord.releaseCanary). */
+  releaseCanary?: true;
 }
 
 export interface CreatedKey {
@@ -42,6 +44,7 @@ export async function createApiKey(
   };
   if (request.name) record.name = request.name;
   if (request.limits) record.limits = request.limits;
+  if (request.releaseCanary) record.releaseCanary = true;
   await repo.put(record);
   return { key, record };
 }

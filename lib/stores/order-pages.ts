@@ -1,17 +1,26 @@
 // The v2 listing's page reads. Unfiltered: one Scan page of the table. Filtered: Queries on the
 // sharded index (lib/contract/tables.ts ORDER_INDEXES), merged in (updatedAt, id) order. Either
-// way a page reads items in proportion to its size, never to the store (docs/design.md).
+// way a page reads items in proportion to its size, never to the store (docs/design.md). A walk
+// with a status and updatedSince reads every change since (the by-update index) and tells the
+// orders now outside its status apart, as departed.
 import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../contract/synced-order';
-import { isUnfiltered, type SyncFilters } from '../contract/sync';
+import { isUnfiltered, listsDepartures, type SyncFilters } from '../contract/sync';
 import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
 import type { PagePosition } from '../core/sync/cursor';
 import { statusShard, updateShard } from '../core/sync/keys';
+import type { Deadline } from '../commons/deadline';
+import { readOptions, type SendOptions } from './call-deadlines';
 import { syncedOrderFromAttributes } from './orders';
 
 export interface OrderPage {
   orders: SyncedOrder[];
+  /**
+   * With a status and updatedSince only: the orders changed since that are now outside the status,
+   * in the same (updatedAt, id) order, counted with `orders` against the page's limit.
+   */
+  departed?: SyncedOrder[];
   /** Where the next page starts; absent when nothing can follow. */
   next?: PagePosition;
 }
@@ -61,20 +70,28 @@ export class OrderPages {
     private readonly table: string,
   ) {}
 
-  async page(filters: SyncFilters, position: PagePosition | undefined, limit: number): Promise<OrderPage> {
+  /** With the request's `deadline`, no read is sent once the request is answered. */
+  async page(
+    filters: SyncFilters,
+    position: PagePosition | undefined,
+    limit: number,
+    deadline?: Deadline,
+  ): Promise<OrderPage> {
+    const send = readOptions(deadline);
     if (isUnfiltered(filters)) {
-      return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit);
+      return this.scanPage(position?.kind === 'scan' ? position.after : undefined, limit, send);
     }
-    return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit);
+    return this.indexPage(filters, position?.kind === 'index' ? position : undefined, limit, send);
   }
 
-  private async scanPage(after: string | undefined, limit: number): Promise<OrderPage> {
+  private async scanPage(after: string | undefined, limit: number, send: SendOptions): Promise<OrderPage> {
     const page = await this.client.send(
       new ScanCommand({
         TableName: this.table,
         Limit: limit,
         ...(after !== undefined ? { ExclusiveStartKey: { id: { N: after } } } : {}),
       }),
+      send,
     );
     const last = page.LastEvaluatedKey?.id?.N;
     return {
@@ -86,14 +103,18 @@ export class OrderPages {
   /**
    * Each shard is read a chunk at a time (about its share of the page, plus one), and the merge
    * takes the smallest update key until the page is full: a page reads about twice its size at most.
+   * A status alone reads its own partitions of the by-status index; with updatedSince the walk
+   * reads every change since on the by-update index, so that it sees the orders that left the status.
    */
   private async indexPage(
     filters: SyncFilters,
     position: Extract<PagePosition, { kind: 'index' }> | undefined,
     limit: number,
+    send: SendOptions,
   ): Promise<OrderPage> {
-    const index: IndexSpec = filters.status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
-    const status = filters.status;
+    const departures = listsDepartures(filters);
+    const status = departures ? undefined : filters.status;
+    const index: IndexSpec = status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
     const chunk = Math.ceil(limit / SYNC_SHARDS) + 1;
     const done = new Set(position?.done ?? []);
     const readers: ShardReader[] = [];
@@ -102,28 +123,31 @@ export class OrderPages {
       const after = position?.after[shard] ?? null;
       const partition = status !== undefined ? statusShard(status, shard) : updateShard(shard);
       const query = (startKey: Item | undefined) =>
-        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey);
+        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey, send);
       readers.push(new ShardReader(query, index.sortKey.name, shard, after));
     }
 
     const orders: SyncedOrder[] = [];
+    const departed: SyncedOrder[] = [];
     const heads = await Promise.all(readers.map((reader) => reader.peek()));
-    while (orders.length < limit) {
+    for (let taken = 0; taken < limit;) {
       let best = -1;
       heads.forEach((head, i) => {
         if (head && (best < 0 || head.key < (heads[best]?.key ?? ''))) best = i;
       });
       const reader = readers[best];
       if (!reader) break;
-      orders.push(syncedOrderFromAttributes(reader.take()));
-      heads[best] = orders.length < limit ? await reader.peek() : undefined;
+      const order = syncedOrderFromAttributes(reader.take());
+      (departures && order.status !== filters.status ? departed : orders).push(order);
+      heads[best] = ++taken < limit ? await reader.peek() : undefined;
     }
 
+    const page = { orders, ...(departures ? { departed } : {}) };
     for (const reader of readers) if (reader.exhausted) done.add(reader.shard);
-    if (done.size === SYNC_SHARDS) return { orders };
+    if (done.size === SYNC_SHARDS) return page;
     const after = Array.from({ length: SYNC_SHARDS }, (_, shard) => position?.after[shard] ?? null);
     for (const reader of readers) after[reader.shard] = reader.after;
-    return { orders, next: { kind: 'index', after, done: [...done].sort((a, b) => a - b) } };
+    return { ...page, next: { kind: 'index', after, done: [...done].sort((a, b) => a - b) } };
   }
 
   private async queryShard(
@@ -133,6 +157,7 @@ export class OrderPages {
     since: string | undefined,
     limit: number,
     startKey: Item | undefined,
+    send: SendOptions,
   ): Promise<{ items: Item[]; last?: Item }> {
     // After a key already taken, strictly; else from the first key at or after `since`.
     const bound = after !== null ? ' AND #sk > :bound' : since !== undefined ? ' AND #sk >= :bound' : '';
@@ -150,6 +175,7 @@ export class OrderPages {
         Limit: limit,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
+      send,
     );
     return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { last: page.LastEvaluatedKey } : {}) };
   }

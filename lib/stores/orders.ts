@@ -5,7 +5,9 @@ import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync/keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
+import type { Deadline } from '../commons/deadline';
 import type { StampClock } from './aws-clock';
+import { readOptions, type AttemptTimer } from './call-deadlines';
 import { stampedWrite } from './stamped-write';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
 import type { StoreGrowth } from './store-growth';
@@ -54,6 +56,11 @@ export interface OrdersRepositoryOptions {
   conditionFailures?: ConditionFailureItems;
   /** Where the orders this repository adds are counted; without it, the size bound is the item count alone. */
   growth?: StoreGrowth;
+  /**
+   * Each stamped write attempt's own timeout, counted from before its stamp, and its timers: the
+   * composition root's per-attempt timeout. Without it, only the client's own timeout cuts them.
+   */
+  attemptTimer?: AttemptTimer;
 }
 
 export class OrdersRepository {
@@ -63,6 +70,7 @@ export class OrdersRepository {
   private readonly writer: DynamoDBDocumentClient;
   private readonly conditionFailures: ConditionFailureItems;
   private readonly growth: StoreGrowth | undefined;
+  private readonly attemptTimer: AttemptTimer | undefined;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -74,6 +82,7 @@ export class OrdersRepository {
     this.writer = options.writer ?? doc;
     this.conditionFailures = options.conditionFailures ?? ON_EMBEDDED_SERVER;
     this.growth = options.growth;
+    this.attemptTimer = options.attemptTimer;
   }
 
   /**
@@ -144,24 +153,26 @@ export class OrdersRepository {
   }
 
   /** The order with its updatedAt, read consistently. */
-  async getSynced(id: string): Promise<SyncedOrder | undefined> {
-    const item = await this.item(id);
+  async getSynced(id: string, deadline?: Deadline): Promise<SyncedOrder | undefined> {
+    const item = await this.item(id, deadline);
     return item ? syncedOrderFromAttributes(item) : undefined;
   }
 
-  private async item(id: string): Promise<Record<string, AttributeValue> | undefined> {
+  private async item(id: string, deadline?: Deadline): Promise<Record<string, AttributeValue> | undefined> {
     const { Item } = await this.doc.send(
       new GetItemCommand({ TableName: this.table, Key: { id: { N: String(BigInt(id)) } }, ConsistentRead: true }),
+      readOptions(deadline),
     );
     return Item;
   }
 
   /**
    * pending -> cancelled in one conditional update. Cancelling a cancelled order succeeds again
-   * (DELETE is idempotent); a shipped order is refused and left unchanged.
+   * (DELETE is idempotent); a shipped order is refused and left unchanged. With the request's
+   * `deadline`, nothing is sent that could land after its answer.
    */
-  async cancel(id: string): Promise<void> {
-    const outcome = await this.transitionFromPending(id, 'cancelled');
+  async cancel(id: string, deadline?: Deadline): Promise<void> {
+    const outcome = await this.transitionFromPending(id, 'cancelled', deadline);
     if (outcome.kind === 'missing') throw new OrderNotFoundError(id);
     if (outcome.kind === 'current' && outcome.status === 'shipped') throw new OrderAlreadyShippedError(id);
   }
@@ -184,12 +195,16 @@ export class OrdersRepository {
    * (consistently). An order found still pending had a later updatedAt than the stamp: stamped
    * after it and tried again.
    */
-  private async transitionFromPending(id: string, to: Exclude<OrderStatus, 'pending'>): Promise<TransitionOutcome> {
+  private async transitionFromPending(
+    id: string,
+    to: Exclude<OrderStatus, 'pending'>,
+    deadline?: Deadline,
+  ): Promise<TransitionOutcome> {
     let after: string | undefined;
     for (let round = 0; round < 3; round++) {
       const outcome = await stampedWrite(
         this.stamps,
-        ({ stamp, earlier }) => {
+        ({ stamp, earlier, send }) => {
           const own = earlier.map((_, i) => `:earlier${i}`);
           const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
           return conditionalWrite(() =>
@@ -213,17 +228,18 @@ export class OrdersRepository {
                 },
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               }),
+              send,
             ),
           );
         },
-        () => after,
+        { after: () => after, timer: this.attemptTimer, ...(deadline ? { deadline } : {}) },
       );
       if (outcome.applied) return { kind: 'done' };
       const found = outcome.found
         ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
         : this.conditionFailures.returnedByServer
           ? undefined
-          : await this.getSynced(id);
+          : await this.getSynced(id, deadline);
       if (found === undefined) return { kind: 'missing' };
       const current = found.status;
       if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
@@ -244,25 +260,30 @@ export class OrdersRepository {
    * still counts as this create.
    */
   async create(order: Order): Promise<boolean> {
-    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
-      const own = earlier.map((_, i) => `:earlier${i}`);
-      return conditionalWrite(() =>
-        this.writer.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: this.itemOf(order, stamp),
-            ConditionExpression:
-              'attribute_not_exists(id)' + (own.length > 0 ? ` OR #updatedAt IN (${own.join(', ')})` : ''),
-            ...(own.length > 0
-              ? {
-                  ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
-                  ExpressionAttributeValues: Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-                }
-              : {}),
-          }),
-        ),
-      );
-    });
+    const outcome = await stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        return conditionalWrite(() =>
+          this.writer.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: this.itemOf(order, stamp),
+              ConditionExpression:
+                'attribute_not_exists(id)' + (own.length > 0 ? ` OR #updatedAt IN (${own.join(', ')})` : ''),
+              ...(own.length > 0
+                ? {
+                    ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+                    ExpressionAttributeValues: Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                  }
+                : {}),
+            }),
+            send,
+          ),
+        );
+      },
+      { timer: this.attemptTimer },
+    );
     // Counted once written: an order that already existed adds nothing.
     if (outcome.applied) await this.growth?.added(1);
     return outcome.applied;
@@ -296,33 +317,38 @@ export class OrdersRepository {
    * a pre-v2 function changes the status without it, and a later run stamps that), or it is gone.
    */
   async stampUpdatedAt(id: string, status: OrderStatus): Promise<boolean> {
-    const outcome = await stampedWrite(this.stamps, ({ stamp, earlier }) => {
-      const attributes = Object.entries(syncAttributes(id, status, stamp));
-      const own = earlier.map((_, i) => `:earlier${i}`);
-      const unstamped =
-        own.length > 0
-          ? `(attribute_not_exists(#updatedAt) OR #updatedAt IN (${own.join(', ')}))`
-          : 'attribute_not_exists(#updatedAt)';
-      return conditionalWrite(() =>
-        this.writer.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { id: BigInt(id) },
-            UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-            ConditionExpression: `attribute_exists(id) AND ${unstamped} AND #status = :status`,
-            ExpressionAttributeNames: {
-              ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
-              '#status': 'status',
-            },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
-              ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-              ':status': status,
-            },
-          }),
-        ),
-      );
-    });
+    const outcome = await stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const attributes = Object.entries(syncAttributes(id, status, stamp));
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        const unstamped =
+          own.length > 0
+            ? `(attribute_not_exists(#updatedAt) OR #updatedAt IN (${own.join(', ')}))`
+            : 'attribute_not_exists(#updatedAt)';
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(id) },
+              UpdateExpression: `SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+              ConditionExpression: `attribute_exists(id) AND ${unstamped} AND #status = :status`,
+              ExpressionAttributeNames: {
+                ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+                '#status': 'status',
+              },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+                ':status': status,
+              },
+            }),
+            send,
+          ),
+        );
+      },
+      { timer: this.attemptTimer },
+    );
     return outcome.applied;
   }
 

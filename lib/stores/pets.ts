@@ -3,6 +3,8 @@
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPetStatus, type Pet, type PetLabel } from '../contract/pet';
+import type { Deadline } from '../commons/deadline';
+import { readOptions } from './call-deadlines';
 import { conditionalWrite, type Item } from './conditional';
 
 export class PetsRepository {
@@ -12,9 +14,10 @@ export class PetsRepository {
   ) {}
 
   /** Through the plain client, as orders are read: a number's `N` already is its exact digits. */
-  async get(id: string): Promise<Pet | undefined> {
+  async get(id: string, deadline?: Deadline): Promise<Pet | undefined> {
     const { Item } = await this.doc.send(
       new GetItemCommand({ TableName: this.table, Key: { id: { N: String(BigInt(id)) } } }),
+      readOptions(deadline),
     );
     return Item ? petFromAttributes(Item) : undefined;
   }

@@ -5,14 +5,17 @@
 //
 // Exactness does not depend on replies arriving on time: the counting writes go through a client
 // that never retries (LIMITER_CLIENT), so a write whose reply was late is never applied twice. Such
-// a write may use up a slot without serving; it can never over-admit.
+// a write may use up a slot without serving; it can never over-admit. Each write is sent within its
+// request's deadline and cut at its own attempt timeout (lib/stores/call-deadlines.ts).
 //
 // DynamoDB returns the item with a failed condition (ReturnValuesOnConditionCheckFailure: ALL_OLD);
 // the embedded server of the local stack never does, so there the store reads the item,
 // consistently, on the failing path only (`conditionFailures`).
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Deadline } from '../commons/deadline';
 import type { Limits } from '../contract/plans';
 import { TABLES } from '../contract/tables';
+import { readOptions, sendWrite, type AttemptTimer, type SendOptions } from './call-deadlines';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
 import type { DynamoOptions } from './dynamo';
 import { numberOf } from './numbers';
@@ -47,8 +50,14 @@ export class RateLimiter {
     conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
     /** The monotonic clock the store calls are timed by (the time budget); a virtual one in tests. */
     elapsedMs: () => number = () => performance.now(),
+    /** Each write's own timeout and timers (the composition root's); the client's own timeout alone when absent. */
+    attemptTimer?: AttemptTimer,
   ) {
-    this.limiter = timedLimiter(new DynamoLimiterStore(doc, table, conditionFailures), { now, elapsedMs }, warn);
+    this.limiter = timedLimiter(
+      new DynamoLimiterStore(doc, table, conditionFailures, attemptTimer),
+      { now, elapsedMs },
+      warn,
+    );
   }
 
   /** With `budget`, a request that could no longer be served in time is not counted (NoTimeToServeError). */
@@ -57,8 +66,8 @@ export class RateLimiter {
   }
 
   /** Undoes an admission whose request was refused after all, for a reason of its own (no listing room). */
-  giveBack(keyId: string, slot: AdmittedSlot): Promise<void> {
-    return this.limiter.giveBack(keyId, slot);
+  giveBack(keyId: string, slot: AdmittedSlot, deadline?: Deadline): Promise<void> {
+    return this.limiter.giveBack(keyId, slot, deadline);
   }
 
   /**
@@ -117,136 +126,162 @@ export class DynamoLimiterStore implements LimiterStore {
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly conditionFailures: ConditionFailureItems = ON_EMBEDDED_SERVER,
+    private readonly attemptTimer?: AttemptTimer,
   ) {}
 
-  async take(item: LimiterItem, write: { minute: number; newMinute: boolean; now: number; limits: Limits }) {
+  /** One write, sent once within its time (lib/stores/call-deadlines.ts). */
+  private write<T>(deadline: Deadline | undefined, send: (options: SendOptions) => Promise<T>): Promise<T> {
+    return sendWrite(this.attemptTimer, deadline, send);
+  }
+
+  async take(
+    item: LimiterItem,
+    write: { minute: number; newMinute: boolean; now: number; limits: Limits },
+    deadline?: Deadline,
+  ) {
     const key = limiterKey(item.keyId, item.day);
     const values = { ':one': 1, ':minute': write.minute, ':perDay': write.limits.perDay, ':now': write.now };
     const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: key },
-          ...(write.newMinute
-            ? {
-                UpdateExpression:
-                  'SET #day = if_not_exists(#day, :zero) + :one, #minute = :minute, #inMinute = :one, #refused = :zero, #expiresAt = :expiresAt',
-                ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
-                ExpressionAttributeNames: names(
-                  '#day',
-                  '#minute',
-                  '#inMinute',
-                  '#refused',
-                  '#expiresAt',
-                  '#bannedUntil',
-                  '#bannedFrom',
-                  '#revokedAt',
-                ),
-                ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiresAt(item.day.resetAt) },
-              }
-            : {
-                UpdateExpression: 'SET #day = #day + :one, #inMinute = #inMinute + :one',
-                ConditionExpression: `#minute = :minute AND #inMinute < :perMinute AND #day < :perDay AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
-                ExpressionAttributeNames: names(
-                  '#day',
-                  '#minute',
-                  '#inMinute',
-                  '#bannedUntil',
-                  '#bannedFrom',
-                  '#revokedAt',
-                ),
-                ExpressionAttributeValues: { ...values, ':perMinute': write.limits.perMinute },
-              }),
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      this.write(deadline, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: key },
+            ...(write.newMinute
+              ? {
+                  UpdateExpression:
+                    'SET #day = if_not_exists(#day, :zero) + :one, #minute = :minute, #inMinute = :one, #refused = :zero, #expiresAt = :expiresAt',
+                  ConditionExpression: `${MINUTE_BEFORE} AND ${DAY_BELOW_LIMIT} AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
+                  ExpressionAttributeNames: names(
+                    '#day',
+                    '#minute',
+                    '#inMinute',
+                    '#refused',
+                    '#expiresAt',
+                    '#bannedUntil',
+                    '#bannedFrom',
+                    '#revokedAt',
+                  ),
+                  ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': expiresAt(item.day.resetAt) },
+                }
+              : {
+                  UpdateExpression: 'SET #day = #day + :one, #inMinute = #inMinute + :one',
+                  ConditionExpression: `#minute = :minute AND #inMinute < :perMinute AND #day < :perDay AND ${NOT_BANNED} AND ${NOT_REVOKED}`,
+                  ExpressionAttributeNames: names(
+                    '#day',
+                    '#minute',
+                    '#inMinute',
+                    '#bannedUntil',
+                    '#bannedFrom',
+                    '#revokedAt',
+                  ),
+                  ExpressionAttributeValues: { ...values, ':perMinute': write.limits.perMinute },
+                }),
+            ReturnValues: 'UPDATED_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          options,
+        ),
       ),
     );
-    if (!outcome.applied) return this.notApplied(key, outcome.found);
+    if (!outcome.applied) return this.notApplied(key, outcome.found, deadline);
     const stored = stateOf(outcome.output.Attributes ?? {});
     return { applied: true as const, day: stored.day, inMinute: stored.inMinute };
   }
 
-  async recordRefusal(item: LimiterItem, write: { minute: number; newMinute: boolean }) {
+  async recordRefusal(item: LimiterItem, write: { minute: number; newMinute: boolean }, deadline?: Deadline) {
     const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: limiterKey(item.keyId, item.day) },
-          ...(write.newMinute
-            ? {
-                UpdateExpression: 'SET #minute = :minute, #inMinute = :zero, #refused = :one, #expiresAt = :expiresAt',
-                ConditionExpression: MINUTE_BEFORE,
-                ExpressionAttributeNames: names('#minute', '#inMinute', '#refused', '#expiresAt'),
-                ExpressionAttributeValues: {
-                  ':one': 1,
-                  ':zero': 0,
-                  ':minute': write.minute,
-                  ':expiresAt': expiresAt(item.day.resetAt),
-                },
-              }
-            : {
-                UpdateExpression: 'ADD #refused :one',
-                ConditionExpression: '#minute = :minute',
-                ExpressionAttributeNames: names('#refused', '#minute'),
-                ExpressionAttributeValues: { ':one': 1, ':minute': write.minute },
-              }),
-          ReturnValues: 'UPDATED_NEW',
-        }),
+      this.write(deadline, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: limiterKey(item.keyId, item.day) },
+            ...(write.newMinute
+              ? {
+                  UpdateExpression:
+                    'SET #minute = :minute, #inMinute = :zero, #refused = :one, #expiresAt = :expiresAt',
+                  ConditionExpression: MINUTE_BEFORE,
+                  ExpressionAttributeNames: names('#minute', '#inMinute', '#refused', '#expiresAt'),
+                  ExpressionAttributeValues: {
+                    ':one': 1,
+                    ':zero': 0,
+                    ':minute': write.minute,
+                    ':expiresAt': expiresAt(item.day.resetAt),
+                  },
+                }
+              : {
+                  UpdateExpression: 'ADD #refused :one',
+                  ConditionExpression: '#minute = :minute',
+                  ExpressionAttributeNames: names('#refused', '#minute'),
+                  ExpressionAttributeValues: { ':one': 1, ':minute': write.minute },
+                }),
+            ReturnValues: 'UPDATED_NEW',
+          }),
+          options,
+        ),
       ),
     );
     return outcome.applied ? (numberOf(outcome.output.Attributes?.refused) ?? 1) : undefined;
   }
 
-  async writeBan(item: LimiterItem, ban: { from: number; until: number; now: number }) {
+  async writeBan(item: LimiterItem, ban: { from: number; until: number; now: number }, deadline?: Deadline) {
     const key = limiterKey(item.keyId, item.day);
     const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: key },
-          UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
-          ConditionExpression: NO_BAN_IN_FORCE,
-          ExpressionAttributeNames: names('#bannedFrom', '#bannedUntil', '#expiresAt'),
-          ExpressionAttributeValues: {
-            ':from': ban.from,
-            ':until': ban.until,
-            ':now': ban.now,
-            ':expiresAt': expiresAt(Math.max(item.day.resetAt, ban.until)),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      this.write(deadline, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: key },
+            UpdateExpression: 'SET #bannedFrom = :from, #bannedUntil = :until, #expiresAt = :expiresAt',
+            ConditionExpression: NO_BAN_IN_FORCE,
+            ExpressionAttributeNames: names('#bannedFrom', '#bannedUntil', '#expiresAt'),
+            ExpressionAttributeValues: {
+              ':from': ban.from,
+              ':until': ban.until,
+              ':now': ban.now,
+              ':expiresAt': expiresAt(Math.max(item.day.resetAt, ban.until)),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+          options,
+        ),
       ),
     );
-    return outcome.applied ? { applied: true as const } : this.notApplied(key, outcome.found);
+    return outcome.applied ? { applied: true as const } : this.notApplied(key, outcome.found, deadline);
   }
 
-  async giveBack(item: LimiterItem, write: { minute: number }) {
+  async giveBack(item: LimiterItem, write: { minute: number }, deadline?: Deadline) {
     const key = { pk: limiterKey(item.keyId, item.day) };
     const inMinute = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET #day = #day - :one, #inMinute = #inMinute - :one',
-          ConditionExpression: '#minute = :minute AND #inMinute > :zero AND #day > :zero',
-          ExpressionAttributeNames: names('#day', '#minute', '#inMinute'),
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
-        }),
+      this.write(deadline, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: key,
+            UpdateExpression: 'SET #day = #day - :one, #inMinute = #inMinute - :one',
+            ConditionExpression: '#minute = :minute AND #inMinute > :zero AND #day > :zero',
+            ExpressionAttributeNames: names('#day', '#minute', '#inMinute'),
+            ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
+          }),
+          options,
+        ),
       ),
     );
     if (inMinute.applied) return true;
     // The minute moved on (its slot no longer matters): the day's count is still this request's.
     const dayOnly = await conditionalWrite(() =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET #day = #day - :one',
-          ConditionExpression: '#minute <> :minute AND #day > :zero',
-          ExpressionAttributeNames: names('#day', '#minute'),
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
-        }),
+      this.write(deadline, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: key,
+            UpdateExpression: 'SET #day = #day - :one',
+            ConditionExpression: '#minute <> :minute AND #day > :zero',
+            ExpressionAttributeNames: names('#day', '#minute'),
+            ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':minute': write.minute },
+          }),
+          options,
+        ),
       ),
     );
     return dayOnly.applied;
@@ -265,22 +300,26 @@ export class DynamoLimiterStore implements LimiterStore {
     );
   }
 
-  read(item: LimiterItem): Promise<Found> {
-    return this.readItem(limiterKey(item.keyId, item.day));
+  read(item: LimiterItem, deadline?: Deadline): Promise<Found> {
+    return this.readItem(limiterKey(item.keyId, item.day), deadline);
   }
 
   /**
    * The item a failed condition met. DynamoDB returns it (none: there is no item); the embedded
    * server never does, so there it is read, consistently, on this path only.
    */
-  private async notApplied(key: string, item: Item | undefined): Promise<NotApplied> {
+  private async notApplied(key: string, item: Item | undefined, deadline: Deadline | undefined): Promise<NotApplied> {
     if (item) return { applied: false, found: stateOf(item) };
-    return { applied: false, found: this.conditionFailures.returnedByServer ? 'absent' : await this.readItem(key) };
+    return {
+      applied: false,
+      found: this.conditionFailures.returnedByServer ? 'absent' : await this.readItem(key, deadline),
+    };
   }
 
-  private async readItem(key: string): Promise<Found> {
+  private async readItem(key: string, deadline?: Deadline): Promise<Found> {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { pk: key }, ConsistentRead: true }),
+      readOptions(deadline),
     );
     return Item ? stateOf(Item) : 'absent';
   }

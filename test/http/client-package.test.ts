@@ -173,7 +173,9 @@ test('the example type-checks in a NodeNext project (module and moduleResolution
 test('the sources themselves run under Node 22 type stripping, as they are', () => {
   const script = "const m = await import('./client/index.ts'); console.log(Object.keys(m).sort().join(' '))";
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
-  expect(output.trim()).toBe('DEFAULT_TIMEOUT_MS StoreOrdersApiError StoreOrdersClient applyChange');
+  expect(output.trim()).toBe(
+    'DEFAULT_TIMEOUT_MS StoreOrdersApiError StoreOrdersClient applyChange applyDeparture applySync',
+  );
 });
 
 test('Node 22 runs the compiled example against the local stack: list, stream, cancel, 429', async () => {

@@ -8,5 +8,6 @@ runSpec('compressed-listing', () => require('./compressed-listing.spec'));
 runSpec('listing-slots', () => require('./listing-slots.spec'));
 runSpec('stage-cap-quota', () => require('./stage-cap-quota.spec'));
 runSpec('v2-listing', () => require('./v2-listing.spec'));
+runSpec('v2-cursor-keys', () => require('./v2-cursor-keys.spec'));
 runSpec('v2-client', () => require('./v2-client.spec'));
 runSpec('v2-compressed', () => require('./v2-compressed.spec'));

@@ -1,6 +1,9 @@
 import { captureConsole, type ConsoleCapture } from '../support/console-logs';
 import { generateApiKey } from '../../lib/core/access/key-format';
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
+import { RELEASE_CHECK_FLAG } from '../../lib/edge/authorizer';
+import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
@@ -163,4 +166,16 @@ test('authorizer refusals are counted by cause, and never carry the key', async 
   ]);
   const written = output.lines.join('\n');
   for (const key of [forged, unknown, revoked.key]) expect(written).not.toContain(key.slice(4, 24));
+});
+
+test("the release hook's checks count in no metric: its random key's refusal is not a caller's", async () => {
+  const authorizer = makeAuthorizerHandler({ keys: stack.app.keys });
+  const [refused] = RELEASE_CHECKS.authorizer;
+  const { event } = (await refused?.prepare({ canaryKey: () => Promise.reject(new Error('not asked')) })) ?? {};
+  const judge = (e: unknown) => authorizer(e as APIGatewayTokenAuthorizerEvent, lambdaContext('authorizer'));
+  await expect(judge(event)).rejects.toThrow('Unauthorized');
+  expect(recorded('authorizerRefusals')).toEqual([]);
+  // The same key as API Gateway sends it, without the hook's mark, is counted.
+  await expect(judge({ ...(event as object), [RELEASE_CHECK_FLAG]: undefined })).rejects.toThrow('Unauthorized');
+  expect(recorded('authorizerRefusals')).toEqual([{ cause: 'unknown', value: 1 }]);
 });

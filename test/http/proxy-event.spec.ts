@@ -24,6 +24,7 @@ import { createApiKey } from '../../lib/stores/key-service';
 import type { Route } from '../../lib/contract/routes';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
+import { rawRequest } from '../support/raw-http';
 
 /** The captured event's fields for this request, as the Developer Guide prints them. */
 const CAPTURED = {
@@ -208,4 +209,26 @@ test('the handler gets the Lambda context of its function as deployed', async ()
   const remaining = seen.context.getRemainingTimeInMillis();
   expect(remaining).toBeGreaterThan(0);
   expect(remaining).toBeLessThanOrEqual(settings.timeoutSeconds * 1000);
+});
+
+test("names of an object's inherited members are the event's own keys, as in the JSON Lambda parses", async () => {
+  const { key } = await createApiKey(stack.app.keys, { plan: 'pro' });
+  const names = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
+  const query = names.map((name, i) => `${name}=${i}&${name}=${i}b`).join('&');
+  const headers = Object.fromEntries([['Authorization', `Bearer ${key}`], ...names.map((name, i) => [name, `${i}`])]);
+  const response = await rawRequest(stack.baseUrl, 'POST', `/v1/hello/world?${query}`, { headers });
+  expect(response.status).toBe(200);
+  const event = seen?.event;
+  if (!event || event.requestContext.requestId !== response.headers['x-amzn-requestid'])
+    throw new Error('the handler was not invoked for this request');
+  // API Gateway's event is JSON; Lambda's JSON.parse gives every name, `__proto__` included, an own key.
+  const own = (map: object | null, name: string): unknown => Object.getOwnPropertyDescriptor(map ?? {}, name)?.value;
+  for (const map of [event.queryStringParameters, event.multiValueQueryStringParameters, event.headers])
+    expect(Object.getPrototypeOf(map)).toBe(Object.prototype);
+  names.forEach((name, i) => {
+    expect([name, own(event.queryStringParameters, name)]).toEqual([name, `${i}b`]);
+    expect([name, own(event.multiValueQueryStringParameters, name)]).toEqual([name, [`${i}`, `${i}b`]]);
+    expect([name, own(event.headers, name)]).toEqual([name, `${i}`]);
+    expect([name, own(event.multiValueHeaders, name)]).toEqual([name, [`${i}`]]);
+  });
 });

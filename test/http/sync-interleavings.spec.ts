@@ -1,6 +1,7 @@
 // Random interleavings of cancels (HTTP), ships, creates and imports (the repository), held writes
 // (up to the bound the watermark allows for), index lag and sync rounds, on the lagging local stack
-// with a virtual clock: after the freshness bound and three more syncs the replica equals the store.
+// with a virtual clock: after the freshness bound and three more syncs the replica equals the store,
+// and a replica of the pending orders equals the pending orders.
 import fc from 'fast-check';
 import { SYNC_TIMING } from '../../lib/contract/sync';
 import { startSyncWorld } from '../support/sync-world';
@@ -28,7 +29,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('sync' as const), limit: fc.integer({ min: 1, max: 8 }) }),
 );
 
-test('replica == store after any interleaving of writes, holds, index lag and syncs', async () => {
+test('replica == store (and pending replica == pending orders) after any interleaving of writes, holds, index lag and syncs', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 30 }), fc.integer(), async (steps, seed) => {
       let state = seed;
@@ -39,6 +40,7 @@ test('replica == store after any interleaving of writes, holds, index lag and sy
         await world.app.orders.putMany(
           Array.from({ length: SEEDED }, (_, i) => ({ id: String(i + 1), status: 'pending' })),
         );
+        const pending = world.replicaOf('pending');
         const writes: Promise<unknown>[] = [];
         let nextId = 1_000;
         let holdNext: number | undefined;
@@ -58,10 +60,14 @@ test('replica == store after any interleaving of writes, holds, index lag and sy
               writes.push(world.app.orders.create({ id: String(nextId++), status: 'pending' }));
           else if (s.kind === 'hold') holdNext = s.ms;
           else if (s.kind === 'advance') world.advance(s.ms);
-          else await world.sync(s.limit);
+          else {
+            await world.sync(s.limit);
+            await pending.sync(s.limit);
+          }
         }
         await world.finish(writes);
         await world.expectConverged(5);
+        await pending.expectConverged(5);
       } finally {
         await world.close();
       }

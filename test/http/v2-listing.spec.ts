@@ -34,6 +34,7 @@ afterAll(() => stack.close());
 
 interface Page {
   orders: SyncedOrder[];
+  departed?: SyncedOrder[];
   nextCursor?: string;
 }
 
@@ -46,19 +47,28 @@ async function page(query: string): Promise<{ response: Response; body: Page }> 
   expect(response.status).toBe(200);
   const body = (await response.json()) as Page;
   // ids come as JSON integers (int64); these are all below 2^53, so a number holds them exactly.
-  return { response, body: { ...body, orders: body.orders.map((o) => ({ ...o, id: String(o.id) })) } };
+  const exact = (orders: SyncedOrder[]) => orders.map((o) => ({ ...o, id: String(o.id) }));
+  const departed = body.departed ? { departed: exact(body.departed) } : {};
+  return { response, body: { ...body, orders: exact(body.orders), ...departed } };
 }
 
 /** Follows `Link: rel="next"` from the first page to the last; every page is checked on the way. */
-async function walk(query: string, limit: number): Promise<{ orders: SyncedOrder[]; pages: number }> {
+async function walk(
+  query: string,
+  limit: number,
+): Promise<{ orders: SyncedOrder[]; departed: SyncedOrder[]; pages: number; departedPages: number }> {
   const orders: SyncedOrder[] = [];
+  const departed: SyncedOrder[] = [];
   let target: string | undefined = `${LIST}?${query}${query ? '&' : ''}limit=${limit}`;
   let pages = 0;
+  let departedPages = 0;
   while (target !== undefined) {
     const { response, body } = await page(target.slice(LIST.length + 1));
     pages++;
-    expect(body.orders.length).toBeLessThanOrEqual(limit);
+    expect(body.orders.length + (body.departed?.length ?? 0)).toBeLessThanOrEqual(limit);
     orders.push(...body.orders);
+    if (body.departed) departedPages++;
+    departed.push(...(body.departed ?? []));
     const link = response.headers.get('link');
     if (body.nextCursor === undefined) {
       expect(link).toBeNull();
@@ -72,7 +82,7 @@ async function walk(query: string, limit: number): Promise<{ orders: SyncedOrder
       target = `${next.pathname}${next.search}`;
     }
   }
-  return { orders, pages };
+  return { orders, departed, pages, departedPages };
 }
 
 const ids = (orders: readonly SyncedOrder[]) => orders.map((o) => o.id);
@@ -110,6 +120,26 @@ describe('filters return exactly the matching orders, in ascending updatedAt', (
     expect(ids(orders)).toEqual(ids(expected));
   });
 
+  test('status and updatedSince: the orders changed since that are now outside the status are departed', async () => {
+    // walk() checks that a page's orders and departed orders together are at most its limit.
+    const { departed } = await walk(`status=pending&updatedSince=${encodeURIComponent(since)}`, 4);
+    const changed = seeded.filter((o) => (o.updatedAt ?? '') >= since).sort(byChange);
+    expect(ids(departed)).toEqual(ids(changed.filter((o) => o.status !== 'pending')));
+    expect(departed.length).toBeGreaterThan(3);
+    // Departed orders come whole, as they are now.
+    const want = new Map(seeded.map((o) => [o.id, o]));
+    for (const order of departed) expect(order).toEqual(want.get(order.id));
+  });
+
+  test.each([
+    ['status', 'status=pending'],
+    ['updatedSince', `updatedSince=${encodeURIComponent(since)}`],
+    ['no filter', ''],
+  ])('a walk with %s alone lists no departed', async (_name, query) => {
+    const { departedPages } = await walk(query, 4);
+    expect(departedPages).toBe(0);
+  });
+
   test('updatedSince in another offset means the same instant', async () => {
     const { orders } = await walk(`updatedSince=${encodeURIComponent('2026-11-01T01:11:00+01:00')}`, 50);
     expect(ids(orders)).toEqual(ids(seeded.filter((o) => (o.updatedAt ?? '') >= since).sort(byChange)));
@@ -121,10 +151,12 @@ test('a cancel over v1 moves the order to the time of the cancel; v1 answers sti
   if (!pending) throw new Error('no pending order seeded');
   stack.clock.advance(MINUTE);
   expect((await stack.call('DELETE', `/v1/store/orders/${pending.id}`, bearer(key))).status).toBe(204);
-  const watermark = new Date(stack.clock.now()).toISOString();
-  const { body } = await page(`updatedSince=${encodeURIComponent(watermark)}`);
-  // The walk asked from the cancel's own instant, later than it could settle: the watermark stays there.
-  expect(body).toEqual({ orders: [{ id: pending.id, status: 'cancelled', updatedAt: watermark }], watermark });
+  const cancelled = new Date(stack.clock.now()).toISOString();
+  const { body } = await page(`updatedSince=${encodeURIComponent(cancelled)}`);
+  // The walk asked from the cancel's own instant, later than what has settled: the watermark is
+  // what has settled, earlier than the walk asked from, never the instant it asked from.
+  const watermark = new Date(stack.clock.now() - stack.app.settleMs).toISOString();
+  expect(body).toEqual({ orders: [{ id: pending.id, status: 'cancelled', updatedAt: cancelled }], watermark });
   const v1 = await stack.call('GET', '/v1/store/orders', bearer(key));
   expect(await v1.text()).not.toContain('updatedAt');
   // Put it back as it was for the other tests.
@@ -212,7 +244,7 @@ describe('400 INVALID_CURSOR', () => {
     [
       'sealed with another key',
       () =>
-        `cursor=${encodeURIComponent(sealCursor({ filters: {}, position: { kind: 'scan', after: '1' }, started: 0 }, randomBytes(32)))}`,
+        `cursor=${encodeURIComponent(sealCursor({ filters: {}, position: { kind: 'scan', after: '1' }, started: Date.now() }, { current: randomBytes(32) }))}`,
     ],
     ['that is not a cursor at all', () => 'cursor=hello'],
   ])('%s', async (_name, query) => {
@@ -230,7 +262,8 @@ test('a filtered page is Queries on the index, never a Scan; an unfiltered page 
     { step: 'initialize', name: 'countCommands' },
   );
   try {
-    for (const query of ['status=shipped&limit=5', `updatedSince=${encodeURIComponent(at(3))}&limit=5`]) {
+    const since = `updatedSince=${encodeURIComponent(at(3))}`;
+    for (const query of ['status=shipped&limit=5', `${since}&limit=5`, `status=pending&${since}&limit=5`]) {
       commands.length = 0;
       await page(query);
       expect(commands.filter((c) => c === 'ScanCommand')).toEqual([]);

@@ -13,6 +13,12 @@ describe.each(['staging', 'prod'] as const)('standing charges of %s', (stageName
     stage.template.resourceCountIs('AWS::CloudWatch::Alarm', STAGE_STANDING.alarms);
     stage.template.resourceCountIs('AWS::CloudWatch::Dashboard', STAGE_STANDING.dashboards);
     stage.template.resourceCountIs('AWS::SecretsManager::Secret', STAGE_STANDING.secrets);
+    stage.template.resourceCountIs('AWS::WAFv2::WebACL', STAGE_STANDING.webAcls);
+    // WAF bills each rule of a web ACL by the month.
+    const rules = Object.values(stage.template.findResources('AWS::WAFv2::WebACL')).flatMap(
+      (acl) => (acl.Properties as { Rules?: unknown[] }).Rules ?? [],
+    );
+    expect(rules).toHaveLength(STAGE_STANDING.wafRules);
   });
 
   // CloudWatch bills an alarm by the metrics it reads: one, or each metric of its math expression.

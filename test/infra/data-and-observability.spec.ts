@@ -18,6 +18,8 @@ import {
 import { STAGES } from '../../infra/stages';
 import { STAGE_TAG } from '../../infra/pipeline/names';
 import { EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
+import { ORDER_WRITES_THROTTLED_BY_INDEXES } from '../../infra/constructs/service-alarms';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   arnOf,
   logicalId,
@@ -417,8 +419,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       });
     });
 
-    test("alarm on write throttling of each of the orders table's indexes (what delays their propagation)", () => {
+    test("alarm on order writes throttled by the orders table's indexes (GSI back-pressure), by that name", () => {
       const { template, stack } = stage();
+      const alarm = stack.alarms.node.findChild(ORDER_WRITES_THROTTLED_BY_INDEXES) as Alarm;
       const indexes = TABLES.orders.indexes.map((index) =>
         Match.objectLike({
           MetricStat: Match.objectLike({
@@ -435,23 +438,47 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
           ReturnData: false,
         }),
       );
-      expect(indexes.length).toBeGreaterThan(0);
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('\\+') }), ...indexes]),
+      expect(indexes.length).toBeGreaterThan(1);
+      const properties = template.findResources('AWS::CloudWatch::Alarm')[logicalId(alarm)]?.Properties;
+      expect(properties).toMatchObject({
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        // FILL can hide a late data point of the newest period: one breaching period of the last two fires.
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 1,
       });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Metrics: Match.arrayWith([Match.objectLike({ ReturnData: true }), ...indexes]),
+        EvaluationPeriods: 2,
+      });
+      expect(logicalId(alarm)).toMatch(/OrderWritesThrottledByIndexes/);
+    });
+
+    // A sum over metrics of which only some have data in a period must still have a value: each term
+    // is FILLed with 0, so one index (or one function) throttling alone fires its alarm.
+    test.each([
+      ["the indexes' write throttles", ORDER_WRITES_THROTTLED_BY_INDEXES],
+      ["the functions' throttles", 'FunctionThrottles'],
+    ])('the sum of %s fills every term with 0', (_, id) => {
+      const { template, stack } = stage();
+      const alarm = stack.alarms.node.findChild(id) as Alarm;
+      const metrics = (template.findResources('AWS::CloudWatch::Alarm')[logicalId(alarm)]?.Properties?.Metrics ??
+        []) as { Id: string; Expression?: string; MetricStat?: unknown }[];
+      const terms = metrics.filter((m) => m.MetricStat !== undefined).map((m) => m.Id);
+      expect(terms.length).toBeGreaterThan(1);
+      const expression = metrics.find((m) => m.Expression !== undefined)?.Expression;
+      expect(expression).toBe(terms.map((term) => `FILL(${term}, 0)`).join(' + '));
     });
 
     test('alarms notify the configured topic, or nobody', () => {
       const { template, stack } = stage();
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       // Authorizer failures, throttles, two store-size alarms, the bytes a listing sent (cut ones
-      // included), the orders indexes' write throttles; per API (v1, v2) its 5XX rate, and one per
-      // route (latency or duration); and two rollback alarms (errors, latency) per function, for its
-      // releases, and the authorizer's refusal rate.
+      // included), order writes throttled by the indexes, the web ACL's blocks; per API (v1, v2) its
+      // 5XX rate, and one per route (latency or duration); and two rollback alarms (errors,
+      // latency) per function, for its releases, and the authorizer's refusal rate.
       expect(alarms).toHaveLength(
-        6 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length + 1,
+        7 + stack.apis.length + ROUTES.length + V2_ROUTES.length + 2 * Object.keys(stack.functions).length + 1,
       );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;

@@ -5,19 +5,22 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { CreateSecretCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import {
   alarmTopicVariable,
+  CANARY_KEY_SECRET_OUTPUT,
   LIST_ORDERS_RESERVED_CONCURRENCY,
   stackNameFor,
   toolkitStackNameFor,
 } from '../../lib/contract/deployment';
+import { generateApiKey } from '../../lib/core/access/key-format';
 import {
   LAMBDA_UNRESERVED_MINIMUM,
   lambdaAccountFacts,
   requiredUnreserved,
   type AccountFacts,
 } from '../../tools/deploy/preflight';
-import { describeWithMoto, MOTO_REGION, startMoto, type Moto } from '../support/moto';
+import { createStackWithOutputs, describeWithMoto, MOTO_REGION, startMoto, type Moto } from '../support/moto';
 import { cdkArguments, runDeployCommand } from '../../tools/deploy/run';
 import { UsageError } from '../../tools/shared/errors';
 
@@ -82,6 +85,7 @@ describe('the preflight, before cdk starts', () => {
       unreservedConcurrency: () => Promise.resolve(1_000),
       reservedByStage: () => Promise.resolve(0),
       streamingAvailable: () => Promise.resolve(true),
+      canaryKey: () => Promise.resolve('stored'),
       ...overrides,
     };
   }
@@ -186,6 +190,39 @@ describe('the preflight, before cdk starts', () => {
         lambda.destroy();
         cloudFormation.destroy();
       }
+    });
+  });
+
+  describe("the stage's release canary key, before a deploy", () => {
+    test('a stage whose stack exists without it is refused in one line naming the command, before cdk', async () => {
+      const asked: string[] = [];
+      const missing = facts({
+        canaryKey: (stage) => {
+          asked.push(stage);
+          return Promise.resolve('missing');
+        },
+      });
+      expect(await run(['deploy', 'prod', '--require-approval', 'never'], missing)).toEqual({
+        code: 1,
+        cdkRuns: [],
+        err: [
+          "Error: StoreOrders-prod exists, and its release canary key secret holds no API key, so the authorizer's " +
+            'release would fail its pre-traffic check: run npm run --silent admin -- --stage prod canary-key create, ' +
+            'then deploy again.',
+        ],
+      });
+      expect(asked).toEqual(['prod']);
+    });
+
+    // A first deploy creates each alias at version 1 directly: no traffic shifts, so no hook runs.
+    test.each(['no stack', 'no secret', 'stored'] as const)('with %s, the deploy goes on to cdk', async (state) => {
+      const result = await run(['deploy', 'staging'], facts({ canaryKey: () => Promise.resolve(state) }));
+      expect(result).toMatchObject({ code: 0, err: [], cdkRuns: [cdkArguments('deploy', ['staging'])] });
+    });
+
+    test('a diff changes nothing, and its role may read no secret: it does not ask', async () => {
+      const refusing = facts({ canaryKey: () => Promise.reject(new Error('a diff must not read the canary key')) });
+      expect(await run(['diff', 'staging'], refusing)).toMatchObject({ code: 0, err: [] });
     });
   });
 
@@ -412,6 +449,38 @@ describeWithMoto("what a stage's deployed functions reserve, read from its stack
     } finally {
       lambda.destroy();
       cloudFormation.destroy();
+    }
+  });
+});
+
+describeWithMoto("the stage's release canary key, read from its stack and secret (moto_server)", () => {
+  let moto: Moto;
+  beforeAll(async () => {
+    moto = await startMoto();
+  });
+  afterAll(() => moto.stop());
+
+  test('no stack, a stack without the secret, the placeholder, a stored key', async () => {
+    const region = 'ap-southeast-2';
+    const cloudFormation = moto.cloudFormation(region);
+    const secretsManager = moto.secretsManager(region);
+    const lambda = new LambdaClient({ region, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    try {
+      const accountFacts = lambdaAccountFacts(lambda, cloudFormation, secretsManager);
+      expect(await accountFacts.canaryKey('prod')).toBe('no stack');
+      await createStackWithOutputs(cloudFormation, stackNameFor('staging'), {});
+      expect(await accountFacts.canaryKey('staging')).toBe('no secret');
+
+      // As the stack leaves it: a generated placeholder, no API key.
+      const { ARN = '' } = await secretsManager.send(
+        new CreateSecretCommand({ Name: 'canary', SecretString: 'Xy7#placeholder-from-the-stack' }),
+      );
+      await createStackWithOutputs(cloudFormation, stackNameFor('prod'), { [CANARY_KEY_SECRET_OUTPUT]: ARN });
+      expect(await accountFacts.canaryKey('prod')).toBe('missing');
+      await secretsManager.send(new PutSecretValueCommand({ SecretId: ARN, SecretString: generateApiKey() }));
+      expect(await accountFacts.canaryKey('prod')).toBe('stored');
+    } finally {
+      for (const client of [lambda, cloudFormation, secretsManager]) client.destroy();
     }
   });
 });

@@ -83,8 +83,14 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 });
 // Code that serves only the tools (tools/, and lib/ files that nothing deployed or generated loads)
 // may not grow unnoticed: a ratchet at today's size, lowered as code is removed. Issue 37 aims at
-// 4,800; a library or Node's own API beats lines of our own.
-const TOOL_CODE_MAX_LINES = 5_858;
+// 4,800; a library or Node's own API beats lines of our own. Raised by 218 for the tools' checked
+// AWS clock (tools/shared/aws-time.ts, the commands' checks, the embedded server's Date header), by
+// 89 for the local emulation of the web ACL's limit per client address (tools/local/address-limit.ts),
+// by 189 for the release canary key: its admin command (tools/admin/commands/canary-key.ts, 86),
+// the stage's secret and the key record's flag in keys list and keys usage (54), the deploy
+// preflight's check (49), and 2 for its checked clock; and by 44 for `keys rebind`, which a new
+// stack that took the retained tables back needs (no library binds our keys to usage plans).
+const TOOL_CODE_MAX_LINES = 6_400;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

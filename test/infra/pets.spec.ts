@@ -63,9 +63,15 @@ describe.each(['staging', 'prod'] as const)('the pets route of %s', (stageName) 
     expect(pets?.Properties?.AttributeDefinitions).toEqual([
       { AttributeName: TABLES.pets.partitionKey.name, AttributeType: 'N' },
     ]);
-    // As the orders table but for the v2 listing's indexes, which only orders have.
+    // As the orders table but for the v2 listing's indexes, which only orders have, and the tags, which
+    // name each table's own logical id (test/infra/retained-data.spec.ts).
     const withoutIndexes = (props: Record<string, unknown> | undefined) => {
-      const { AttributeDefinitions: _definitions, GlobalSecondaryIndexes: _indexes, ...rest } = props ?? {};
+      const {
+        AttributeDefinitions: _definitions,
+        GlobalSecondaryIndexes: _indexes,
+        Tags: _tags,
+        ...rest
+      } = props ?? {};
       return rest;
     };
     expect(withoutIndexes(pets?.Properties)).toEqual(withoutIndexes(orders?.Properties));

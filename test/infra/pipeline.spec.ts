@@ -4,12 +4,15 @@ import { App } from 'aws-cdk-lib/core';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
   bootstrapQualifierFor,
+  CANARY_KEY_SECRET_TAG,
   STAGE_NAMES,
   stackNameFor,
   STREAMING_PROBE_FUNCTION,
   toolkitStackNameFor,
   type StageName,
 } from '../../lib/contract/deployment';
+import { CANARY_KEY_SECRET_ACTIONS } from '../../infra/pipeline/canary-key-permissions';
+import { STAGE_TAG } from '../../infra/pipeline/names';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
 import { ACCOUNT_STAGES_CONTEXT, accountStages } from '../../infra/pipeline/account-stages';
 import { stackDeletionRefused } from '../../infra/pipeline/permissions';
@@ -158,10 +161,31 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
     // A usage plan's keys take the plan's tags: binding and unbinding reach the stage's own plans.
     const onPlans = deploy().allowed.filter((st) => st.Resource.some((r) => r.includes('/usageplans/')));
     expect(onPlans.map((st) => st.Condition)).toEqual(
-      onPlans.map(() => ({ StringEquals: { 'aws:ResourceTag/store-orders:stage': stage } })),
+      onPlans.map(() => ({ StringEquals: { [`aws:ResourceTag/${STAGE_TAG}`]: stage } })),
     );
     const tables = all.filter((g) => g.startsWith('dynamodb:')).map((g) => g.split(' ')[1]);
     expect(new Set(tables)).toEqual(new Set([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(stage)}-*`]));
+  });
+
+  test(`may read and store the release canary key secret tagged ${stage}, and no other secret`, () => {
+    const secrets = deploy().allowed.filter((s) => s.Action.some((a) => a.startsWith('secretsmanager:')));
+    // Both tags: the stage's (which no other stage's template may give: the execution policies refuse it) and the canary key's.
+    expect(secrets).toEqual([
+      expect.objectContaining({
+        Action: CANARY_KEY_SECRET_ACTIONS,
+        Resource: [`arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:*`],
+        Condition: {
+          StringEquals: {
+            [`aws:ResourceTag/${STAGE_TAG}`]: stage,
+            [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage,
+          },
+        },
+      }),
+    ]);
+    // The key's record and its revocation marks: what canary-key create sends to the stage's tables.
+    const all = grants(deploy().allowed);
+    for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'Scan'])
+      expect(all).toContain(`dynamodb:${action} arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(stage)}-*`);
   });
 });
 

@@ -1,12 +1,16 @@
 import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import type { CfnElement } from 'aws-cdk-lib/core';
 import { Match } from 'aws-cdk-lib/assertions';
-import type { FunctionId } from '../../lib/contract/deployment';
+import {
+  CANARY_KEY_SECRET_OUTPUT,
+  CANARY_KEY_SECRET_TAG,
+  RELEASE_HOOK_TIMEOUT_SECONDS,
+  type FunctionId,
+} from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES, STAGES } from '../../infra/stages';
 import { HOOK_ENV } from '../../infra/release-hook/handler';
 import { SECRET_READ_ACTION } from '../../lib/contract/secrets';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
-import { CANARY_KEY_SECRET_OUTPUT } from '../../infra/constructs/service-releases';
 import { ROLLBACK_REFUSAL_RATE } from '../../infra/constructs/service-alarms';
 import {
   AUTHORIZER_FAILED_MESSAGE,
@@ -207,17 +211,21 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
     // The authorizer's hook reads the stage's canary key besides; no other hook knows of it.
     const canary = name === 'authorizer' ? { [HOOK_ENV.canaryKeySecret]: ref(stack.releases.canaryKey) } : {};
-    expect((resources(template)[logicalId(hook.function)]?.Properties as { Environment: unknown }).Environment).toEqual(
-      {
-        Variables: {
-          [HOOK_ENV.functionId]: name,
-          [HOOK_ENV.versionArn]: { Ref: versionId },
-          POWERTOOLS_SERVICE_NAME: expect.any(String),
-          [STAGE_ENV_VAR]: stageName,
-          ...canary,
-        },
+    const properties = resources(template)[logicalId(hook.function)]?.Properties as {
+      Environment: unknown;
+      Timeout: unknown;
+    };
+    // The timeout the hook derives its calls' bounds from (HOOK_BOUNDS) is the one deployed.
+    expect(properties.Timeout).toBe(RELEASE_HOOK_TIMEOUT_SECONDS);
+    expect(properties.Environment).toEqual({
+      Variables: {
+        [HOOK_ENV.functionId]: name,
+        [HOOK_ENV.versionArn]: { Ref: versionId },
+        POWERTOOLS_SERVICE_NAME: expect.any(String),
+        [STAGE_ENV_VAR]: stageName,
+        ...canary,
       },
-    );
+    });
     const statements = Object.values(
       template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(hook.role)] } }),
     ).flatMap(
@@ -430,9 +438,14 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
       }
     });
 
-    test("the stage's canary key secret is a stack output, for the operator who stores the key", () => {
+    test("the stage's canary key secret is a stack output, tagged with its stage, for the command that stores the key", () => {
       const { template, stack } = stage();
       template.hasOutput(CANARY_KEY_SECRET_OUTPUT, { Value: ref(stack.releases.canaryKey) });
+      // The deploy role's grant to store the key names this tag and value (infra/pipeline/permissions.ts).
+      // Among others (prod's retained data carries the tags a new stack takes it back by).
+      expect(resources(template)[logicalId(stack.releases.canaryKey)]?.Properties?.Tags).toEqual(
+        expect.arrayContaining([{ Key: CANARY_KEY_SECRET_TAG, Value: stageName }]),
+      );
     });
 
     test.each(['authorizer', 'cancel-order'] as const)('the p99 duration of the new version of %s', (name) => {

@@ -23,3 +23,5 @@ import './stage-isolation.spec';
 import './policy-actions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
+import './firewall.spec';
+import './retained-data.spec';

@@ -5,15 +5,29 @@
 // worst role a template of the stage could make, one allowed everything under the boundary, and
 // the stage's CloudFormation execution role (its execution policy, no boundary) are refused every
 // action of the Service Authorization Reference on the other stage's tables, secrets, stack,
-// functions, roles, log groups, APIs and usage plans; and each real role is allowed all it needs.
+// functions, roles, log groups, APIs, API stages, usage plans and web ACL, and so is the stage's
+// deploy role; and each real role is allowed all it needs (the deploy role: cdk's deploy, the
+// preflight's reads, `canary-key create`'s calls, on its own stage's canary secret and tables).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
+import {
+  CANARY_KEY_SECRET_TAG,
+  STAGE_NAMES,
+  stackNameFor,
+  STREAMING_PROBE_FUNCTION,
+  type StageName,
+} from '../../lib/contract/deployment';
 import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
 import type { TableAction } from '../../lib/contract/deployment';
 import { stageBootstrap } from '../../infra/pipeline/bootstrap';
-import { generatedNamePrefix, PIPELINE_ROLE_NAMES, projectNamePrefix, STAGE_TAG } from '../../infra/pipeline/names';
+import {
+  generatedNamePrefix,
+  PIPELINE_ROLE_NAMES,
+  projectNamePrefix,
+  STAGE_TAG,
+  STAGE_TAGGED_TYPES,
+} from '../../infra/pipeline/names';
 import { CDK_DEPLOY_STACK_ACTIONS, stackDeletionRefused } from '../../infra/pipeline/permissions';
 import { RESOURCE_TYPE_ACTIONS } from '../../infra/pipeline/resource-actions';
 import { AWS_MANAGED_POLICIES } from '../support/aws-managed-policies';
@@ -141,6 +155,9 @@ function stageTargets(stage: StageName): Target[] {
     .find((id) => stack.name(id).startsWith('API-Gateway-Execution-Logs_'));
   const apiId = first('AWS::ApiGateway::RestApi');
   const planId = first('AWS::ApiGateway::UsagePlan');
+  const apiStageId = first('AWS::ApiGateway::Stage');
+  const apiStage = stack.resource(apiStageId).Properties ?? {};
+  const webAclId = first('AWS::WAFv2::WebACL');
   return [
     ...stack.ofType('AWS::DynamoDB::Table').map((id) => ({
       what: `table ${id}`,
@@ -192,6 +209,21 @@ function stageTargets(stage: StageName): Target[] {
       resource: `arn:aws:apigateway:${REGION}::/usageplans/${stack.ref(planId)}/keys`,
       context: stack.tagContext(planId),
     },
+    // What the web ACL is associated with: API Gateway authorizes that as apigateway:SetWebACL on it.
+    {
+      what: "an API's stage",
+      service: 'apigateway',
+      resourceType: 'Stage',
+      resource: `arn:aws:apigateway:${REGION}::/restapis/${stack.string(apiStage.RestApiId ?? null)}/stages/${stack.string(apiStage.StageName ?? null)}`,
+      context: stack.tagContext(apiStageId),
+    },
+    {
+      what: 'web ACL',
+      service: 'wafv2',
+      resourceType: 'webacl',
+      resource: stack.arn(webAclId),
+      context: stack.tagContext(webAclId),
+    },
   ];
 }
 
@@ -218,7 +250,7 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(boundaryArn(stage)).not.toBe(boundaryArn(other(stage)));
   });
 
-  test(`no role of ${stage} may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs`, async () => {
+  test(`no role of ${stage}, its deploy role and execution role among them, may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs, API stages, web ACL`, async () => {
     const requests: (Request & { what: string })[] = [];
     for (const target of stageTargets(other(stage))) {
       for (const action of await actionsOnResourceType(target.service, target.resourceType)) {
@@ -232,8 +264,18 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
       }
     }
     expect(requests.length).toBeGreaterThan(200);
-    expect(await allowedAmong([worstStageRole(stage), executionRole(stage)], requests)).toEqual([]);
-  }, 60_000);
+    expect(requests.filter((r) => r.action.startsWith('wafv2:')).length).toBeGreaterThan(5);
+    const deployRole = rolePrincipal(pipeline, deployRoleId(stage), `${stage} deploy role`);
+    expect(await allowedAmong([worstStageRole(stage), executionRole(stage), deployRole], requests)).toEqual([]);
+  }, 120_000);
+
+  test(`every resource of ${stage} whose ARN carries no stage carries ${stage}'s tag, beside any other tags`, () => {
+    const stack = stages[stage];
+    const tagged = STAGE_TAGGED_TYPES.flatMap((type) => stack.ofType(type));
+    expect(tagged.length).toBeGreaterThan(10);
+    const untagged = tagged.filter((id) => stack.tagContext(id)[`aws:ResourceTag/${STAGE_TAG}`] !== stage);
+    expect(untagged).toEqual([]);
+  });
 
   test('every role is allowed everything its own policies grant it (its boundary takes nothing it needs)', async () => {
     const stack = stages[stage];
@@ -388,6 +430,107 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(await decideOn(role, { action: 'kms:Decrypt', resource: arnOf('kms', 'key/1234abcd') })).not.toBe('Allowed');
   });
 
+  test("the deploy role may run the preflight and canary-key create on its stage's canary secret and tables alone", async () => {
+    const role = rolePrincipal(pipeline, deployRoleId(stage), `${stage} deploy role`);
+    const built = (s: StageName) => {
+      const found = synthesised.stages.find((x) => x.stage === s)?.stack;
+      if (!found) throw new Error(`no ${s}`);
+      return found;
+    };
+    const secret = (s: StageName, which: 'canaryKey' | 'cursorKey') => {
+      const id = logicalId(which === 'canaryKey' ? built(s).releases.canaryKey : built(s).cursorKey);
+      return { resource: stages[s].arn(id), context: stages[s].tagContext(id) };
+    };
+    const table = (s: StageName, id: 'apiKeys' | 'rateLimits') => stages[s].arn(logicalId(built(s).tables.tables[id]));
+    const functionArn = (s: StageName) => stages[s].arn(stages[s].ofType('AWS::Lambda::Function')[0] ?? '');
+    const canary = secret(stage, 'canaryKey');
+    expect(canary.context).toMatchObject({
+      [`aws:ResourceTag/${STAGE_TAG}`]: stage,
+      [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage,
+    });
+    // tools/deploy/preflight.ts: Lambda's account settings, the stack's functions and their
+    // reservations, the streaming probe, the stack's outputs and the canary secret.
+    const preflight: Request[] = [
+      { action: 'lambda:GetAccountSettings', resource: '*' },
+      { action: 'cloudformation:ListStackResources', resource: stackArnOf(stackNameFor(stage)) },
+      { action: 'lambda:GetFunctionConcurrency', resource: functionArn(stage) },
+      { action: 'lambda:InvokeFunction', resource: arnOf('lambda', `function:${STREAMING_PROBE_FUNCTION}`) },
+      { action: 'cloudformation:DescribeStacks', resource: stackArnOf(stackNameFor(stage)) },
+      { action: 'secretsmanager:GetSecretValue', ...canary },
+    ];
+    // tools/admin/commands/canary-key.ts: the stack's outputs; AWS's clock probed with a GetItem of
+    // the key table; the held key looked up, the new one stored, the previous found and revoked,
+    // with its limiter marks; the secret read and written.
+    const canaryKeyCreate: Request[] = [
+      { action: 'cloudformation:DescribeStacks', resource: stackArnOf(stackNameFor(stage)) },
+      ...['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'].map((action) => ({
+        action,
+        resource: table(stage, 'apiKeys'),
+      })),
+      { action: 'dynamodb:UpdateItem', resource: table(stage, 'rateLimits') },
+      { action: 'secretsmanager:GetSecretValue', ...canary },
+      { action: 'secretsmanager:PutSecretValue', ...canary },
+    ];
+    const refused: string[] = [];
+    for (const request of [...preflight, ...canaryKeyCreate]) {
+      const decision = await decide(role, request);
+      if (decision !== 'Allowed') refused.push(`${request.action} on ${request.resource} ${decision}`);
+    }
+    expect(refused).toEqual([]);
+    // Not the other stage's: its canary secret, its tables, its stack; nor its own cursor key
+    // (no canary tag), nor a secret another stage's template (or anyone) made with this stage's
+    // canary tag, with the other stage's tag or none: only this stage's stack may give a secret
+    // this stage's tag (the execution policies refuse it to the other stage).
+    const otherCanary = secret(other(stage), 'canaryKey');
+    const impostor = (stageTag: Record<string, string>) => ({
+      resource: arnOf('secretsmanager', 'secret:Impostor-1A2B-AbCdEf'),
+      context: { ...stageTag, [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage },
+    });
+    const elsewhere: Request[] = [
+      ...['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'].flatMap((action) => [
+        { action, ...otherCanary },
+        { action, ...impostor({ [`aws:ResourceTag/${STAGE_TAG}`]: other(stage) }) },
+        { action, ...impostor({}) },
+        { action, ...secret(stage, 'cursorKey') },
+      ]),
+      ...['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Scan'].map((action) => ({
+        action,
+        resource: table(other(stage), 'apiKeys'),
+      })),
+      { action: 'cloudformation:DescribeStacks', resource: stackArnOf(stackNameFor(other(stage))) },
+      { action: 'cloudformation:ListStackResources', resource: stackArnOf(stackNameFor(other(stage))) },
+      { action: 'lambda:GetFunctionConcurrency', resource: functionArn(other(stage)) },
+    ];
+    const allowed: string[] = [];
+    for (const request of elsewhere) {
+      if ((await decide(role, request)) === 'Allowed') allowed.push(`${request.action} on ${request.resource}`);
+    }
+    expect(allowed).toEqual([]);
+  });
+
+  test("the execution role may attach only its stage's web ACL, and detach none of the other stage's", async () => {
+    const role = executionRole(stage);
+    const acl = (s: StageName) => stages[s].arn(stages[s].ofType('AWS::WAFv2::WebACL')[0] ?? '');
+    const apiStage = (s: StageName) => {
+      const id = stages[s].ofType('AWS::ApiGateway::Stage')[0] ?? '';
+      const properties = stages[s].resource(id).Properties ?? {};
+      return {
+        resource: `arn:aws:apigateway:${REGION}::/restapis/${stages[s].string(properties.RestApiId ?? null)}/stages/${stages[s].string(properties.StageName ?? null)}`,
+        context: stages[s].tagContext(id),
+      };
+    };
+    expect(acl(stage)).toContain(`/webacl/${generatedNamePrefix(stage)}`);
+    for (const action of ['wafv2:AssociateWebACL', 'wafv2:GetWebACL', 'wafv2:UpdateWebACL', 'wafv2:DeleteWebACL']) {
+      expect(await decide(role, { action, resource: acl(stage) })).toBe('Allowed');
+      expect(await decide(role, { action, resource: acl(other(stage)) })).not.toBe('Allowed');
+    }
+    // API Gateway's own check of an association (or its removal) on the API stage: the stage's
+    // ARN carries ids, so the stage tag decides. WAF's DisassociateWebACL names only the API
+    // stage, so this check is what keeps a stage from detaching the other's web ACL.
+    expect(await decide(role, { action: 'apigateway:SetWebACL', ...apiStage(stage) })).toBe('Allowed');
+    expect(await decide(role, { action: 'apigateway:SetWebACL', ...apiStage(other(stage)) })).toBe('ExplicitlyDenied');
+  });
+
   test(`the execution role may create the resource types ${stage} declares, on ${stage}'s names`, async () => {
     const role = executionRole(stage);
     const types = [...new Set(Object.values(stages[stage].template.Resources).map((r) => r.Type))].filter(
@@ -461,6 +604,9 @@ const STAGE_RESOURCE_TYPES = [
   'application',
   'deploymentgroup',
   'object',
+  // WAF's: its web ACL, and the API stage it is associated with.
+  'webacl',
+  'apigateway',
 ];
 
 /**
@@ -473,13 +619,15 @@ async function stageSample(stage: StageName, action: string): Promise<Request> {
   const { wildcardOnly, types } = await resourceTypesOf(action);
   if (wildcardOnly) return { action, resource: '*' };
   const [service] = action.split(':') as [string];
+  // API Gateway's verbs act on its paths: a REST API (POST creates one under /restapis); apigateway:SetWebACL on a stage.
+  const apiType = action === 'apigateway:POST' ? 'RestApis' : 'RestApi';
   const type =
-    service === 'apigateway'
-      ? action === 'apigateway:POST'
-        ? 'RestApis'
-        : 'RestApi'
+    service === 'apigateway' && types.some((t) => t.name === apiType)
+      ? apiType
       : (types.find((t) => t.required) ?? types.find((t) => STAGE_RESOURCE_TYPES.includes(t.name)) ?? types[0])?.name;
-  const format = types.find((t) => t.name === type)?.arnFormats[0];
+  // A stage's ARN has a REST API's form and an HTTP API's: the stacks make REST APIs.
+  const formats = types.find((t) => t.name === type)?.arnFormats ?? [];
+  const format = formats.find((f) => f.includes('/restapis/')) ?? formats[0];
   if (!format) throw new Error(`No resource type of ${action}`);
   const bootstrap = stageBootstrap(stage);
   const generated = `${generatedNamePrefix(stage)}Sample`;
@@ -495,6 +643,9 @@ async function stageSample(stage: StageName, action: string): Promise<Request> {
     ParameterNameWithoutLeadingSlash: concrete(bootstrap.versionParameterArn).replace(/^.*:parameter\//, ''),
     SecretId: 'CursorKey-1A2B-AbCdEf',
     RestApiId: 'a1b2c3',
+    StageName: 'v1',
+    // A web ACL in front of API Gateway is regional (list_awswafv2.html: `${Scope}/webacl/...`).
+    Scope: 'regional',
   };
   const resource = format.replace(/\$\{([^}]+)\}/g, (_, name: string) => values[name] ?? generated);
   const context: Record<string, string> = {

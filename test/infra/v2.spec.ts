@@ -4,7 +4,7 @@
 // The custom-domain mapping is checked in stage-config.spec.ts, whose variants have a domain.
 import { Match } from 'aws-cdk-lib/assertions';
 import { ORDER_INDEXES, TABLES } from '../../lib/contract/tables';
-import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
+import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../../lib/contract/sync';
 import { errorJson } from '../../lib/contract/errors';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { BASE_PATH, binaryMediaTypesOf, ROUTES, V2_BASE_PATH, V2_ROUTES } from '../../lib/contract/routes';
@@ -87,6 +87,8 @@ describe.each(['staging', 'prod'] as const)('v2 in %s', (stageName) => {
         GenerateSecretString: { PasswordLength: 64 },
       },
     );
+    // Operators find it by this output to rotate it (docs/operations.md#the-v2-cursor-key).
+    template.hasOutput(CURSOR_KEY_SECRET_OUTPUT, { Value: ref(stack.cursorKey) });
   });
 
   test('only list-orders-v2 may read the cursor key', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { alarmTopicVariable, STAGE_NAMES } from '../../lib/contract/deployment';
+import { alarmTopicVariable, CANARY_KEY_COMMAND, STAGE_NAMES } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
 import { LAMBDA_NODE_MAJOR } from '../../infra/functions';
 
@@ -74,6 +74,7 @@ test('npm run lint:workflows fails on broken copies of the pipeline, naming each
 });
 
 interface Step {
+  id?: string;
   run?: string;
   uses?: string;
   if?: string;
@@ -128,6 +129,7 @@ test('prod is deployed after staging, from the protected prod environment, and A
   expect(runs(jobs.staging)).toEqual([
     'npm ci --ignore-scripts',
     'npm run deploy -- staging --app cdk.out --require-approval never',
+    'npm run admin -- --stage staging canary-key create --if-missing',
     'npm run smoke -- --stage staging --run ${{ github.run_id }}',
     'npm run smoke -- --stage staging --allow-writes --run ${{ github.run_id }}',
     'npm run smoke -- --stage staging --clean-up --run ${{ github.run_id }}',
@@ -135,6 +137,7 @@ test('prod is deployed after staging, from the protected prod environment, and A
   expect(runs(jobs.prod)).toEqual([
     'npm ci --ignore-scripts',
     'npm run deploy -- prod --app cdk.out --require-approval never',
+    'npm run admin -- --stage prod canary-key create --if-missing',
     'npm run smoke -- --stage prod --run ${{ github.run_id }}',
     'npm run smoke -- --stage prod --clean-up --run ${{ github.run_id }}',
   ]);
@@ -173,6 +176,20 @@ test('both stages deploy the one cloud assembly the synth job made, in cdk.out',
     // Downloaded before the deploy, which then does not synthesise again.
     const steps = job?.steps ?? [];
     expect(steps.indexOf(download as Step)).toBeLessThan(steps.findIndex((s) => s.run?.startsWith('npm run deploy')));
+  }
+});
+
+test("each stage's job stores its release canary key once its deploy has run, failed or not, never when cancelled", () => {
+  const { jobs } = pipeline();
+  for (const stage of STAGE_NAMES) {
+    const steps = jobs[stage]?.steps ?? [];
+    const deploy = steps.findIndex((s) => s.run?.startsWith('npm run deploy'));
+    expect(steps[deploy]?.id).toBe('deploy');
+    // Right after it: the next deploy's preflight refuses a stage whose stack exists without the key.
+    expect(steps[deploy + 1]).toEqual({
+      if: "${{ !cancelled() && steps.deploy.outcome != 'skipped' }}",
+      run: `npm run admin -- --stage ${stage} ${CANARY_KEY_COMMAND} --if-missing`,
+    });
   }
 });
 

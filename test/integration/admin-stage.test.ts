@@ -17,6 +17,8 @@ import { authenticate } from '../../lib/stores/key-service';
 import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
+import type { TableId } from '../../lib/contract/tables';
+import { DeleteStackCommand } from '@aws-sdk/client-cloudformation';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { stageTarget, type StageClients } from '../../tools/admin/stage';
@@ -281,6 +283,65 @@ describeWithMoto('admin --stage against moto_server', () => {
 
     const again = await admin('--stage', 'staging', 'keys', 'prune-gateway');
     expect(again.stdout).toContain('No revoked key');
+  });
+
+  // A new stack that took the retained tables back (docs/operations.md) has new usage plans, holding no key.
+  test('keys rebind puts every live key in its usage plan of a new stack, revoked ones not, and finds nothing to do again', async () => {
+    const region = 'ap-southeast-2';
+    const retained = await createTestTables();
+    const cloudFormation = moto.cloudFormation(region);
+    const apiGateway = moto.apiGateway(region);
+    const outputs = (plans: Record<PlanName, string>) => ({
+      ...Object.fromEntries(
+        Object.entries(TABLE_NAME_OUTPUTS).map(([id, key]) => [key, retained.names[id as TableId]]),
+      ),
+      ...Object.fromEntries(PLAN_NAMES.map((plan) => [USAGE_PLAN_ID_OUTPUTS[plan], plans[plan]])),
+    });
+    const inRegion = stageAdmin({ region });
+    try {
+      await createStackWithOutputs(
+        cloudFormation,
+        stackNameFor('prod'),
+        outputs(await createUsagePlans(apiGateway, PLAN_NAMES, 'old')),
+      );
+      const created = [];
+      for (const plan of ['free', 'pro', 'free'] as const) {
+        const run = await inRegion('--stage', 'prod', 'keys', 'create', '--plan', plan, '--json');
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        created.push({ plan, ...(JSON.parse(run.stdout) as { id: string; gatewayKeyId: string }) });
+      }
+      const [revoked, ...live] = created;
+      expect((await inRegion('--stage', 'prod', 'keys', 'revoke', revoked?.id ?? '')).code).toBe(0);
+
+      // The stack is deleted and deployed again on the retained tables: new usage plans.
+      await cloudFormation.send(new DeleteStackCommand({ StackName: stackNameFor('prod') }));
+      const plans = await createUsagePlans(apiGateway, PLAN_NAMES, 'new');
+      await createStackWithOutputs(cloudFormation, stackNameFor('prod'), outputs(plans));
+      const inPlan = async (plan: PlanName) =>
+        ((await apiGateway.send(new GetUsagePlanKeysCommand({ usagePlanId: plans[plan] }))).items ?? []).map(
+          (k) => k.id,
+        );
+
+      const run = await inRegion('--stage', 'prod', 'keys', 'rebind');
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain(`${live.length} of the ${live.length} live keys`);
+      for (const key of live) expect(await inPlan(key.plan)).toContain(key.gatewayKeyId);
+      expect(await inPlan('free')).toHaveLength(live.filter((key) => key.plan === 'free').length);
+
+      const again = await inRegion('--stage', 'prod', 'keys', 'rebind');
+      expect(again.stdout).toContain(`0 of the ${live.length} live keys`);
+      expect(again.stdout).toContain(`${live.length} were in them already`);
+    } finally {
+      cloudFormation.destroy();
+      apiGateway.destroy();
+      await retained.drop();
+    }
+  });
+
+  test('keys rebind on the local stack is a usage error', async () => {
+    const run = await adminRunner(() => testTarget(tables))('keys', 'rebind');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('keys rebind needs --stage');
   });
 
   test('keys prune-gateway on the local stack is a usage error', async () => {

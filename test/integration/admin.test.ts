@@ -4,6 +4,7 @@
 import { runSpec } from '../support/specs';
 
 runSpec('admin-backfill', () => require('./admin-backfill.spec'));
+runSpec('admin-canary-key', () => require('./admin-canary-key.spec'));
 runSpec('admin-endpoint', () => require('./admin-endpoint.spec'));
 runSpec('admin-keys', () => require('./admin-keys.spec'));
 runSpec('admin-orders', () => require('./admin-orders.spec'));

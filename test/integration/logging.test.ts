@@ -16,7 +16,11 @@ import {
   AUTHORIZER_VERSION_KEY,
   KEY_ACCEPTED_MESSAGE,
   KEY_REFUSED_MESSAGE,
+  RELEASE_CHECK_FLAG,
+  RELEASE_CHECK_MESSAGE,
 } from '../../lib/edge/authorizer';
+import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { generateApiKey } from '../../lib/core/access/key-format';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -132,4 +136,39 @@ test("each of the authorizer's decisions is one line naming the version that mad
     [KEY_ACCEPTED_MESSAGE, '43'],
     [KEY_REFUSED_MESSAGE, '43'],
   ]);
+});
+
+test("the release hook's checks are judged as any key is, but logged apart from callers' decisions", async () => {
+  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  const { key } = await createApiKey(keys, { plan: 'free', scope: 'read', releaseCanary: true });
+  const authorizer = makeAuthorizerHandler({ keys });
+  const ctx = { ...context('authorizer', 'auth-req-hook'), functionVersion: '44' };
+  // The events the authorizer's hook sends: a random well-formed key, then the stage's canary key.
+  const events = await Promise.all(
+    RELEASE_CHECKS.authorizer.map(async (check) => (await check.prepare({ canaryKey: async () => key })).event),
+  );
+  const judge = async (event: unknown) =>
+    authorizer(event as APIGatewayTokenAuthorizerEvent, ctx).then(
+      () => 'allowed',
+      () => 'refused',
+    );
+  const decisions = () =>
+    output.entries().filter((e) => e.message === KEY_ACCEPTED_MESSAGE || e.message === KEY_REFUSED_MESSAGE);
+
+  expect(await Promise.all(events.map(judge))).toEqual(['refused', 'allowed']);
+  expect(decisions()).toEqual([]);
+  expect(
+    output
+      .entries()
+      .filter((e) => e.message === RELEASE_CHECK_MESSAGE)
+      .map((e) => [e.accepted, e[AUTHORIZER_VERSION_KEY]]),
+  ).toEqual([
+    [false, '44'],
+    [true, '44'],
+  ]);
+
+  // The same keys as API Gateway sends them (no flag: it cannot set one) are callers' decisions.
+  const plain = events.map((event) => ({ ...(event as object), [RELEASE_CHECK_FLAG]: undefined }));
+  expect(await Promise.all(plain.map(judge))).toEqual(['refused', 'allowed']);
+  expect(decisions()).toHaveLength(2);
 });

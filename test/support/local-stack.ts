@@ -31,6 +31,24 @@ export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): TestClock {
   };
 }
 
+/**
+ * A clock that runs at the machine's pace from `start` and that a test can still move: the time of
+ * a world a child process shares in real time (the admin command, reading AWS's time from the
+ * private server's replies), with no waiting when the test moves it on.
+ */
+export function flowingClock(start = Date.now()): TestClock {
+  let origin = start - performance.now();
+  return {
+    now: () => Math.floor(origin + performance.now()),
+    set: (ms) => {
+      origin = ms - performance.now();
+    },
+    advance: (ms) => {
+      origin += ms;
+    },
+  };
+}
+
 export interface LocalStack {
   baseUrl: string;
   tables: TestTables;
@@ -58,6 +76,11 @@ export interface LocalStackOptions extends Partial<Omit<LocalAppOptions, 'endpoi
    * it brings its own.
    */
   dynamo?: LagOptions;
+  /**
+   * The stack's clock, a virtual one (testClock) by default. A private server's replies (`dynamo`)
+   * carry a given clock's time in their `Date` header, as DynamoDB's carry AWS's.
+   */
+  clock?: TestClock;
 }
 
 function stackDocument(options: LocalStackOptions): JsonObject {
@@ -94,11 +117,11 @@ function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths:
 /** The local gateway and handlers on fresh tables of the embedded server, on a free port. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   // Contracts describe the extra routes to the validator; the app itself has no use for them.
-  const { contracts: _contracts, dynamo, ...appOptions } = options;
-  const clock = testClock();
+  const { contracts: _contracts, dynamo, clock = testClock(), ...appOptions } = options;
   const lagging =
     dynamo &&
     (await startLaggingTables({
+      ...(options.clock ? { clock: clock.now } : {}),
       ...dynamo,
       ...(dynamo.indexLag ? { indexLag: { now: clock.now, ...dynamo.indexLag } } : {}),
     }));

@@ -1,11 +1,12 @@
 // moto_server (`npm run setup:aws-tools`), a real AWS-protocol server, for the admin
-// and smoke commands' API Gateway and CloudFormation calls: started once per test file on a free
+// and smoke commands' API Gateway, CloudFormation and Secrets Manager calls and the functions' secret reads: started once per test file on a free
 // port, reset between tests when a file asks, stopped after. It speaks the services' own wire
 // protocols, so the SDK's serialisation, pagination and error mapping are exercised, not mocked.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { APIGatewayClient, CreateUsagePlanCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { toolMissing } from './aws-tools';
 import { inCi } from './ci';
 
@@ -30,6 +31,7 @@ export interface Moto {
   /** A new client of moto's CloudFormation (in MOTO_REGION unless given: moto keeps each Region apart). */
   cloudFormation(region?: string): CloudFormationClient;
   apiGateway(region?: string): APIGatewayClient;
+  secretsManager(region?: string): SecretsManagerClient;
   /** Forgets every resource (moto's own reset endpoint). */
   reset(): Promise<void>;
   stop(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startMoto(): Promise<Moto> {
     endpoint,
     cloudFormation: (region) => new CloudFormationClient(where(region)),
     apiGateway: (region) => new APIGatewayClient(where(region)),
+    secretsManager: (region) => new SecretsManagerClient(where(region)),
     reset: async () => {
       const answer = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
       if (!answer.ok) throw new Error(`moto reset answered ${answer.status}`);
@@ -119,13 +122,14 @@ export async function createStackWithOutputs(
  * cannot produce (throttling, a usage plan vanishing mid-run), through the SDK's own middleware.
  */
 export function failNext(
-  client: APIGatewayClient | CloudFormationClient,
+  client: APIGatewayClient | CloudFormationClient | SecretsManagerClient,
   commandName: string,
   error: Error,
   times = 1,
 ): void {
   let left = times;
-  client.middlewareStack.add(
+  // Each client's stack is typed by its own commands; this middleware reads none of them.
+  (client.middlewareStack as CloudFormationClient['middlewareStack']).add(
     (next, context) => (args) => {
       if (context.commandName === commandName && left > 0) {
         left--;

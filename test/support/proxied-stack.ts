@@ -5,7 +5,7 @@ import type { OrdersRepository } from '../../lib/stores/orders';
 import { keysStore, seedingOrdersStore } from '../../lib/root/stores';
 import { closeClients, type Wiring } from '../../lib/root/wiring';
 import type { Limits, PlanName } from '../../lib/contract/plans';
-import { createLocalApp } from '../../tools/local/app';
+import { createLocalApp, type LocalAppOptions } from '../../tools/local/app';
 import { createTestTables, type TestTables } from './dynamo';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { testClock, type TestClock } from './local-stack';
@@ -19,7 +19,8 @@ export interface ProxiedStack {
   /** The orders table read and written directly, past the proxy, whatever fault it injects. */
   orders: OrdersRepository;
   newKey(plan: PlanName, limits?: Limits): Promise<string>;
-  request(method: string, path: string, key?: string): Promise<RawResponse>;
+  /** `from`: the address the request comes from (127.0.0.1 when absent). */
+  request(method: string, path: string, key?: string, from?: string): Promise<RawResponse>;
   close(): Promise<void>;
 }
 
@@ -27,7 +28,10 @@ export interface ProxiedStack {
  * A local stack whose DynamoDB client goes through a fault proxy to the embedded server. Setup and
  * checks use their own client straight to the server, so they work while the proxy misbehaves.
  */
-export async function startProxiedStack(upstreamEndpoint: string): Promise<ProxiedStack> {
+export async function startProxiedStack(
+  upstreamEndpoint: string,
+  options: Pick<LocalAppOptions, 'addressLimit'> = {},
+): Promise<ProxiedStack> {
   const tables = await createTestTables(upstreamEndpoint);
   const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));
   const clock = testClock();
@@ -38,6 +42,7 @@ export async function startProxiedStack(upstreamEndpoint: string): Promise<Proxi
     tables: tables.names,
     now: clock.now,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    ...options,
   });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -51,8 +56,11 @@ export async function startProxiedStack(upstreamEndpoint: string): Promise<Proxi
     orders: seedingOrdersStore(direct),
     newKey: async (plan, limits) =>
       (await createApiKey(keysStore(direct), { plan, ...(limits ? { limits } : {}) })).key,
-    request: (method, path, key) =>
-      rawRequest(baseUrl, method, path, key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
+    request: (method, path, key, from) =>
+      rawRequest(baseUrl, method, path, {
+        ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
+        ...(from ? { localAddress: from } : {}),
+      }),
     close: async () => {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));

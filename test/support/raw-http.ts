@@ -16,6 +16,8 @@ export interface RawRequestOptions {
   agent?: Agent;
   /** A guard against a hang, far beyond anything a test expects; not a timing assertion. */
   timeoutMs?: number;
+  /** The address the connection is made from (any 127.x.y.z on Linux loopback): another client. */
+  localAddress?: string;
 }
 
 /**
@@ -31,7 +33,15 @@ export function rawRequest(
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: hostname, port, method, path, headers: options.headers ?? {}, agent: options.agent ?? false },
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: options.headers ?? {},
+        agent: options.agent ?? false,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         const settle = (complete: boolean) => {

@@ -1,9 +1,12 @@
 // A world no kinder than AWS for exact-sync tests: the local stack on a private embedded server
 // whose indexes lag (up to the declared bound) and whose writes can be held, a virtual clock the
-// stamps, the walks, the index lag and the holds all read (no real waiting), and a replica that
-// follows docs/client.md: sync from the server's watermark, apply an order when it is later.
+// stamps, the walks, the index lag and the holds all read (no real waiting), and replicas that
+// follow docs/client.md: sync from the server's watermark, apply an order when it is later (and,
+// for a replica of one status, drop the copy of an order that left it when the copy is older).
+// Every walk's watermark is checked: never past the walk's start less the settling time.
 import { StoreOrdersClient } from '../../client/client';
-import { applyChange, type SyncedListedOrder } from '../../client/pages';
+import { applySync, type SyncedListedOrder } from '../../client/pages';
+import type { OrderStatus } from '../../lib/contract/order';
 import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { SYNC_TIMING } from '../../lib/contract/sync';
@@ -15,6 +18,17 @@ import { syncedOrdersById } from './orders-table';
 
 /** Virtual ms to hold the `n`th write to the orders table (1-based), or undefined for none. */
 export type HoldPolicy = (write: HeldWrite, n: number) => number | undefined;
+
+/** A replica that follows docs/client.md, of every order or of one status. */
+export interface Replica {
+  /** Where the replica syncs from next: the server's last watermark. */
+  watermark: string;
+  orders: Map<string, SyncedListedOrder>;
+  /** One walk from the watermark, applied to the replica; the orders delivered. */
+  sync(limit?: number): Promise<SyncedListedOrder[]>;
+  /** What docs/client.md promises: after the freshness bound and three more syncs, replica == store (of its status). */
+  expectConverged(limit?: number): Promise<void>;
+}
 
 export interface SyncWorld {
   clock: TestClock;
@@ -40,10 +54,14 @@ export interface SyncWorld {
   sync(limit?: number): Promise<SyncedListedOrder[]>;
   /** What docs/client.md promises: after the freshness bound and three more syncs, replica == store. */
   expectConverged(limit?: number): Promise<void>;
+  /** A replica of the orders of one status, empty, syncing from the epoch. */
+  replicaOf(status: OrderStatus): Replica;
   close(): Promise<void>;
 }
 
-export async function startSyncWorld(options: { indexLagMs?: number; random?: () => number } = {}): Promise<SyncWorld> {
+export async function startSyncWorld(
+  options: { indexLagMs?: number; random?: () => number; clock?: TestClock } = {},
+): Promise<SyncWorld> {
   let policy: HoldPolicy | undefined;
   let writes = 0;
   const holds: { until: number; release: () => void }[] = [];
@@ -56,6 +74,7 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
   };
   let ordersTable = '';
   const stack: LocalStack = await startLocalStack({
+    ...(options.clock ? { clock: options.clock } : {}),
     dynamo: {
       // On the stack's virtual clock (startLocalStack's default for a lag).
       indexLag: {
@@ -84,15 +103,50 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
       init?.headers as Record<string, string>,
     );
   const api = new StoreOrdersClient({ baseUrl: `${stack.baseUrl}${BASE_PATH}`, apiKey: key, fetch: viaStack });
-  const replica = new Map<string, SyncedListedOrder>();
+
+  function newReplica(status?: OrderStatus): Replica {
+    const replica: Replica = {
+      watermark: '1970-01-01T00:00:00.000Z',
+      orders: new Map(),
+      sync: async (limit = 100) => {
+        const started = clock.now();
+        const result = await api.syncOrders({ since: replica.watermark, limit, ...(status ? { status } : {}) });
+        // Never past what had settled when the walk began, whatever it asked from.
+        const settled = Date.parse(result.watermark) + app.settleMs;
+        expect(settled).toBeGreaterThanOrEqual(started);
+        expect(settled).toBeLessThanOrEqual(clock.now());
+        applySync(replica.orders, result);
+        replica.watermark = result.watermark;
+        return result.orders;
+      },
+      expectConverged: async (limit) => {
+        world.advance(SYNC_TIMING.freshnessMs);
+        for (let round = 0; round < 3; round++) await replica.sync(limit);
+        const all = await syncedOrdersById(tables.client, tables.names.orders);
+        const store = new Map([...all].filter(([, order]) => status === undefined || order.status === status));
+        const missed = [...store.values()].filter(
+          (order) => replica.orders.get(order.id)?.updatedAt !== order.updatedAt,
+        );
+        expect(missed).toEqual([]);
+        expect(replica.orders).toEqual(store);
+      },
+    };
+    return replica;
+  }
+  const main = newReplica();
 
   const world: SyncWorld = {
     clock,
     app,
     tables,
     api,
-    watermark: '1970-01-01T00:00:00.000Z',
-    replica,
+    get watermark() {
+      return main.watermark;
+    },
+    set watermark(value: string) {
+      main.watermark = value;
+    },
+    replica: main.orders,
     hold: (next) => {
       policy = next;
     },
@@ -122,20 +176,9 @@ export async function startSyncWorld(options: { indexLagMs?: number; random?: ()
       await all;
     },
     cancel: async (id) => (await stack.call('DELETE', `${BASE_PATH}/store/orders/${id}`, bearer(key))).status,
-    sync: async (limit = 100) => {
-      const { orders, watermark } = await api.syncOrders({ since: world.watermark, limit });
-      for (const order of orders) applyChange(replica, order);
-      world.watermark = watermark;
-      return orders;
-    },
-    expectConverged: async (limit) => {
-      world.advance(SYNC_TIMING.freshnessMs);
-      for (let round = 0; round < 3; round++) await world.sync(limit);
-      const store = await syncedOrdersById(tables.client, tables.names.orders);
-      const missed = [...store.values()].filter((order) => replica.get(order.id)?.updatedAt !== order.updatedAt);
-      expect(missed).toEqual([]);
-      expect(replica).toEqual(store);
-    },
+    sync: (limit) => main.sync(limit),
+    expectConverged: (limit) => main.expectConverged(limit),
+    replicaOf: (status) => newReplica(status),
     close: async () => {
       for (const hold of holds.splice(0)) hold.release();
       await stack.close();

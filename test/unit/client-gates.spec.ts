@@ -3,6 +3,7 @@
 // they wait once together; and the client runs one listing at a time unless told otherwise.
 import { errorJson, type ErrorCode } from '../../lib/contract/errors';
 import { StoreOrdersClient } from '../../client/client';
+import { ADDRESS_LIMITED_ANSWER } from '../../lib/contract/address-limit';
 
 /** Answers each request with `answer(n)` (n from 1); requests are held until `release` is called. */
 function scriptedClient(
@@ -90,6 +91,15 @@ test('a shared wait longer than maxRetryAfterMs is not made: the calls behind it
   const client = scriptedClient(() => ({ status: 429, code: 'KEY_TEMPORARILY_BANNED', retryAfter: 900 }));
   await expect(client.api.cancelOrder('1')).rejects.toMatchObject({ code: 'KEY_TEMPORARILY_BANNED' });
   await expect(client.api.cancelOrder('2')).rejects.toMatchObject({ code: 'KEY_TEMPORARILY_BANNED' });
+  expect(client.sent).toHaveLength(1);
+});
+
+test("the address limit's 429 holds back every call, listings too; its wait is longer than the default, so they fail at once", async () => {
+  const retryAfter = Number(ADDRESS_LIMITED_ANSWER.headers['Retry-After']);
+  const client = scriptedClient(() => ({ status: 429, code: 'ADDRESS_RATE_LIMITED', retryAfter }));
+  await expect(client.api.cancelOrder('1')).rejects.toMatchObject({ code: 'ADDRESS_RATE_LIMITED', status: 429 });
+  await expect(client.api.listOrders()).rejects.toMatchObject({ code: 'ADDRESS_RATE_LIMITED' });
+  // The listing was held by the cancel's answer: from this address nothing more was sent.
   expect(client.sent).toHaveLength(1);
 });
 

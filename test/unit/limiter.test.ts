@@ -1,4 +1,5 @@
-// The limiter's rules as plain functions, its middleware, the in-memory store and the usage-plan backstop.
+// The limiter's rules as plain functions, its middleware, the in-memory store, the usage-plan backstop
+// and the web ACL's limit per client address.
 // One runner, one load of the modules they share: see test/support/specs.ts.
 /* eslint-disable @typescript-eslint/no-require-imports -- a spec's tests register inside its describe */
 import { runSpec } from '../support/specs';
@@ -10,3 +11,4 @@ runSpec('rate-limiter-rules', () => require('./rate-limiter-rules.spec'));
 runSpec('rate-windows', () => require('./rate-windows.spec'));
 runSpec('quota-deadlines', () => require('./quota-deadlines.spec'));
 runSpec('usage-plan-backstop', () => require('./usage-plan-backstop.spec'));
+runSpec('address-limit', () => require('./address-limit.spec'));

@@ -1,5 +1,7 @@
 // The cost model's arithmetic (infra/listing-cost.ts), from its own prices and the bench's figures.
+import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import {
+  addressFloodCost,
   billedStreamRequests,
   CANCEL_WRITE_UNITS,
   egressPrice,
@@ -14,14 +16,20 @@ import {
   PROD_LOAD,
   STAGE_STANDING,
   TYPICAL_ORDER_ITEM_BYTES,
+  ORDER_STORAGE_BYTES,
+  orderStoragePrice,
+  STORAGE_OVERHEAD_BYTES,
 } from '../../infra/listing-cost';
+import { TABLES } from '../../lib/contract/tables';
 
 test('an idle stage costs its standing charges alone', () => {
   const idle = monthlyCost(IDLE, STAGE_STANDING);
   expect(idle.total).toBeCloseTo(
     STAGE_STANDING.alarmMetrics * PRICES.alarmMetricMonth +
       STAGE_STANDING.dashboards * PRICES.dashboardMonth +
-      STAGE_STANDING.secrets * PRICES.secretMonth,
+      STAGE_STANDING.secrets * PRICES.secretMonth +
+      STAGE_STANDING.webAcls * PRICES.wafWebAclMonth +
+      STAGE_STANDING.wafRules * PRICES.wafRuleMonth,
   );
 });
 
@@ -95,4 +103,38 @@ test('provisioned capacity for the Scan load: cheaper than on demand at the aver
   expect(c.provisionedPeak).toBeGreaterThan(c.onDemand);
   // The average is the month's read units spread over its seconds.
   expect(c.averageRcu * 730 * 3600).toBeCloseTo((c.onDemand / PRICES.dynamoReadPerMillion) * 1e6, -3);
+});
+
+test('the web ACL costs its month and its rule standing, and an inspection for every request', () => {
+  const idle = monthlyCost(IDLE, STAGE_STANDING);
+  const prod = monthlyCost(PROD_LOAD, STAGE_STANDING);
+  expect(idle.wafRequests).toBe(0);
+  expect(prod.wafRequests).toBeCloseTo((PROD_LOAD.requestsPerMonth * PRICES.wafRequestPerMillion) / 1e6);
+  const withoutWaf = monthlyCost(IDLE, { ...STAGE_STANDING, webAcls: 0, wafRules: 0 });
+  expect(idle.standing - withoutWaf.standing).toBeCloseTo(PRICES.wafWebAclMonth + PRICES.wafRuleMonth);
+});
+
+test("a steady flood from one address costs at most the address limit's requests a day, each as its kind is billed", () => {
+  const flood = addressFloodCost();
+  expect(flood.requestsPerDay).toBe((ADDRESS_LIMIT.limit * 86_400) / ADDRESS_LIMIT.windowSeconds);
+  // A random key is never billed as a REST request (its authorizer refuses it); a revoked one is.
+  expect(flood.revokedKeyPerDay - flood.randomKeysPerDay).toBeCloseTo(
+    (flood.requestsPerDay *
+      (PRICES.restRequestPerMillion + PRICES.dynamoWritePerMillion - PRICES.dynamoReadPerMillion / 2)) /
+      1e6,
+  );
+  expect(flood.randomKeysPerDay).toBeGreaterThan((flood.requestsPerDay * PRICES.wafRequestPerMillion) / 1e6);
+});
+
+test("an order's index entries are each the whole item plus DynamoDB's 100-byte overhead, as the table's copy is", () => {
+  // Every index projects every attribute, so each stores the item again: together more than the table.
+  expect(ORDER_STORAGE_BYTES.table).toBe(TYPICAL_ORDER_ITEM_BYTES + STORAGE_OVERHEAD_BYTES);
+  expect(ORDER_STORAGE_BYTES.indexes).toBe(TABLES.orders.indexes.length * ORDER_STORAGE_BYTES.table);
+  expect(ORDER_STORAGE_BYTES.indexes).toBeGreaterThan(ORDER_STORAGE_BYTES.table);
+});
+
+test('storage is priced per GB of the table and its indexes together', () => {
+  const ordersInOneGb = (1024 * 1024 * 1024) / (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes);
+  expect(orderStoragePrice(ordersInOneGb)).toBeCloseTo(PRICES.dynamoStorageGbMonth);
+  expect(orderStoragePrice(2 * ordersInOneGb)).toBeCloseTo(2 * PRICES.dynamoStorageGbMonth);
 });

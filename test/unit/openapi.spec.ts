@@ -2,6 +2,7 @@
 import { buildV2OpenApiDocument } from '../../lib/contract/openapi/v2';
 import { ERROR_CODES, INSUFFICIENT_SCOPE_WWW_AUTHENTICATE } from '../../lib/contract/errors';
 import { RATE_LIMIT_HEADERS } from '../../lib/contract/headers';
+import { ADDRESS_RETRY_AFTER_SECONDS } from '../../lib/contract/address-limit';
 import { buildOpenApiDocument, type JsonObject } from '../../lib/contract/openapi/document';
 import { ORDER_STATUSES } from '../../lib/contract/order';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
@@ -48,7 +49,12 @@ test('every status each operation can answer', () => {
     '500',
     '503',
   ]);
-  expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405']);
+  expect(Object.keys(at(doc, 'x-gateway-responses')).sort()).toEqual(['400', '404', '405', '429']);
+  // The web ACL's answer, to any request, with the fixed wait it declares.
+  expect(at(doc, 'x-gateway-responses', '429')).toMatchObject({ 'x-when': 'any-request' });
+  expect(at(doc, 'x-gateway-responses', '429', 'headers', 'Retry-After', 'schema').const).toBe(
+    ADDRESS_RETRY_AFTER_SECONDS,
+  );
 });
 
 test('a 403 INSUFFICIENT_SCOPE, with its WWW-Authenticate, on exactly the operations a read-only key cannot call', () => {
@@ -118,11 +124,12 @@ test('Order: int64 ids, int32 quantity, status enum, only status required, nothi
 test('headers: rate limits on answers to a valid key, Retry-After on 429 and 503, WWW-Authenticate on 401', () => {
   const responses = at(operation('/store/orders/{orderId}', 'delete'), 'responses');
   const headers = (status: string) => at(responses, status, 'headers');
-  for (const status of ['204', '404', '409', '429']) {
+  for (const status of ['204', '404', '409']) {
     for (const name of Object.values(RATE_LIMIT_HEADERS)) expect(at(headers(status), name).required).toBe(true);
   }
-  // 400 is INVALID_ORDER_ID (the limiter ran) or the gateway's BAD_REQUEST (it did not).
-  for (const status of ['400', '500', '503'])
+  // 400 is INVALID_ORDER_ID (the limiter ran) or the gateway's BAD_REQUEST (it did not); 429 is the
+  // limiter's, or the web ACL's ADDRESS_RATE_LIMITED (before anything ran).
+  for (const status of ['400', '429', '500', '503'])
     expect(at(headers(status), RATE_LIMIT_HEADERS.limit).required).toBe(false);
   expect(Object.keys(headers('401'))).toEqual(['WWW-Authenticate']);
   expect(at(headers('429'), 'Retry-After').required).toBe(true);

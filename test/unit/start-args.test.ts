@@ -10,6 +10,7 @@ import {
   StartUsageError,
 } from '../../tools/local/start-args';
 import { everyKthWrite } from '../../tools/local/write-holds';
+import { WAF_RATE_RULE } from '../../lib/contract/address-limit';
 
 /** The line and exit status npm start ends with for this command line, or the options it reads. */
 function outcome(argv: string[], env: NodeJS.ProcessEnv = {}) {
@@ -95,6 +96,16 @@ test.each<[string[], NodeJS.ProcessEnv, string]>([
     {},
     '--hold-writes-ms is for the embedded server; it cannot go with --dynamodb-endpoint',
   ],
+  [
+    ['--address-limit', '9'],
+    {},
+    `--address-limit must be a whole number from ${WAF_RATE_RULE.minLimit} to ${WAF_RATE_RULE.maxLimit} (what AWS WAF takes), got "9"`,
+  ],
+  [
+    ['--address-limit', 'many'],
+    {},
+    `--address-limit must be a whole number from ${WAF_RATE_RULE.minLimit} to ${WAF_RATE_RULE.maxLimit} (what AWS WAF takes), got "many"`,
+  ],
 ])('%j with %j: one line, exit 2', (argv, env, line) => {
   expect(outcome(argv, env)).toEqual(usage(line));
 });
@@ -124,6 +135,7 @@ test('every option is read', () => {
       [
         ...['--port', '0', '--host', '0.0.0.0', '--dynamodb-port', '0', '--data-dir', 'kept', '--no-demo', '--quiet'],
         ...['--index-lag-ms', '250', '--hold-writes-ms', '2000', '--hold-writes-every', '10'],
+        ...['--address-limit', String(WAF_RATE_RULE.minLimit)],
       ],
       {},
     ),
@@ -136,6 +148,7 @@ test('every option is read', () => {
     quiet: true,
     indexLagMs: 250,
     holdWrites: { ms: 2000, every: 10 },
+    addressLimit: WAF_RATE_RULE.minLimit,
   });
   // No lag, and no hold, when asked for none; a hold without --hold-writes-every holds every write.
   expect(parseStartArgs(['--index-lag-ms', '0', '--hold-writes-ms', '0'], {})).toMatchObject({ indexLagMs: 0 });
@@ -148,7 +161,7 @@ test('every option is read', () => {
 
 test('--hold-writes-every K holds every Kth write, and only those', () => {
   const hold = everyKthWrite(2000, 3);
-  const write = { operation: 'PutItem', table: 'orders', body: '{}' };
+  const write = { operation: 'PutItem', table: 'orders', body: '{}', abandoned: new AbortController().signal };
   expect(Array.from({ length: 7 }, () => hold(write))).toEqual([
     undefined,
     undefined,
@@ -175,6 +188,7 @@ test('--help and -h ask for the usage, which names every option', () => {
     '--index-lag-ms',
     '--hold-writes-ms',
     '--hold-writes-every',
+    '--address-limit',
   ])
     expect(START_USAGE).toContain(option);
 });

@@ -2,18 +2,24 @@ import { SYNC_PAGE, SYNC_PARAMETERS } from '../../lib/contract/sync';
 import { InvalidQueryError } from '../../lib/core/sync/sync-errors';
 import { normalisedDateTime, parseSyncQuery } from '../../lib/core/sync/query';
 
+/** The server's time the queries are parsed at. */
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+
 test('no parameters: the default limit and no filters', () => {
-  expect(parseSyncQuery(null)).toEqual({ limit: SYNC_PAGE.defaultLimit, filters: {} });
+  expect(parseSyncQuery(null, NOW)).toEqual({ limit: SYNC_PAGE.defaultLimit, filters: {} });
 });
 
 test('every parameter, read and normalised', () => {
   expect(
-    parseSyncQuery({
-      limit: [String(SYNC_PAGE.maxLimit)],
-      status: ['shipped'],
-      updatedSince: ['2026-11-22T13:00:00+01:00'],
-      cursor: ['c'],
-    }),
+    parseSyncQuery(
+      {
+        limit: [String(SYNC_PAGE.maxLimit)],
+        status: ['shipped'],
+        updatedSince: ['2026-11-22T13:00:00+01:00'],
+        cursor: ['c'],
+      },
+      NOW,
+    ),
   ).toEqual({
     limit: SYNC_PAGE.maxLimit,
     filters: { status: 'shipped', updatedSince: '2026-11-22T12:00:00.000Z' },
@@ -60,13 +66,53 @@ test.each([
   [{ cursor: [''] }, SYNC_PARAMETERS.cursor],
   [{ offset: ['10'] }, 'offset'],
 ])('%j is refused, naming %s', (parameters, name) => {
+  expect(refusal(parameters).parameter).toBe(name);
+});
+
+function refusal(parameters: Record<string, readonly string[]>, now = NOW): InvalidQueryError {
   let thrown: unknown;
   try {
-    parseSyncQuery(parameters);
+    parseSyncQuery(parameters, now);
   } catch (error) {
     thrown = error;
   }
   expect(thrown).toBeInstanceOf(InvalidQueryError);
-  expect((thrown as InvalidQueryError).parameter).toBe(name);
-  expect((thrown as InvalidQueryError).message.startsWith(`${name}:`)).toBe(true);
+  const error = thrown as InvalidQueryError;
+  expect(error.message.startsWith(`${error.parameter}:`)).toBe(true);
+  return error;
+}
+
+// As the deployed function gets them: the event's JSON parsed, each name an own key (`__proto__` too).
+test.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
+  'a parameter named %s is unknown, and refused by name',
+  (name) => {
+    const parameters = JSON.parse(`{${JSON.stringify(name)}:["1"],"limit":["5"]}`) as Record<string, string[]>;
+    const error = refusal(parameters);
+    expect(error.parameter).toBe(name);
+    expect(error.message).toContain('unknown parameter');
+  },
+);
+
+describe("an updatedSince later than the server's time", () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  test("is refused, naming the server's time", () => {
+    const error = refusal({ updatedSince: [iso(NOW + 120_000)] });
+    expect(error.parameter).toBe(SYNC_PARAMETERS.updatedSince);
+    expect(error.message).toContain(`server's time (${iso(NOW)})`);
+    // One millisecond is already the future: no allowance lets an instant still to come through.
+    expect(refusal({ updatedSince: [iso(NOW + 1)] }).parameter).toBe(SYNC_PARAMETERS.updatedSince);
+    // In another offset, the same instant.
+    expect(refusal({ updatedSince: ['2026-11-22T13:00:00.001+01:00'] }).parameter).toBe(SYNC_PARAMETERS.updatedSince);
+  });
+
+  test("the server's time itself, or any earlier, is taken", () => {
+    for (const since of [iso(NOW), iso(NOW - 1), '1970-01-01T00:00:00Z'])
+      expect(parseSyncQuery({ updatedSince: [since] }, NOW).filters.updatedSince).toBe(iso(Date.parse(since)));
+  });
+
+  test("with a cursor it is not checked: the page's filters are the cursor's, checked when the walk began", () => {
+    const query = parseSyncQuery({ updatedSince: [iso(NOW + 1)], cursor: ['c'] }, NOW);
+    expect(query.filters.updatedSince).toBe(iso(NOW + 1));
+  });
 });

@@ -1,5 +1,6 @@
 import type { Output } from '../shared/output';
 import type { AdminTarget } from './target';
+import type { ToolClock } from '../shared/aws-time';
 
 // The shape of one admin command. A command is one record (commands/*.ts) listed once in
 // commands/index.ts; the parser, the usage text and the runner all read it from there.
@@ -22,7 +23,11 @@ export type OptionValues<O extends OptionSpecs> = {
 export interface CommandContext {
   target: AdminTarget;
   out: Output;
-  now: Date;
+  /**
+   * The time a command decides a revocation, a window or a key's createdAt by: AWS's, the target's
+   * clock unless a test fixes it. Stamps come from the target's clock (target.clock.check first).
+   */
+  clock: Pick<ToolClock, 'checkedNow'>;
   /** Aborted on Ctrl-C: a long command stops cleanly and says what it did. */
   signal?: AbortSignal;
 }

@@ -8,6 +8,7 @@ import { checkElement, checkImportFile, fileElements, type ImportKind } from './
 import { ImportSyntaxError } from './json-array-elements';
 import { ImportTally } from './import-tally';
 import type { Output } from '../shared/output';
+import { ClockRefused } from '../shared/aws-time';
 
 /** Conditional puts in flight at once: quick on a big file, gentle on an on-demand table. */
 export const IMPORT_CONCURRENCY = 16;
@@ -39,12 +40,16 @@ async function* recordBatches<T extends { id: string }>(
   if (batch.length > 0) yield batch;
 }
 
-/** Creates the records of `file` with `create` (true when created, false when the id existed). */
+/**
+ * Creates the records of `file` with `create` (true when created, false when the id existed),
+ * awaiting `beforeBatch` before each batch is written (the stamps' clock is checked).
+ */
 export async function importFile<T extends { id: string }>(
   kind: ImportKind<T>,
   file: string,
   create: (record: T) => Promise<boolean>,
   { target, out, signal }: CommandContext,
+  beforeBatch: () => Promise<void> = async () => undefined,
 ): Promise<void> {
   const { one, many } = kind.noun;
   const check = await checkImportFile(file, signal, kind).catch((error: unknown) => {
@@ -71,6 +76,7 @@ export async function importFile<T extends { id: string }>(
     for await (const batch of recordBatches(kind, file, signal)) {
       const start = batchStart;
       batchStart += batch.length;
+      await beforeBatch();
       await mapBounded(
         batch,
         IMPORT_CONCURRENCY,
@@ -84,7 +90,9 @@ export async function importFile<T extends { id: string }>(
       );
       if (signal?.aborted) break;
     }
-  } catch (error) {
+  } catch (caught) {
+    // A clock refused once records were written stops the import as a failed write does.
+    const error = caught instanceof ClockRefused && tally.written > 0 ? new PartialFailure(caught, 0) : caught;
     if (error instanceof AdminFailure) throw error;
     if (!(error instanceof PartialFailure)) throw cannotRead(file, error);
     throw new AdminFailure(

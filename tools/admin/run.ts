@@ -20,6 +20,7 @@ import {
 import type { Output } from '../shared/output';
 import type { AdminTarget } from './target';
 import { USAGE } from './usage';
+import { givenClock } from '../shared/aws-time';
 
 /** Everything a command touches, injected so tests run it in-process against their own tables. */
 export interface AdminDeps {
@@ -28,6 +29,7 @@ export interface AdminDeps {
   local(): AdminTarget;
   /** A deployed stage, from its CloudFormation stack outputs. */
   stage(name: StageName): Promise<AdminTarget>;
+  /** Tests: the time commands decide by, instead of the target's AWS time. */
   now?: () => Date;
   /** Where npm leaves options it took for itself (npm_config_*); the process's own in the CLI. */
   env?: NodeJS.ProcessEnv;
@@ -69,10 +71,11 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps): Promis
       return EXIT_OK;
     }
     target = line.stage ? await deps.stage(line.stage) : deps.local();
+    const fixed = deps.now;
     await line.run({
       target,
       out: deps.out,
-      now: deps.now?.() ?? new Date(),
+      clock: fixed ? givenClock(() => fixed().getTime()) : target.clock,
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
     return EXIT_OK;

@@ -2,16 +2,25 @@ import {
   APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
+  GetUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
   paginateGetApiKeys,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerReader } from '../../lib/root/secrets';
 import type { ApiKeyRecord } from '../../lib/stores/api-keys';
 import type { PlanName } from '../../lib/contract/plans';
-import { stackNameFor, TABLE_NAME_OUTPUTS, USAGE_PLAN_ID_OUTPUTS, type StageName } from '../../lib/contract/deployment';
+import {
+  CANARY_KEY_SECRET_OUTPUT,
+  stackNameFor,
+  TABLE_NAME_OUTPUTS,
+  USAGE_PLAN_ID_OUTPUTS,
+  type StageName,
+} from '../../lib/contract/deployment';
 import { AdminFailure } from '../shared/errors';
-import { tablesTarget, type AdminTarget, type GatewayKeys, type TargetWiring } from './target';
+import { tablesTarget, type AdminTarget, type CanaryKeySecret, type GatewayKeys, type TargetWiring } from './target';
 
 /** The clients a deployed stage is reached through; tests pass mocked or local ones. */
 export interface StageClients {
@@ -22,6 +31,8 @@ export interface StageClients {
    * endpoint): the composition root makes its clients, as it does the service's.
    */
   dynamo: Pick<TargetWiring, 'endpoint' | 'region'>;
+  /** The release canary key's secret is reached through it; without it, `canary-key create` is not. */
+  secretsManager?: SecretsManagerClient;
 }
 
 /**
@@ -34,6 +45,7 @@ export function defaultStageClients(region?: string): StageClients {
     cloudFormation: new CloudFormationClient(where),
     apiGateway: new APIGatewayClient(where),
     dynamo: where,
+    secretsManager: new SecretsManagerClient(where),
   };
 }
 
@@ -41,6 +53,16 @@ export function defaultStageClients(region?: string): StageClients {
 export function closeStageClients(clients: StageClients): void {
   clients.cloudFormation.destroy();
   clients.apiGateway.destroy();
+  clients.secretsManager?.destroy();
+}
+
+/** The canary key's secret the stage's stack names, read and stored through Secrets Manager. */
+function canaryKeySecret(client: SecretsManagerClient, arn: string): CanaryKeySecret {
+  return {
+    arn,
+    read: () => secretsManagerReader(client)(arn),
+    store: async (key) => void (await client.send(new PutSecretValueCommand({ SecretId: arn, SecretString: key }))),
+  };
 }
 
 function isMissingStack(error: unknown): boolean {
@@ -67,9 +89,8 @@ export async function stackOutputs(
 }
 
 /** The tables and usage plans of a stage, from its stack outputs (names in lib/contract/deployment.ts). */
-async function readStageOutputs(cloudFormation: CloudFormationClient, stage: StageName, read?: Map<string, string>) {
+function readStageOutputs(stage: StageName, outputs: Map<string, string>) {
   const stackName = stackNameFor(stage);
-  const outputs = read ?? (await stackOutputs(cloudFormation, stage));
   const missing: string[] = [];
   const output = (key: string): string => {
     const value = outputs.get(key);
@@ -131,6 +152,19 @@ export function gatewayKeys(apiGateway: APIGatewayClient, usagePlanIds: Record<P
         .catch(ignoreNotFound);
       await apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId })).catch(ignoreNotFound);
     },
+    async bind(gatewayKeyId: string, plan: PlanName): Promise<boolean> {
+      const usagePlanId = usagePlanIds[plan];
+      const inPlan = await apiGateway.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: gatewayKeyId })).then(
+        () => true,
+        (error: unknown) => {
+          ignoreNotFound(error);
+          return false;
+        },
+      );
+      if (inPlan) return false;
+      await apiGateway.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: gatewayKeyId, keyType: 'API_KEY' }));
+      return true;
+    },
     async named(name: string): Promise<string[]> {
       // nameQuery matches by prefix: only the exact name is the key's.
       const ids: string[] = [];
@@ -150,13 +184,18 @@ export async function stageTarget(
 ): Promise<AdminTarget> {
   const close = () => closeStageClients(clients);
   try {
-    const outputs = await readStageOutputs(clients.cloudFormation, stage, outputsRead);
+    const read = outputsRead ?? (await stackOutputs(clients.cloudFormation, stage));
+    const outputs = readStageOutputs(stage, read);
     const region = await clients.cloudFormation.config.region();
+    const canaryArn = read.get(CANARY_KEY_SECRET_OUTPUT);
     return tablesTarget({
       wiring: { ...clients.dynamo, tables: outputs.tables },
       label: `stage ${stage} (stack ${stackNameFor(stage)} in ${region})`,
       unreachableHint: 'Check your network, AWS credentials and region.',
       gateway: gatewayKeys(clients.apiGateway, outputs.usagePlanIds),
+      ...(canaryArn && clients.secretsManager
+        ? { canaryKeySecret: canaryKeySecret(clients.secretsManager, canaryArn) }
+        : {}),
       close,
     });
   } catch (error) {

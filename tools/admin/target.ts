@@ -5,11 +5,12 @@ import type { OrdersRepository } from '../../lib/stores/orders';
 import type { PetsRepository } from '../../lib/stores/pets';
 import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import { storesFor } from '../../lib/root/stores';
-import { closeClients, type Wiring } from '../../lib/root/wiring';
+import { closeClients, tableName, type Wiring } from '../../lib/root/wiring';
 import { TABLE_ENV_VARS, TABLES, type TableId, type TableNames } from '../../lib/contract/tables';
 import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
 import type { StackDynamo } from '../shared/stack-state';
+import { CheckedAwsClock, givenClock, type ToolClock } from '../shared/aws-time';
 
 /** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
 export interface GatewayKeys {
@@ -17,8 +18,18 @@ export interface GatewayKeys {
   register(record: ApiKeyRecord): Promise<string>;
   /** Deletes a gateway API key and its usage-plan binding; one already gone counts as deleted. */
   remove(gatewayKeyId: string, plan: PlanName): Promise<void>;
+  /** Puts a gateway API key in its plan's usage plan: true, or false when it was in it already. */
+  bind(gatewayKeyId: string, plan: PlanName): Promise<boolean>;
   /** The ids of the gateway API keys named so (a key's name is its record's id). */
   named(name: string): Promise<string[]>;
+}
+
+/** A deployed stage's release canary key secret, which its stack output names. */
+export interface CanaryKeySecret {
+  arn: string;
+  read(): Promise<string>;
+  /** Makes `key` the secret's current value. */
+  store(key: string): Promise<void>;
 }
 
 /** What a command works on: the local stack (or tables named by the environment), or a deployed stage. */
@@ -36,7 +47,11 @@ export interface AdminTarget {
    * service alone counts in it.
    */
   limiter: Pick<RateLimiter, 'read' | 'markRevoked'>;
+  /** AWS's time, which the stores stamp by: read from DynamoDB's replies and checked (shared/aws-time.ts). */
+  clock: ToolClock;
   gateway?: GatewayKeys;
+  /** A stage's, when its stack has one (`canary-key create`). */
+  canaryKeySecret?: CanaryKeySecret;
   close(): void;
 }
 
@@ -49,16 +64,22 @@ export interface TablesTargetOptions {
   label: string;
   unreachableHint: string;
   gateway?: GatewayKeys;
+  canaryKeySecret?: CanaryKeySecret;
   close?: () => void;
+  /** A clock taken as AWS's, unchecked: a test's, whose embedded server runs on this machine's clock. */
+  clock?: () => number;
 }
 
 /**
  * The stores as the service has them: on the root's one-attempt client for the limiter and the
- * orders' stamped writes, stamped on AWS's clock rather than the operator's (lib/stores/aws-clock.ts).
+ * orders' stamped writes, on AWS's time read from that client's replies, never the operator's clock.
  */
 export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   // A wiring of the target's own, so its clients are made for it and closed with it.
-  const wiring: Wiring = { ...options.wiring };
+  const checked = new CheckedAwsClock();
+  const wiring: Wiring = options.clock
+    ? { ...options.wiring, now: options.clock }
+    : { ...options.wiring, clockOn: (client) => checked.reading(client, tableName(options.wiring, 'apiKeys')) };
   const { keys, orders, pets, limiter } = storesFor(wiring);
   return {
     label: options.label,
@@ -67,7 +88,9 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     orders,
     pets,
     limiter,
+    clock: options.clock ? givenClock(options.clock) : checked,
     ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.canaryKeySecret ? { canaryKeySecret: options.canaryKeySecret } : {}),
     close: () => {
       closeClients(wiring);
       options.close?.();

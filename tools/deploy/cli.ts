@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../../lib/contract/deployment';
 import { EXIT_FAILURE } from '../shared/errors';
 import { lambdaAccountFacts } from './preflight';
@@ -14,8 +15,10 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const lambda = new LambdaClient({});
 const cloudFormation = new CloudFormationClient({});
+const secretsManager = new SecretsManagerClient({});
+const clients = [lambda, cloudFormation, secretsManager];
 runDeployCommand(process.argv.slice(2), {
-  facts: () => lambdaAccountFacts(lambda, cloudFormation),
+  facts: () => lambdaAccountFacts(lambda, cloudFormation, secretsManager),
   reservation: (stage) => LIST_ORDERS_RESERVED_CONCURRENCY[stage],
   cdk: (args) => {
     const cdk = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
@@ -28,13 +31,11 @@ runDeployCommand(process.argv.slice(2), {
   cwd: process.cwd(),
 }).then(
   (code) => {
-    lambda.destroy();
-    cloudFormation.destroy();
+    for (const client of clients) client.destroy();
     process.exitCode = code;
   },
   (error: unknown) => {
-    lambda.destroy();
-    cloudFormation.destroy();
+    for (const client of clients) client.destroy();
     throw error;
   },
 );

@@ -1,14 +1,27 @@
 // What `npm run deploy` / `npm run diff` check before cdk starts (and bundles for 15-20 s): AWS
-// credentials and a region, enough unreserved Lambda concurrency for the stage's reservation, and
-// response streaming in the Region. Each failure is one line with its fix.
-import { CloudFormationClient, paginateListStackResources } from '@aws-sdk/client-cloudformation';
+// credentials and a region, enough unreserved Lambda concurrency for the stage's reservation,
+// response streaming in the Region, and (deploy only) the stage's release canary key once its
+// stack exists. Each failure is one line with its fix.
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  paginateListStackResources,
+} from '@aws-sdk/client-cloudformation';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   GetAccountSettingsCommand,
   GetFunctionConcurrencyCommand,
   InvokeWithResponseStreamCommand,
   LambdaClient,
 } from '@aws-sdk/client-lambda';
-import { stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
+import {
+  CANARY_KEY_SECRET_OUTPUT,
+  canaryKeyCommandLine,
+  stackNameFor,
+  STREAMING_PROBE_FUNCTION,
+  type StageName,
+} from '../../lib/contract/deployment';
+import { isWellFormedApiKey } from '../../lib/core/access/key-format';
 import { errorMessage, field, isMissingRegion, missingCredentialsMessage } from '../shared/errors';
 
 /**
@@ -30,6 +43,11 @@ export interface AccountFacts {
   reservedByStage(stage: StageName): Promise<number>;
   /** Whether Lambda's InvokeWithResponseStream exists in the Region. */
   streamingAvailable(): Promise<boolean>;
+  /**
+   * The stage's release canary key: its stack does not exist yet, or names no canary secret (a
+   * stack deployed before release hooks), or its secret holds an API key or not.
+   */
+  canaryKey(stage: StageName): Promise<'no stack' | 'no secret' | 'stored' | 'missing'>;
 }
 
 /** CloudFormation's answer for a stack that does not exist (a stage before its first deploy). */
@@ -37,7 +55,11 @@ function isMissingStack(error: unknown): boolean {
   return field(error, 'name') === 'ValidationError' && /does not exist/.test(errorMessage(error));
 }
 
-export function lambdaAccountFacts(client: LambdaClient, cloudFormation: CloudFormationClient): AccountFacts {
+export function lambdaAccountFacts(
+  client: LambdaClient,
+  cloudFormation: CloudFormationClient,
+  secretsManager = new SecretsManagerClient({}),
+): AccountFacts {
   return {
     region: () => client.config.region(),
     async unreservedConcurrency() {
@@ -83,6 +105,19 @@ export function lambdaAccountFacts(client: LambdaClient, cloudFormation: CloudFo
         throw error;
       }
     },
+    async canaryKey(stage) {
+      let arn: string | undefined;
+      try {
+        const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackNameFor(stage) }));
+        arn = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === CANARY_KEY_SECRET_OUTPUT)?.OutputValue;
+      } catch (error) {
+        if (isMissingStack(error)) return 'no stack';
+        throw error;
+      }
+      if (!arn) return 'no secret';
+      const { SecretString = '' } = await secretsManager.send(new GetSecretValueCommand({ SecretId: arn }));
+      return isWellFormedApiKey(SecretString.trim()) ? 'stored' : 'missing';
+    },
   };
 }
 
@@ -94,11 +129,18 @@ export function requiredUnreserved(reservation: number, reservedNow: number): nu
   return reservation + LAMBDA_UNRESERVED_MINIMUM - reservedNow;
 }
 
-/** Undefined when everything holds, else the one line saying what to do. */
+/**
+ * Undefined when everything holds, else the one line saying what to do. With `canaryKey` (a
+ * deploy), a stage whose stack exists must hold its release canary key: the deploy's authorizer
+ * release would fail its pre-traffic check without it. A first deploy needs none: it creates each
+ * function's alias at its first version, with no traffic to shift, so CodeDeploy runs no hook; nor
+ * does a stack from before release hooks, whose aliases (and the secret) this deploy creates.
+ */
 export async function preflight(
   facts: AccountFacts,
   stage: StageName,
   reservation: number,
+  { canaryKey = false } = {},
 ): Promise<string | undefined> {
   try {
     const region = await facts.region();
@@ -120,6 +162,12 @@ export async function preflight(
         'that has it (set AWS_REGION; see "AWS Capabilities by Region" for Lambda InvokeWithResponseStream).'
       );
     }
+    if (canaryKey && (await facts.canaryKey(stage)) === 'missing') {
+      return (
+        `${stackNameFor(stage)} exists, and its release canary key secret holds no API key, so the authorizer's ` +
+        `release would fail its pre-traffic check: run ${canaryKeyCommandLine(stage)}, then deploy again.`
+      );
+    }
     return undefined;
   } catch (error) {
     if (isMissingRegion(error)) return 'No AWS region is set: set AWS_REGION (or a region in your AWS profile).';
@@ -130,7 +178,7 @@ export async function preflight(
       return `The AWS credentials were refused (${name}): refresh them (aws sso login, or a new session) and run again.`;
     }
     if (name === 'AccessDeniedException' || name === 'AccessDenied') {
-      return `The AWS credentials may not read the account's Lambda concurrency (${errorMessage(error)}): allow lambda:GetAccountSettings, cloudformation:ListStackResources and lambda:GetFunctionConcurrency (the StoreOrders-pipeline roles have them).`;
+      return `The AWS credentials may not read what the preflight checks (${errorMessage(error)}): allow lambda:GetAccountSettings, cloudformation:ListStackResources and lambda:GetFunctionConcurrency, and to deploy, cloudformation:DescribeStacks and secretsmanager:GetSecretValue of the stage's canary key secret (the StoreOrders-pipeline roles have them).`;
     }
     return `Could not check the account before deploying: ${errorMessage(error)}`;
   }

@@ -60,7 +60,7 @@ export async function runDeployCommand(argv: readonly string[], deps: DeployDeps
   const stage = argv[1] as StageName;
   const problem =
     notificationProblem(stage, args, deps.env, deps.cwd) ??
-    (await preflight(deps.facts(), stage, deps.reservation(stage)));
+    (await preflight(deps.facts(), stage, deps.reservation(stage), { canaryKey: args[0] === 'deploy' }));
   if (problem !== undefined) {
     deps.err(`Error: ${problem}`);
     return EXIT_FAILURE;

@@ -10,12 +10,13 @@ import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 
+type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
 export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers'> &
-  Partial<Pick<LocalGatewayOptions, 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits'>> & {
+  Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
     tables: TableNames;
-    /** The v2 cursors' HMAC key; a random one per app when absent (cursors then last as long as it). */
-    cursorKey?: Uint8Array;
+    /** The v2 cursors' HMAC key, or keys read as a deployed function reads them; a random key per app when absent. */
+    cursorKey?: Wiring['cursorKey'];
     /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
     extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
   };
@@ -27,7 +28,8 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   /** How far a v2 walk's watermark stands behind its start on this stack (lib/contract/sync.ts settleMs). */
   settleMs: number;
 } {
-  const { extraRoutes = [], publicRoutes = [], onAccessLog, functions, receiveLimits, ...settings } = options;
+  const { extraRoutes = [], publicRoutes = [], ...rest } = options;
+  const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
   const wiring: Wiring = { ...settings, cursorKey: settings.cursorKey ?? randomBytes(32) };
@@ -48,6 +50,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     onAccessLog,
     functions,
     receiveLimits,
+    addressLimit,
     ...(settings.timers ? { timers: settings.timers } : {}),
   });
   return { server, ...service.stores, dynamo: documentClient(wiring), settleMs: walkSettleMsOf(wiring) };

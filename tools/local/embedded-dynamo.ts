@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
@@ -28,13 +29,14 @@ export interface EmbeddedDynamoOptions {
    * Reads of the table itself see every write at once. See tools/local/index-lag.ts.
    */
   indexLag?: IndexLagOptions;
-  /**
-   * Writes that reach the table late: for each write request (PutItem, UpdateItem, DeleteItem,
-   * BatchWriteItem, TransactWriteItems) `hold` is asked; a number > 0 (ms) or a promise delays
-   * applying the request by that long / until it settles, whether or not the client still waits
-   * (a client that timed out and hung up still has its write applied later, as on AWS).
-   */
+  /** Writes that reach the table late, even after their client gave up, as on AWS: see write-holds.ts. */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  /**
+   * AWS's clock (epoch ms), which each reply's `Date` header gives, to the whole second, as it is
+   * sent: the machine's by default; a test's world passes its own, so a tool that reads AWS's
+   * time from the replies (tools/shared/aws-time.ts) reads the world's.
+   */
+  clock?: () => number;
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -52,6 +54,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   };
   if (lag) lagIndexes(dynaliteOptions, lag);
   const server = dynalite(dynaliteOptions);
+  dateReplies(server, options.clock ?? Date.now);
   const holds: WriteHolds | undefined = options.holdWrites
     ? holdWrites(server, options.holdWrites satisfies WriteHold)
     : undefined;
@@ -77,4 +80,18 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
       });
     },
   };
+}
+
+/**
+ * Sets each reply's `Date` from `clock` as its head is written. Node's own is cached and renewed by
+ * a timer at each second, which a busy process runs late, sending the last second after a tick.
+ */
+function dateReplies(server: Server, clock: () => number): void {
+  server.prependListener('request', (_request, response: ServerResponse) => {
+    const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.writeHead = ((...args: unknown[]) => {
+      response.setHeader('Date', new Date(clock()).toUTCString());
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+  });
 }

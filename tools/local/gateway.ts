@@ -11,7 +11,8 @@ import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE, redactApiKeys } from '../../lib/core/access/key-format';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
-import { errorJson } from '../../lib/contract/errors';
+import { errorJson, errorResponse } from '../../lib/contract/errors';
+import { ADDRESS_LIMIT, ADDRESS_LIMITED_ANSWER, type AddressLimit } from '../../lib/contract/address-limit';
 import {
   gatewayResponse,
   methodNotAllowedFor,
@@ -23,6 +24,7 @@ import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/con
 import { REAL_TIMERS, type Timers } from '../../lib/commons/timers';
 import { policyAllows } from './policy';
 import { UsagePlanThrottle } from './usage-plan-throttle';
+import { AddressRateRule } from './address-limit';
 import { inInvocation } from './invoke-store';
 import { invokeBuffered, invokeStreamed, type BufferedResponse, type ProxyHandler } from './invoke';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
@@ -60,6 +62,8 @@ export interface LocalGatewayOptions {
   receiveLimits?: ReceiveLimits;
   /** The functions' deadlines: real time unless a test runs the stack on a virtual clock. */
   timers?: Timers;
+  /** The web ACL's limit per client address: lib/contract/address-limit.ts's unless `npm start` or a test sets one. */
+  addressLimit?: AddressLimit;
 }
 
 interface CompiledRoute {
@@ -154,8 +158,9 @@ async function beforeDeadline<T>(
 
 /**
  * API Gateway REST on this machine (base path, 404/405, TOKEN authorizer and its cache, payload
- * limit, proxy event, function deadlines, gateway responses, the usage plans' per-key throttle). Orders, keys and limits are the
- * handlers' to decide, unchanged from the deployed ones.
+ * limit, proxy event, function deadlines, gateway responses, the usage plans' per-key throttle),
+ * behind the web ACL's limit per client address. Orders, keys and limits are the handlers' to
+ * decide, unchanged from the deployed ones.
  */
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   // Each version prefix (`/v1`, `/v2`) has its own routes, as each is its own tree of resources.
@@ -171,6 +176,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const now = options.now ?? Date.now;
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
   const throttle = new UsagePlanThrottle(now);
+  const addressRule = new AddressRateRule(options.addressLimit ?? ADDRESS_LIMIT, now);
   const timers = options.timers ?? REAL_TIMERS;
   const contextOf = (id: FunctionId) => lambdaContext(id, { settings: functions[id], now: timers.now });
 
@@ -278,7 +284,10 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   ): Promise<BufferedResponse | Streamed> {
     // API Gateway's requestTimeEpoch is when the request arrived, before the authorizer's lookup.
     const receivedAt = now();
+    // The web ACL counts every request that arrives, and answers a blocked one before anything runs.
+    const blocked = addressRule.blocks(req.socket.remoteAddress ?? '');
     const body = await framing.readBody(req);
+    if (blocked) return errorResponse(ADDRESS_LIMITED_ANSWER);
     if (!body.ok) return badRequest(body.message);
     if (req.headers.host === undefined) return badRequest('The request has no Host header.');
 

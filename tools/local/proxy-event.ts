@@ -66,15 +66,15 @@ function headerPairs(headers: ProxyRequest['headers'] = {}): [string, string][] 
   return headers.flatMap((name, i) => (i % 2 === 0 ? [[name, headers[i + 1] ?? '']] : []));
 }
 
-/** API Gateway's single-value map (the last value of a name wins) and its multi-value map. */
+/**
+ * API Gateway's single-value map (the last value of a name wins) and its multi-value map: every
+ * name an own key (`constructor` and `__proto__` too), as in the JSON event Lambda parses.
+ */
 function valueMaps(pairs: Iterable<readonly [string, string]>) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of pairs) {
-    single[name] = value;
-    (multi[name] ??= []).push(value);
-  }
-  return { single, multi };
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of pairs) if (!multi.get(name)?.push(value)) multi.set(name, [value]);
+  const single = [...multi].map(([name, values]): [string, string] => [name, values.at(-1) ?? '']);
+  return { single: Object.fromEntries(single), multi: Object.fromEntries(multi) };
 }
 
 function filledPath(template: string, parameters: Record<string, string> | null | undefined): string {

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { releaseAllSlots } from '../../lib/stores/listings-in-flight';
 import { BASE_PATH } from '../../lib/contract/routes';
+import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { errorMessage, field, isUnreachable } from '../shared/errors';
 import { createLocalApp } from './app';
 import { createTables, TableNotReady } from './create-tables';
@@ -131,6 +132,7 @@ export async function startLocalStack(
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       publicRoutes: docsRoutes({ server: () => server }),
+      ...(options.addressLimit ? { addressLimit: { ...ADDRESS_LIMIT, limit: options.addressLimit } } : {}),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
     // No listing outlives the process that served it: slots a killed stack left taken are free.

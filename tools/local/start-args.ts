@@ -17,6 +17,7 @@ import {
   shownArgument,
 } from '../shared/errors';
 import { optionTakenByNpm } from '../shared/npm-options';
+import { ADDRESS_LIMIT, addressLimitProblem, WAF_RATE_RULE } from '../../lib/contract/address-limit';
 
 /** A mistake the user can fix on the command line. */
 export class StartUsageError extends Error {
@@ -38,6 +39,8 @@ export interface StartOptions {
   indexLagMs?: number;
   /** The embedded server holds every `every`th write `ms` ms before applying it. */
   holdWrites?: { ms: number; every: number };
+  /** Requests from one client address per window before the web ACL's 429s, when not the deployed limit. */
+  addressLimit?: number;
 }
 
 /**
@@ -58,6 +61,7 @@ const OPTIONS = {
   'index-lag-ms': { type: 'string' },
   'hold-writes-ms': { type: 'string' },
   'hold-writes-every': { type: 'string' },
+  'address-limit': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,6 +85,8 @@ Options:
                              random delay of 0 to N ms, as DynamoDB's do (default ${DEFAULT_INDEX_LAG_MS}; 0: at once).
   --hold-writes-ms N         Hold writes N ms before applying them, even when their client gave up.
   --hold-writes-every K      With --hold-writes-ms: hold only every Kth write (default 1: every one).
+  --address-limit N          Requests one client address may send within ${ADDRESS_LIMIT.windowSeconds} s before it is answered
+                             429 ADDRESS_RATE_LIMITED, as the deployed web ACL does (default ${ADDRESS_LIMIT.limit}).
   -h, --help                 This text.
 
 Demo data is written only into an empty store (no order and no key: in memory, a new --data-dir,
@@ -126,6 +132,15 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (every !== undefined && holdMs === undefined)
     throw new StartUsageError('--hold-writes-every goes with --hold-writes-ms (how long to hold those writes)');
   if (holdMs !== undefined && holdMs > 0) options.holdWrites = { ms: holdMs, every: every ?? 1 };
+  const limitText = values['address-limit'];
+  if (limitText !== undefined) {
+    const limit = /^[0-9]{1,10}$/.test(limitText) ? Number(limitText) : NaN;
+    if (addressLimitProblem({ ...ADDRESS_LIMIT, limit }) !== undefined)
+      throw new StartUsageError(
+        `--address-limit must be a whole number from ${WAF_RATE_RULE.minLimit} to ${WAF_RATE_RULE.maxLimit} (what AWS WAF takes), got "${shownArgument(limitText)}"`,
+      );
+    options.addressLimit = limit;
+  }
   if (values['data-dir'] !== undefined) {
     if (values['data-dir'] === '') throw new StartUsageError('--data-dir needs a folder');
     options.dataDir = values['data-dir'];

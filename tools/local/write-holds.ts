@@ -13,6 +13,8 @@ export interface HeldWrite {
   table: string | undefined;
   /** The request's JSON body, as sent. */
   body: string;
+  /** Aborted when its client hangs up (gave up waiting): a hold may still apply it, as late as it likes. */
+  abandoned: AbortSignal;
 }
 
 /** A number > 0 holds the write that many ms; a promise holds it until it settles; else no hold. */
@@ -47,10 +49,13 @@ export function holdWrites(server: Server, hold: WriteHold): WriteHolds {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1];
     if (operation === undefined || !WRITE_OPERATIONS.has(operation)) return handle(req, res);
+    const abandoned = new AbortController();
+    res.once('close', () => abandoned.abort());
     const done = readBody(req).then(
       async (body) => {
         const text = body.toString();
-        const held = holding(() => hold({ operation, table: tableOf(text), body: text }), release.signal);
+        const write = { operation, table: tableOf(text), body: text, abandoned: abandoned.signal };
+        const held = holding(() => hold(write), release.signal);
         if (held !== undefined) await Promise.race([held, released]);
         await new Promise<void>((resolve) => {
           // dynalite answers once the write is applied; the client may have gone ('close' came long ago).

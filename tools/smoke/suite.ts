@@ -266,7 +266,7 @@ const CHECKS: Check[] = [
         await ordersImport.prepare({ values: {}, args: [file] })({
           target: context.admin,
           out: quiet,
-          now: new Date(),
+          clock: context.admin.clock,
         });
       } finally {
         await rm(dir, { recursive: true, force: true });

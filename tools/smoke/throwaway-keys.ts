@@ -27,13 +27,13 @@ async function createKey(admin: AdminTarget, limits: Limits, runId?: string): Pr
   const { key, record } = await newKey(
     admin,
     { plan: 'enterprise', name: throwawayKeyName(runId), limits },
-    new Date(),
+    new Date(await admin.clock.checkedNow()),
   );
   return { key, id: record.id };
 }
 
 export async function revokeKey(admin: AdminTarget, id: string): Promise<void> {
-  await keysRevoke.prepare({ values: {}, args: [id] })({ target: admin, out: quiet, now: new Date() });
+  await keysRevoke.prepare({ values: {}, args: [id] })({ target: admin, out: quiet, clock: admin.clock });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ADDRESS_LIMIT, ADDRESS_PER_MINUTE_BUDGET, ADDRESS_RETRY_AFTER_SECONDS } from '../address-limit';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../auth';
 import { ERRORS, ERROR_CODES, type ErrorCode } from '../errors';
 import { RATE_LIMIT_HEADERS } from '../headers';
@@ -30,6 +31,7 @@ export function rateLimitsSection(): string {
     'Over a limit the answer is 429 with `Retry-After` in whole seconds. Wait that long, and otherwise back off exponentially with jitter. Rejected requests do not use up the windows.',
     `A key that sends, within one minute, more rejected requests than ${BAN.rejectedPerMinuteFactor === 1 ? 'its' : `${BAN.rejectedPerMinuteFactor} times its`} per-minute limit is banned for ${banMinutes} minutes (429 \`KEY_TEMPORARILY_BANNED\`, \`Retry-After\` the seconds left).`,
     "API Gateway usage plans back these limits up at the edge. They are never stricter than the table, so in normal use the service's own limiter answers, with its headers.",
+    `In front of the gateway, requests are also counted per client network address, whatever their keys: more than ${count(ADDRESS_LIMIT.limit)} from one address within ${count(ADDRESS_LIMIT.windowSeconds)} seconds are answered 429 \`ADDRESS_RATE_LIMITED\` with \`Retry-After: ${ADDRESS_RETRY_AFTER_SECONDS}\` and no rate-limit headers, until the address slows down. That is more than keys whose per-minute limits add up to ${count(ADDRESS_PER_MINUTE_BUDGET)} can send without being banned; a client whose keys' limits add up to more (an enterprise key above ${count(ADDRESS_PER_MINUTE_BUDGET)} a minute, say) must spread its requests over several addresses.`,
   ].join('\n\n');
 }
 
@@ -46,10 +48,11 @@ export function errorsSection(codes: readonly ErrorCode[] = ERROR_CODES): string
 export function gatewaySection(): string {
   return [
     '## Answers of the gateway itself',
-    'These come before any operation runs. They need no API key and carry no rate-limit headers. All are listed in `x-gateway-responses`; the 400, which can answer a request for any operation, is listed under each operation too.',
+    'These come before any operation runs. They need no API key and carry no rate-limit headers. All are listed in `x-gateway-responses`; the 400 and the 429, which can answer a request for any operation, are listed under each operation too.',
     `- A path that is not listed below (inside or outside \`${BASE_PATH}\`): 404 \`NOT_FOUND\`.`,
     '- A listed path with a method it does not have: 405 `METHOD_NOT_ALLOWED`, with `Allow` naming the methods it has.',
     '- A request the gateway cannot pass on (for example, too large): 400 `BAD_REQUEST`.',
+    `- Any request from an address that sent too many (see Rate limits): 429 \`ADDRESS_RATE_LIMITED\`, with \`Retry-After: ${ADDRESS_RETRY_AFTER_SECONDS}\`.`,
   ].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { ERROR_CODES, ERRORS, type ErrorCode } from '../errors';
+import { ADDRESS_RETRY_AFTER_SECONDS } from '../address-limit';
 import { apiDescription } from './description';
 import {
   COMMON_ERROR_CODES,
@@ -115,7 +116,15 @@ function gatewayResponses(): JsonObject {
     const headers: JsonObject =
       code === 'METHOD_NOT_ALLOWED'
         ? { Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } } }
-        : {};
+        : code === 'ADDRESS_RATE_LIMITED'
+          ? {
+              'Retry-After': {
+                description: 'Seconds after which an address that sent nothing meanwhile is let through again.',
+                required: true,
+                schema: { type: 'integer', format: 'int32', const: ADDRESS_RETRY_AFTER_SECONDS },
+              },
+            }
+          : {};
     responses[String(status)] = {
       ...errorResponse([code], status, headers),
       'x-when': GATEWAY_ANY_REQUEST_CODES.includes(code) ? 'any-request' : (GATEWAY_WHEN[code] ?? 'any-request'),

@@ -68,7 +68,7 @@ const retryAfter = (description: string): JsonObject => ({
 const STATUS_NOTES: Record<number, string> = {
   401: 'The `Authorization: Bearer <API key>` header is missing, uses another scheme, or carries a malformed, unknown or revoked key. No rate-limit headers: an unknown caller has no plan.',
   403: 'The API key is valid but read-only (created with `--scope read`), and this operation is not a GET. Refused before the rate limiter, so it uses up none of the limits and carries no rate-limit headers; nothing is changed.',
-  429: "Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or `KEY_TEMPORARILY_BANNED` (the key kept sending after 429s); on the listing, also `TOO_MANY_LISTINGS` (the key already has its plan's number of listings in progress). Wait `Retry-After` seconds before retrying. Requests the windows or the ban refuse do not use them up, nor does a `TOO_MANY_LISTINGS` refusal (the windows give its slot back).",
+  429: "Over a rate limit: `RATE_LIMITED` (the minute window), `QUOTA_EXCEEDED` (the day window) or `KEY_TEMPORARILY_BANNED` (the key kept sending after 429s); on the listing, also `TOO_MANY_LISTINGS` (the key already has its plan's number of listings in progress); and `ADDRESS_RATE_LIMITED` (too many requests from the client's network address, whatever their keys). Wait `Retry-After` seconds before retrying. Requests the windows or the ban refuse do not use them up, nor does a `TOO_MANY_LISTINGS` refusal (the windows give its slot back); requests from an address over its limit are counted against it, blocked or not.",
   500: 'An unexpected failure. Safe to retry with exponential backoff: both operations are idempotent.',
   503: `A dependency failed or throttled. Retry after \`Retry-After\` seconds (usually ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
 };
@@ -114,7 +114,7 @@ function headersForStatus(
     Object.assign(
       headers,
       retryAfter(
-        'Seconds until the window (or the ban) that refused the request resets; for `TOO_MANY_LISTINGS`, a fixed wait before trying again (the end of a listing cannot be known in advance; the refusal used no slot).',
+        'Seconds until the window (or the ban) that refused the request resets; for `TOO_MANY_LISTINGS`, a fixed wait before trying again (the end of a listing cannot be known in advance; the refusal used no slot); for `ADDRESS_RATE_LIMITED`, a fixed wait after which an address that sent nothing meanwhile is let through again.',
       ),
     );
   if (status === 503) Object.assign(headers, retryAfter('Seconds to wait before retrying.'));
@@ -150,9 +150,16 @@ function successResponse(route: Route, success: NonNullable<OperationContract['s
 
 const quoted = (codes: readonly ErrorCode[]) => codes.map((code) => `\`${code}\``).join(' and ');
 
+/** When the gateway answers each of its codes that can come to any request. */
+const GATEWAY_WHY: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'for example, headers too large',
+  ADDRESS_RATE_LIMITED: "too many requests from the client's address",
+};
+
 function gatewayNote(gatewayCodes: readonly ErrorCode[], mixed: boolean): string {
   const what = mixed ? quoted(gatewayCodes) : 'this';
-  return `The gateway answers ${what} itself, before the request reaches the operation (for example, headers too large): no API key is checked and no rate-limit headers are sent.`;
+  const why = gatewayCodes.flatMap((code) => GATEWAY_WHY[code] ?? []).join('; ');
+  return `The gateway answers ${what} itself, before the request reaches the operation${why ? ` (${why})` : ''}: no API key is checked and no rate-limit headers are sent.`;
 }
 
 /**

@@ -28,8 +28,9 @@ function syncedOrderSchema(): JsonObject {
 function v2Description(codes: readonly ErrorCode[]): string {
   return [
     '**Beta** (`x-stability: beta`): may change without a new major version. Incremental sync of the ' +
-      'store\'s orders: pages with an opaque cursor, a status filter, and "what changed since". v1 ' +
-      '(`/v1`) is unchanged beside it.',
+      'store\'s orders: pages with an opaque cursor, a status filter, and "what changed since" (with a ' +
+      'status, also the orders that left it). The sync is exact within stated timing bounds that AWS does ' +
+      'not guarantee (see `GET /store/orders`). v1 (`/v1`) is unchanged beside it.',
     '## Authentication',
     'The same API keys as v1: `Authorization: Bearer <API key>`; a missing or invalid key is 401 `UNAUTHORIZED`.',
     rateLimitsSection(),

@@ -3,11 +3,15 @@
 // deadline: the quota spent on a failure. So the limiter sends an admitting write only while there
 // is time for its reply and the work after it, and gives back a slot whose reply came too late.
 // "Time for a call" is the slowest store call seen recently (`timedStore` measures them).
+import type { Deadline } from '../../commons/deadline';
 import type { LimiterStore } from './store';
 
 /** What a request has left, and what it still has to do once admitted. */
 export interface TimeBudget {
-  /** Ms left before the request must be answered: the function's deadline less the answer's margin. */
+  /**
+   * Ms left for the request's DynamoDB calls: until its answer (the function's deadline less the
+   * answer's margin), less the landing margin every write keeps before that answer.
+   */
   remainingMs: () => number;
   /** DynamoDB calls the request's own work makes once admitted, in the common case (a cancel: 1). */
   workCalls: number;
@@ -17,6 +21,8 @@ export interface TimeBudget {
    * it would take a slot of the next minute's own requests (and count their refusals toward a ban).
    */
   arrivedAtMs?: number;
+  /** The request's deadline, which every store call carries (lib/commons/deadline.ts). */
+  deadline?: Deadline;
 }
 
 /** Whether `calls` more DynamoDB calls, each as slow as the slowest seen lately, fit in the budget. */
@@ -56,11 +62,11 @@ export function timedStore(store: LimiterStore, latency: RecentLatency, elapsedM
       }
     };
   return {
-    take: timed((item, write) => store.take(item, write)),
-    recordRefusal: timed((item, write) => store.recordRefusal(item, write)),
-    writeBan: timed((item, ban) => store.writeBan(item, ban)),
-    giveBack: timed((item, write) => store.giveBack(item, write)),
+    take: timed((item, write, deadline) => store.take(item, write, deadline)),
+    recordRefusal: timed((item, write, deadline) => store.recordRefusal(item, write, deadline)),
+    writeBan: timed((item, ban, deadline) => store.writeBan(item, ban, deadline)),
+    giveBack: timed((item, write, deadline) => store.giveBack(item, write, deadline)),
     markRevoked: timed((item, mark) => store.markRevoked(item, mark)),
-    read: timed((item) => store.read(item)),
+    read: timed((item, deadline) => store.read(item, deadline)),
   };
 }

@@ -40,7 +40,9 @@
 //
 // Exactness does not depend on replies arriving on time: the store sends each write once (see the
 // port), so a write whose reply was late is never applied twice. Such a write may use up a slot
-// without serving; it can never over-admit.
+// without serving; it can never over-admit. Every store call carries the request's deadline
+// (`TimeBudget.deadline`): none is sent after its answer, and none can land after its 503.
+import type { Deadline } from '../../commons/deadline';
 import type { Limits } from '../../contract/plans';
 import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from './limit-errors';
 import { RecentLatency, timeFor, timedStore, type TimeBudget } from './budget';
@@ -87,20 +89,22 @@ export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, bu
   const item: LimiterItem = { keyId, day };
   const ourMinute = windowAt('minute', now).start;
   const inTime = (calls: number) => !budget || timeFor(budget, calls, deps.slowestCallMs?.() ?? 0);
+  const deadline = budget?.deadline;
   // Most requests fall in a minute already started: try that first, learn otherwise from the answer.
   let plan: LimiterPlan = { kind: 'admit', minute: ourMinute, newMinute: false };
   for (let write = 0; write < MAX_WRITES; write++) {
     if (plan.kind === 'revoked') throw new KeyRevokedError(limiterKey(keyId, day));
     if (plan.kind === 'banned') return banned(plan.until, limits);
-    if (plan.kind === 'refuse') return refuse(deps, item, plan, ourMinute, limits, now, inTime(1));
+    if (plan.kind === 'refuse')
+      return refuse(deps, item, plan, { ourMinute, limits, now, timeToRecord: inTime(1) }, deadline);
     // Not even time for the work, however quick this write's reply: answer now, counted nowhere.
     if (!inTime(budget?.workCalls ?? 0)) throw new NoTimeToServeError(limiterKey(keyId, day));
     const { minute } = plan;
-    const outcome = await deps.store.take(item, { minute, newMinute: plan.newMinute, now, limits });
+    const outcome = await deps.store.take(item, { minute, newMinute: plan.newMinute, now, limits }, deadline);
     if (outcome.applied) {
       if (inTime(budget?.workCalls ?? 0)) return admitted(outcome, minute, limits, day);
       // The reply came too late for the work to finish: the slot goes back, the request is not served.
-      await unlessFailed(deps, 'slot not given back', () => deps.store.giveBack(item, { minute }));
+      await unlessFailed(deps, 'slot not given back', () => deps.store.giveBack(item, { minute }, deadline));
       throw new NoTimeToServeError(limiterKey(keyId, day));
     }
     plan = planFor(outcome.found, ourMinute, limits, now, windowAt('minute', unixSeconds(deps.now())).start);
@@ -121,22 +125,22 @@ async function refuse(
   deps: LimiterDeps,
   item: LimiterItem,
   plan: Extract<LimiterPlan, { kind: 'refuse' }>,
-  ourMinute: number,
-  limits: Limits,
-  now: number,
-  timeToRecord: boolean,
+  { ourMinute, limits, now, timeToRecord }: { ourMinute: number; limits: Limits; now: number; timeToRecord: boolean },
+  deadline: Deadline | undefined,
 ): Promise<Admission> {
   const refusal = refusedBy(plan.reason, plan.minute, limits, item.day);
   // A later stored minute is not this request's: it is refused there, and counted nowhere. Nor is a
   // refusal with no time left to record it: its record could land after the deadline's 503.
   if (plan.minute !== ourMinute || !timeToRecord) return refusal;
-  const recorded = await unlessFailed(deps, 'refusal not counted', () => recordRefusal(deps.store, item, plan));
+  const recorded = await unlessFailed(deps, 'refusal not counted', () =>
+    recordRefusal(deps.store, item, plan, deadline),
+  );
   if (recorded === 'minute moved on') return refusal;
   // Without the record's reply, the refusals already recorded, each sent as a 429, plus this one:
   // no more than the true count, and a key whose records keep losing their replies is banned too.
   const refused = recorded ?? plan.refusedBefore + 1;
   if (refused <= banThreshold(limits)) return refusal;
-  const ban = await unlessFailed(deps, 'ban not written', () => imposeBan(deps, item.keyId, now));
+  const ban = await unlessFailed(deps, 'ban not written', () => imposeBan(deps, item.keyId, now, deadline));
   if (ban === undefined) return refusal;
   return { ...banned(ban.until, limits), ...(ban.started ? { banStarted: true as const } : {}) };
 }
@@ -149,10 +153,12 @@ async function recordRefusal(
   store: LimiterStore,
   item: LimiterItem,
   plan: { minute: number; newMinute: boolean },
+  deadline: Deadline | undefined,
 ): Promise<number | 'minute moved on'> {
-  let refused = await store.recordRefusal(item, plan);
+  let refused = await store.recordRefusal(item, plan, deadline);
   // Another request started the minute first: count in it.
-  if (refused === undefined && plan.newMinute) refused = await store.recordRefusal(item, { ...plan, newMinute: false });
+  if (refused === undefined && plan.newMinute)
+    refused = await store.recordRefusal(item, { ...plan, newMinute: false }, deadline);
   return refused ?? 'minute moved on';
 }
 
@@ -162,11 +168,16 @@ async function recordRefusal(
  * midnight is also written on the next day's item, by the request whose ban took. `started`
  * when this request's ban took.
  */
-async function imposeBan(deps: LimiterDeps, keyId: string, now: number): Promise<{ until: number; started: boolean }> {
+async function imposeBan(
+  deps: LimiterDeps,
+  keyId: string,
+  now: number,
+  deadline: Deadline | undefined,
+): Promise<{ until: number; started: boolean }> {
   const { from, until } = banFrom(now);
   const [today, ...later] = daysCovering(now, until);
   if (!today) throw new Error('A ban covers at least the day it starts');
-  const outcome = await deps.store.writeBan({ keyId, day: today }, { from, until, now });
+  const outcome = await deps.store.writeBan({ keyId, day: today }, { from, until, now }, deadline);
   if (!outcome.applied) {
     const { found } = outcome;
     return { until: found === 'absent' || found.bannedUntil === undefined ? until : found.bannedUntil, started: false };
@@ -175,7 +186,7 @@ async function imposeBan(deps: LimiterDeps, keyId: string, now: number): Promise
   await Promise.all(
     later.map((day) =>
       unlessFailed(deps, 'ban not extended past midnight', () =>
-        deps.store.writeBan({ keyId, day }, { from, until, now }),
+        deps.store.writeBan({ keyId, day }, { from, until, now }, deadline),
       ),
     ),
   );
@@ -201,9 +212,14 @@ async function unlessFailed<T>(deps: Pick<LimiterDeps, 'warn'>, what: string, wr
  * (its listing had no room), so the refusal costs the key nothing. Best effort: a failure leaves
  * the slot used, as a lost reply does.
  */
-export async function giveBack(deps: LimiterDeps, keyId: string, slot: AdmittedSlot): Promise<void> {
+export async function giveBack(
+  deps: LimiterDeps,
+  keyId: string,
+  slot: AdmittedSlot,
+  deadline?: Deadline,
+): Promise<void> {
   await unlessFailed(deps, 'slot not given back', () =>
-    deps.store.giveBack({ keyId, day: slot.day }, { minute: slot.minute }),
+    deps.store.giveBack({ keyId, day: slot.day }, { minute: slot.minute }, deadline),
   );
 }
 
@@ -237,7 +253,7 @@ export function timedLimiter(
     store: deps.store,
     now: clocks.now,
     admit: (keyId: string, limits: Limits, budget?: TimeBudget) => admit(deps, keyId, limits, budget),
-    giveBack: (keyId: string, slot: AdmittedSlot) => giveBack(deps, keyId, slot),
+    giveBack: (keyId: string, slot: AdmittedSlot, deadline?: Deadline) => giveBack(deps, keyId, slot, deadline),
     markRevoked: (keyId: string, nowMs: number, cacheTtlSeconds: number) =>
       markRevoked(deps.store, keyId, nowMs, cacheTtlSeconds),
   };

@@ -2,6 +2,8 @@
 // item for one UTC day. Each write is one atomic check-and-set, sent once (never retried: a retry
 // after a late reply would apply it twice). The DynamoDB store (lib/stores/rate-limiter.ts) holds
 // them as UpdateItem expressions; test/support/in-memory-limiter-store.ts holds the same conditions.
+// A request's calls carry its deadline: none is sent, or lands, after its answer (lib/stores/call-deadlines.ts).
+import type { Deadline } from '../../commons/deadline';
 import type { Limits } from '../../contract/plans';
 import type { Found } from './rules';
 import type { Window } from './windows';
@@ -33,6 +35,7 @@ export interface LimiterStore {
   take(
     item: LimiterItem,
     write: { minute: number; newMinute: boolean; now: number; limits: Limits },
+    deadline?: Deadline,
   ): Promise<{ applied: true; day: number; inMinute: number } | NotApplied>;
 
   /**
@@ -40,7 +43,11 @@ export interface LimiterStore {
    * stored; sets the minute with a count of 0 and one refusal), or added to it (the stored minute
    * is `minute`). Applied: the refusals now recorded in the minute; not applied: undefined.
    */
-  recordRefusal(item: LimiterItem, write: { minute: number; newMinute: boolean }): Promise<number | undefined>;
+  recordRefusal(
+    item: LimiterItem,
+    write: { minute: number; newMinute: boolean },
+    deadline?: Deadline,
+  ): Promise<number | undefined>;
 
   /**
    * Bans the key on this item from `from` until `until` (creating the item if need be), unless a
@@ -49,6 +56,7 @@ export interface LimiterStore {
   writeBan(
     item: LimiterItem,
     ban: { from: number; until: number; now: number },
+    deadline?: Deadline,
   ): Promise<{ applied: true } | NotApplied>;
 
   /**
@@ -56,7 +64,7 @@ export interface LimiterStore {
    * while the stored minute is `minute` (and its count above 0), or only the day's once the minute
    * has moved on. True when a count was given back.
    */
-  giveBack(item: LimiterItem, write: { minute: number }): Promise<boolean>;
+  giveBack(item: LimiterItem, write: { minute: number }, deadline?: Deadline): Promise<boolean>;
 
   /**
    * Marks the key revoked on this item (creating it if need be, to expire with its day), so every
@@ -65,5 +73,5 @@ export interface LimiterStore {
   markRevoked(item: LimiterItem, mark: { at: number }): Promise<void>;
 
   /** The item, read consistently. */
-  read(item: LimiterItem): Promise<Found>;
+  read(item: LimiterItem, deadline?: Deadline): Promise<Found>;
 }

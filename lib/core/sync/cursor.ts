@@ -2,9 +2,15 @@
 // HMAC so that a cursor this API did not issue, or one altered since, is refused rather than read.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isOrderStatus } from '../../contract/order';
-import { SYNC_FILTERS, type SyncFilter, type SyncFilters } from '../../contract/sync';
+import {
+  CURSOR_LIFETIME_MS,
+  listsDepartures,
+  SYNC_FILTERS,
+  type SyncFilter,
+  type SyncFilters,
+} from '../../contract/sync';
 import { SYNC_SHARDS } from '../../contract/tables';
-import { InvalidCursorError } from './sync-errors';
+import { InvalidCursorError, UnknownCursorKeyError } from './sync-errors';
 
 /**
  * Where the next page starts. Unfiltered pages scan the table: after the last id read. Filtered
@@ -21,17 +27,66 @@ export interface CursorContent {
   started: number;
 }
 
-/** 2: cursors carry their walk's start (the watermark); a version-1 cursor is refused, and the walk starts again. */
-export const CURSOR_VERSION = 2;
+/**
+ * 2: cursors carry their walk's start (the watermark). 3: a walk with a status and updatedSince
+ * reads the by-update index (its departures), so a version-2 position of such a walk is on the
+ * by-status index. Every other walk's cursor is still sealed as version 2, the same content as
+ * before, so during a canary the version before this one (which opens version 2 only) reads it.
+ */
+export const CURSOR_VERSION = 3;
+export const CURSOR_VERSION_BEFORE_DEPARTURES = 2;
+
+/** The version a walk's cursors are sealed as: the newest whose content the walk needs. */
+export const cursorVersionFor = (filters: SyncFilters): number =>
+  listsDepartures(filters) ? CURSOR_VERSION : CURSOR_VERSION_BEFORE_DEPARTURES;
+
+/**
+ * A version-2 cursor of a status-and-since walk, sealed before departures: its position is on the
+ * by-status index, so the walk goes on from the start of the by-update index. Its pages come again
+ * (a repeat is harmless) and its watermark, from the same start, is as settled as it was.
+ */
+const FROM_THE_START: PagePosition = { kind: 'index', after: Array<null>(SYNC_SHARDS).fill(null), done: [] };
+
+/**
+ * The HMAC keys a deployment holds: cursors are sealed with the current one; after a rotation the
+ * previous one still opens the cursors it sealed, for as long as they live (CURSOR_LIFETIME_MS).
+ */
+export interface CursorKeys {
+  current: Uint8Array;
+  previous?: Uint8Array;
+}
+
+/**
+ * Where a deployment's keys come from (lib/root/cursor-key.ts): the keys it holds, and the keys read
+ * anew when a cursor is sealed with neither (a rotation this holder has not seen yet).
+ */
+export interface CursorKeySource {
+  /** The keys held; read first if none are. */
+  held(): Promise<CursorKeys>;
+  /** The keys read again, now held; undefined when they were read too recently to read again. */
+  renewed(): Promise<CursorKeys | undefined>;
+}
 
 function mac(key: Uint8Array, payload: string): Buffer {
   return createHmac('sha256', key).update(payload).digest();
 }
 
-/** The cursor text: the content as base64url JSON, a dot, and its HMAC-SHA256 under `key`. */
-export function sealCursor(content: CursorContent, key: Uint8Array): string {
-  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, ...content })).toString('base64url');
-  return `${payload}.${mac(key, payload).toString('base64url')}`;
+/** The cursor text: the content as base64url JSON, a dot, and its HMAC-SHA256 under the current key. */
+export function sealCursor(content: CursorContent, keys: CursorKeys): string {
+  const payload = Buffer.from(JSON.stringify({ v: cursorVersionFor(content.filters), ...content })).toString(
+    'base64url',
+  );
+  return `${payload}.${mac(keys.current, payload).toString('base64url')}`;
+}
+
+/** Whether `tag` is the payload's HMAC under one of the keys (each compared in constant time). */
+function sealedByOneOf(keys: CursorKeys, payload: string, tag: string): boolean {
+  const given = Buffer.from(tag, 'base64url');
+  return [keys.current, keys.previous].some((key) => {
+    if (key === undefined) return false;
+    const expected = mac(key, payload);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -68,15 +123,16 @@ function positionIn(value: unknown): PagePosition | undefined {
   return undefined;
 }
 
-/** The content of a cursor sealed with `key`; InvalidCursorError for anything else. */
-export function openCursor(cursor: string, key: Uint8Array): CursorContent {
+/**
+ * The content of a cursor sealed with one of `keys` whose walk started at most CURSOR_LIFETIME_MS
+ * before `now`. A cursor sealed with neither key is UnknownCursorKeyError (the caller may hold
+ * keys older than the cursor's); anything else wrong is InvalidCursorError.
+ */
+export function openCursor(cursor: string, keys: CursorKeys, now: number): CursorContent {
   const [payload, tag, ...extra] = cursor.split('.');
   if (payload === undefined || tag === undefined || extra.length > 0)
     throw new InvalidCursorError('not a cursor of this API');
-  const expected = mac(key, payload);
-  const given = Buffer.from(tag, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    throw new InvalidCursorError('not issued by this API, or altered');
+  if (!sealedByOneOf(keys, payload, tag)) throw new UnknownCursorKeyError();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -85,11 +141,33 @@ export function openCursor(cursor: string, key: Uint8Array): CursorContent {
   }
   const fields = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const filters = filtersIn(fields.filters);
-  const position = positionIn(fields.position);
+  let position = positionIn(fields.position);
   const started = fields.started;
-  if (fields.v !== CURSOR_VERSION || !filters || !position || !Number.isSafeInteger(started))
+  const before = filters && fields.v === CURSOR_VERSION_BEFORE_DEPARTURES && listsDepartures(filters);
+  if (before && position?.kind === 'index') position = FROM_THE_START;
+  else if (filters && fields.v !== cursorVersionFor(filters)) position = undefined;
+  if (!filters || !position || !Number.isSafeInteger(started))
     throw new InvalidCursorError('unreadable, or from an older version of this API: start the walk again');
+  if (now - (started as number) > CURSOR_LIFETIME_MS)
+    throw new InvalidCursorError(
+      `expired: its walk started more than ${CURSOR_LIFETIME_MS / 86_400_000} days ago; start the walk again from your watermark`,
+    );
   return { filters, position, started: started as number };
+}
+
+/**
+ * openCursor with the keys `source` holds, and, for a cursor sealed with neither, with the keys read
+ * again: a cursor another container (or a new version) sealed after a rotation opens here too.
+ */
+export async function openCursorWith(source: CursorKeySource, cursor: string, now: number): Promise<CursorContent> {
+  try {
+    return openCursor(cursor, await source.held(), now);
+  } catch (error) {
+    if (!(error instanceof UnknownCursorKeyError)) throw error;
+    const renewed = await source.renewed();
+    if (renewed === undefined) throw error;
+    return openCursor(cursor, renewed, now);
+  }
 }
 
 /**

@@ -103,10 +103,31 @@ function setFilter<F extends SyncFilter>(filters: SyncFilters, name: F, text: st
   filters[name] = FILTER_VALUES[name](text);
 }
 
-/** The query of one request, from its parameters as API Gateway gives them (every value of each). */
-export function parseSyncQuery(parameters: Record<string, readonly string[] | undefined> | null): SyncQuery {
+/**
+ * A walk asked from an instant the server has not reached would learn nothing of the changes made
+ * before it gets there. Compared with the server's clock (AWS's) as it is: no allowance for clock
+ * error, which could only let an instant that is still to come through.
+ */
+function refuseFuture(updatedSince: string | undefined, now: number): void {
+  if (updatedSince === undefined || Date.parse(updatedSince) <= now) return;
+  const server = new Date(now).toISOString();
+  throw new InvalidQueryError(
+    SYNC_PARAMETERS.updatedSince,
+    `${updatedSince} is later than the server's time (${server}); give your last walk's watermark, or an earlier instant`,
+  );
+}
+
+/**
+ * The query of one request, from its parameters as API Gateway gives them (every value of each);
+ * `now` is the server's time, which a walk's first page may not ask to start after.
+ */
+export function parseSyncQuery(
+  parameters: Record<string, readonly string[] | undefined> | null,
+  now: number,
+): SyncQuery {
   const given = parameters ?? {};
   const known: readonly string[] = Object.values(SYNC_PARAMETERS);
+  // Own names only, whatever they are (`constructor`, `__proto__`): the event is parsed JSON.
   const unknown = Object.keys(given).find((name) => !known.includes(name));
   if (unknown !== undefined)
     throw new InvalidQueryError(unknown.slice(0, 64), `unknown parameter (known: ${known.join(', ')})`);
@@ -119,5 +140,7 @@ export function parseSyncQuery(parameters: Record<string, readonly string[] | un
   }
   const cursor = single(given.cursor, SYNC_PARAMETERS.cursor);
   if (cursor === '') throw new InvalidQueryError(SYNC_PARAMETERS.cursor, 'must not be empty');
+  // A later page's filters are its cursor's, checked when its walk began.
+  if (cursor === undefined) refuseFuture(filters.updatedSince, now);
   return { limit, filters, ...(cursor !== undefined ? { cursor } : {}) };
 }

@@ -20,8 +20,20 @@ export class InvalidQueryError extends CodedError {
 
 /** A cursor this API did not issue, one altered since, or one given with other filters than its own. */
 export class InvalidCursorError extends CodedError {
-  override readonly name = 'InvalidCursorError';
+  override readonly name: string = 'InvalidCursorError';
   constructor(reason: string) {
     super('INVALID_CURSOR', `cursor: ${reason}`);
+  }
+}
+
+/**
+ * A cursor sealed with neither key the deployment holds: not issued by this API, altered, sealed with
+ * a key rotated out, or with a key newer than the ones this container read (lib/root/cursor-key.ts
+ * then reads them again before refusing it).
+ */
+export class UnknownCursorKeyError extends InvalidCursorError {
+  override readonly name = 'UnknownCursorKeyError';
+  constructor() {
+    super('not issued by this API, or altered');
   }
 }

@@ -1,5 +1,6 @@
 import type { AdminCommand } from '../command';
-import { keysCreate, keysList, keysPruneGateway, keysRevoke, keysUsage } from './keys';
+import { canaryKeyCreate } from './canary-key';
+import { keysCreate, keysList, keysPruneGateway, keysRebind, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
 
@@ -9,7 +10,9 @@ export const COMMANDS: readonly AdminCommand[] = [
   keysList,
   keysRevoke,
   keysPruneGateway,
+  keysRebind,
   keysUsage,
+  canaryKeyCreate,
   ordersImport,
   ordersShip,
   petsImport,

@@ -156,8 +156,8 @@ export async function newKey(target: AdminTarget, request: NewKeyRequest, now: D
   return created;
 }
 
-async function createKey(command: CreateArgs, { target, out, now }: CommandContext): Promise<void> {
-  const { key, record } = await newKey(target, command, now);
+async function createKey(command: CreateArgs, { target, out, clock }: CommandContext): Promise<void> {
+  const { key, record } = await newKey(target, command, new Date(await clock.checkedNow()));
   if (command.json) {
     out.out(JSON.stringify({ key, ...publicView(record) }));
     return;
@@ -174,8 +174,11 @@ async function createKey(command: CreateArgs, { target, out, now }: CommandConte
   out.out(`  ${key}`);
 }
 
+/** A stage's release canary key is the release hook's alone: listings and usage leave it out. */
+const RELEASE_CANARY_NOTE = 'docs/operations.md#the-release-canary-key';
+
 async function listKeys(json: boolean, { target, out }: CommandContext): Promise<void> {
-  const records = await target.keys.list();
+  const records = (await target.keys.list()).filter((record) => !record.releaseCanary);
   if (json) {
     out.out(JSON.stringify(records.map(publicView)));
     return;
@@ -221,16 +224,20 @@ async function deleteGatewayKey(target: AdminTarget, record: ApiKeyRecord): Prom
  * The record first (the authorizer refuses the key from its next lookup), then the marks on the
  * key's limiter items (the service refuses it at once, whatever API Gateway's authorizer cache
  * holds), then the gateway key. Revoking again redoes the marks, so a run stopped halfway is
- * finished by the next.
+ * finished by the next. The marks' days are AWS's (a machine's clock hours off marked other days):
+ * `now` is the checked clock's. The gateway key's id, when one was deleted.
  */
-async function revokeKey(id: string, { target, out, now }: CommandContext): Promise<void> {
+export async function revokeEverywhere(target: AdminTarget, id: string, now: Date) {
   const revoked = await target.keys.revoke(id, now);
   if (!revoked) throw new AdminFailure(`No API key with id ${id} in ${target.label}`);
-  const { record, alreadyRevoked } = revoked;
   await target.limiter.markRevoked(id, now.getTime(), AUTHORIZER_CACHE_TTL_SECONDS);
   // Also for a key revoked already: an earlier run may have stopped halfway, or (before 1.x) only
   // disabled the gateway key, which still counted against the account's quota.
-  const deleted = await deleteGatewayKey(target, record);
+  return { ...revoked, deleted: await deleteGatewayKey(target, revoked.record) };
+}
+
+async function revokeKey(id: string, { target, out, clock }: CommandContext): Promise<void> {
+  const { record, alreadyRevoked, deleted } = await revokeEverywhere(target, id, new Date(await clock.checkedNow()));
   const gatewayNote = deleted ? ` Its API Gateway key ${deleted} is deleted, with its usage-plan binding.` : '';
   out.out(
     alreadyRevoked
@@ -253,14 +260,36 @@ async function pruneGatewayKeys(_args: undefined, { target, out }: CommandContex
   );
 }
 
+/**
+ * Puts every live key's API Gateway key in its tier's usage plan, as the stage's stack names them:
+ * after a new stack took the retained tables back, its usage plans are new and hold no key.
+ */
+async function rebindGatewayKeys(_args: undefined, { target, out }: CommandContext): Promise<void> {
+  if (!target.gateway) throw new UsageError('The local stack has no usage plans: keys rebind needs --stage');
+  const live = (await target.keys.list()).filter((r) => r.revokedAt === undefined && r.gatewayKeyId !== undefined);
+  let bound = 0;
+  for (const record of live) if (await target.gateway.bind(record.gatewayKeyId ?? '', record.plan)) bound++;
+  out.out(
+    `${bound} of the ${live.length} live keys with an API Gateway key in ${target.label} were put in their usage plans; ` +
+      `${live.length - bound} were in them already.`,
+  );
+}
+
 const isoTime = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** A key's plan and limits, and what it has used of them now, from its limiter item. */
-async function keyUsage(args: { id: string; json: boolean }, { target, out, now }: CommandContext): Promise<void> {
+async function keyUsage(args: { id: string; json: boolean }, { target, out, clock }: CommandContext): Promise<void> {
   const record = await target.keys.get(args.id);
   if (!record) throw new AdminFailure(`No API key with id ${args.id} in ${target.label}`);
+  if (record.releaseCanary) {
+    throw new AdminFailure(
+      `${args.id} is the release canary key of ${target.label}: it has no API Gateway key, so the API refuses it ` +
+        `and nothing counts its use; only the release hook calls the authorizer with it (${RELEASE_CANARY_NOTE}).`,
+    );
+  }
   const limits = limitsOf(record);
   if (!limits) throw new AdminFailure(`${args.id} is an enterprise key without readable custom limits`);
+  const now = new Date(await clock.checkedNow());
   const usage = usageAt(await target.limiter.read(record.id, now.getTime()), limits, now.getTime());
   if (args.json) {
     // bannedUntil is always there, null without a ban, so a script can read it without a guard.
@@ -327,7 +356,10 @@ export const keysList = defineCommand({
   name: 'keys list',
   options: { json: { type: 'boolean' } },
   arguments: [],
-  help: ['Every key: id, plan, scope, name, limits, created, revoked. Never a key or its hash.'],
+  help: [
+    "Every key: id, plan, scope, name, limits, created, revoked. Never a key or its hash. A stage's",
+    "release canary key (`canary-key create`) is not listed: it is no client's.",
+  ],
   parse: ({ values }) => values.json ?? false,
   run: listKeys,
 });
@@ -356,6 +388,18 @@ export const keysPruneGateway = defineCommand({
   ],
   parse: () => undefined,
   run: pruneGatewayKeys,
+});
+
+export const keysRebind = defineCommand({
+  name: 'keys rebind',
+  options: {},
+  arguments: [],
+  help: [
+    "Puts every live key's API Gateway key in its tier's usage plan, where it was not already: after",
+    'a new stack took the retained tables back (docs/operations.md), its usage plans hold no key. --stage only.',
+  ],
+  parse: () => undefined,
+  run: rebindGatewayKeys,
 });
 
 export const keysUsage = defineCommand({

@@ -1,25 +1,32 @@
 import { OrderNotFoundError, OrderNotPendingError } from '../../../lib/core/orders/order-errors';
-import { canonicalInt64 } from '../../../lib/contract/order';
+import { canonicalInt64, type Order } from '../../../lib/contract/order';
 import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, Interrupted, shownArgument, UsageError } from '../../shared/errors';
 import { ORDER_IMPORT } from '../import-file';
 import { mapBounded } from '../map-bounded';
 import { IMPORT_CONCURRENCY, importFile } from '../import-run';
 import { int64Problem } from '../int64-text';
+import { TOOL_CLOCK } from '../../shared/aws-time';
 
 export { IMPORT_CONCURRENCY } from '../import-run';
 
+/** Stamps come from AWS's time, checked before each batch is written (shared/aws-time.ts). */
+const stampsChecked = ({ target }: CommandContext) => target.clock.check(TOOL_CLOCK.stampMs);
+
 function importOrders(file: string, context: CommandContext): Promise<void> {
-  return importFile(ORDER_IMPORT, file, (order) => context.target.orders.create(order), context);
+  const create = (order: Order) => context.target.orders.create(order);
+  return importFile(ORDER_IMPORT, file, create, context, () => stampsChecked(context));
 }
 
-async function shipOrder(id: string, { target, out }: CommandContext): Promise<void> {
+async function shipOrder(id: string, context: CommandContext): Promise<void> {
+  const { target, out } = context;
   // Read first only to tell "shipped now" from "already shipped"; the transition itself is conditional.
   const before = await target.orders.get(id);
   if (before?.status === 'shipped') {
     out.out(`Order ${id} was already shipped; nothing changed.`);
     return;
   }
+  await stampsChecked(context);
   try {
     await target.orders.ship(id);
   } catch (error) {
@@ -68,10 +75,12 @@ export const ordersShip = defineCommand({
 });
 
 /** Stamps updatedAt on every order written before v2; an interrupted or repeated run picks up what is left. */
-async function backfillUpdatedAt({ target, out, signal }: CommandContext): Promise<void> {
+async function backfillUpdatedAt(context: CommandContext): Promise<void> {
+  const { target, out, signal } = context;
   let stamped = 0;
   let skipped = 0;
   for await (const page of target.orders.ordersWithoutUpdatedAt()) {
+    await stampsChecked(context);
     const done = await mapBounded(
       page,
       IMPORT_CONCURRENCY,

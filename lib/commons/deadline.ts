@@ -1,0 +1,74 @@
+// A request's deadline as the stores see it: an abort signal that fires when the request is answered
+// (at its deadline, before the 503 is written; or once any answer is given), and the instant its
+// writes must have ended by, so that one that went unanswered has landed before that answer. The
+// stores tell it of each write that ended unanswered, and a failure is answered only once those may
+// have landed (docs/design.md#a-503-is-not-followed-by-the-change). Made by the edge from the Lambda
+// context, passed down to the stores as a parameter.
+import type { Timers } from './timers';
+
+export interface Deadline {
+  /** Aborted once the request is answered: at its deadline just before the 503 is written, or after any answer. */
+  readonly signal: AbortSignal;
+  /** When the request is answered at the latest (epoch ms on `timers`): the deadline's 503. */
+  readonly answerAt: number;
+  /**
+   * How long after it ended an unanswered write may still land (SYNC_TIMING.unansweredLandingMs):
+   * every write of the request ends this long before `answerAt`.
+   */
+  readonly landingMs: number;
+  readonly timers: Timers;
+  /** A write of the request ended unanswered at `endedAt`: it may land until the landing margin later. */
+  unanswered(endedAt: number): void;
+}
+
+/** When every write of the request must have ended: its answer, less the landing margin. */
+export function writesEndBy(deadline: Deadline): number {
+  return deadline.answerAt - deadline.landingMs;
+}
+
+/** Why a call was aborted: its request was answered (at its deadline, or at all), or its attempt's time is over. */
+export class CallAbortedError extends Error {
+  override readonly name = 'CallAbortedError';
+}
+
+/** A deadline its maker ends: `reach()` at the deadline, before the 503; `answered()` after any answer. */
+export interface RequestDeadline extends Deadline {
+  reach(): void;
+  answered(): void;
+  /**
+   * Resolves once every write that ended unanswered may have landed: at once when there was none,
+   * at `answerAt` at the latest, and when the deadline is reached.
+   */
+  settled(): Promise<void>;
+}
+
+/** The deadline of a request that must be answered within `answerInMs` from now. */
+export function requestDeadline(timers: Timers, answerInMs: number, landingMs: number): RequestDeadline {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const answerAt = timers.now() + answerInMs;
+  let landedBy = -Infinity;
+  return {
+    signal,
+    answerAt,
+    landingMs,
+    timers,
+    unanswered: (endedAt) => {
+      landedBy = Math.max(landedBy, Math.min(endedAt + landingMs, answerAt));
+    },
+    reach: () => controller.abort(new CallAbortedError('The request was answered at its deadline')),
+    answered: () => controller.abort(new CallAbortedError('The request has been answered')),
+    settled: () =>
+      new Promise<void>((resolve) => {
+        const waitMs = landedBy - timers.now();
+        if (signal.aborted || waitMs <= 0) return resolve();
+        const done = () => {
+          stop();
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const stop = timers.after(waitMs, done);
+        signal.addEventListener('abort', done, { once: true });
+      }),
+  };
+}
