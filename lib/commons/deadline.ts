@@ -6,6 +6,12 @@
 // context, passed down to the stores as a parameter.
 import type { Timers } from './timers';
 
+/**
+ * Time kept back from the Lambda deadline to answer (a route's 503, the authorizer's failure)
+ * before the runtime stops the function.
+ */
+export const DEADLINE_MARGIN_MS = 500;
+
 export interface Deadline {
   /** Aborted once the request is answered: at its deadline just before the 503 is written, or after any answer. */
   readonly signal: AbortSignal;
@@ -40,6 +46,24 @@ export interface RequestDeadline extends Deadline {
    * at `answerAt` at the latest, and when the deadline is reached.
    */
   settled(): Promise<void>;
+}
+
+/**
+ * The deadline of a request answered within `answerInMs`, reached by its own timer then: `onReach`
+ * runs right after the signal is aborted (a 503 given at the deadline). `stop()` cancels the timer.
+ */
+export function timedDeadline(
+  timers: Timers,
+  answerInMs: number,
+  landingMs: number,
+  onReach: () => void = () => undefined,
+): RequestDeadline & { stop(): void } {
+  const deadline = requestDeadline(timers, answerInMs, landingMs);
+  const stop = timers.after(answerInMs, () => {
+    deadline.reach();
+    onReach();
+  });
+  return Object.assign(deadline, { stop });
 }
 
 /** The deadline of a request that must be answered within `answerInMs` from now. */

@@ -9,7 +9,7 @@ import { errorJson, errorResponse, ERRORS, SERVICE_UNAVAILABLE_ANSWER } from '..
 import { routeErrorCodes } from '../contract/operations';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
-import { requestDeadline, type Deadline } from '../commons/deadline';
+import { DEADLINE_MARGIN_MS, timedDeadline, type Deadline, type RequestDeadline } from '../commons/deadline';
 import { SYNC_TIMING } from '../contract/sync';
 import { callerFromAuthorizerContext, type Caller } from '../core/access/caller';
 import type { RateLimiter } from '../stores/rate-limiter';
@@ -48,7 +48,7 @@ export interface ApiHandlerDeps {
 
 const callers = new WeakMap<ApiEvent, Caller | undefined>();
 /** Each request's deadline, by request: set before the middleware runs, read by the limiter and the route. */
-const deadlines = new WeakMap<ApiEvent, Deadline>();
+const deadlines = new WeakMap<ApiEvent, RequestDeadline>();
 const deadlineOf = (event: ApiEvent): Deadline | undefined => deadlines.get(event);
 
 /** The caller the authorizer context names, read from the event once per request. */
@@ -126,9 +126,6 @@ function withApiMiddleware<R extends { statusCode: number; headers?: ApiResult['
     .handler((event, context) => handle(event, callerOf({ event }), context, deadlineOf(event)));
 }
 
-/** Time kept back from the Lambda deadline to send the 503 before the runtime kills the call. */
-export const DEADLINE_MARGIN_MS = 500;
-
 const landingMsOf = (deps: ApiHandlerDeps): number => deps.landingMs ?? SYNC_TIMING.unansweredLandingMs;
 
 /**
@@ -147,24 +144,20 @@ function withDeadline(
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const remaining = context.getRemainingTimeInMillis?.();
     if (remaining === undefined) return handler(event, context);
-    const answerInMs = Math.max(0, remaining - DEADLINE_MARGIN_MS);
-    const deadline = requestDeadline(timers, answerInMs, landingMs);
-    deadlines.set(event, deadline);
-    let cancel: (() => void) | undefined;
-    const answered = new Promise<ApiResult>((resolve) => {
-      cancel = timers.after(answerInMs, () => {
-        deadline.reach();
-        logger.error('request abandoned at the function deadline');
-        resolve(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
-      });
+    let atDeadline: (answer: ApiResult) => void = () => undefined;
+    const answered = new Promise<ApiResult>((resolve) => (atDeadline = resolve));
+    const deadline = timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs, () => {
+      logger.error('request abandoned at the function deadline');
+      atDeadline(errorResponse(SERVICE_UNAVAILABLE_ANSWER));
     });
+    deadlines.set(event, deadline);
     try {
       const result = await Promise.race([handler(event, context), answered]);
       // A failure is answered once every write that went unanswered may have landed: never before it.
       if (result.statusCode >= 500) await deadline.settled();
       return result;
     } finally {
-      cancel?.();
+      deadline.stop();
       deadline.answered();
     }
   };
@@ -179,9 +172,29 @@ export function apiHandler(route: Route, deps: ApiHandlerDeps, handle: ApiRouteH
   );
 }
 
+type HeadRequest = { event: ApiEvent; response: { statusCode: number } | undefined };
+
+/**
+ * A streamed response is answered when its head goes, before its first byte: a 5XX head waits
+ * until every write of the request that went unanswered may have landed, and any head ends the
+ * request's deadline (nothing of the limiter's or the lease's is sent after it). Outermost, so it
+ * runs last, once the status is known.
+ */
+async function headGoes(request: HeadRequest): Promise<void> {
+  const deadline = deadlines.get(request.event);
+  if (!deadline) return;
+  if ((request.response?.statusCode ?? 500) >= 500) await deadline.settled();
+  deadline.answered();
+}
+
+const answeredAtHead = { after: headGoes, onError: headGoes };
+
 /**
  * The same stack in Lambda's response-streaming mode: API Gateway (response transfer mode
- * STREAM) passes the bytes on as the handler writes them.
+ * STREAM) passes the bytes on as the handler writes them. The request's deadline covers what comes
+ * before the first byte (the limiter's write, the listing's lease): answered by the function's
+ * timeout less the deadline margin, it ends when the head goes; the body is the listing's own
+ * (lib/edge/listing-run.ts) and carries none.
  */
 export function streamingApiHandler(
   route: Route,
@@ -189,13 +202,22 @@ export function streamingApiHandler(
   handle: ApiRouteHandler<StreamingApiResult>,
   workCalls = 0,
 ): StreamingLambdaHandler {
-  const handler = withApiMiddleware(
-    route,
-    deps,
-    middy<ApiEvent, StreamingApiResult, Error, Context>({ executionMode: executionModeStreamifyResponse }),
-    handle,
-    workCalls,
-  );
+  const streamified = middy<ApiEvent, StreamingApiResult, Error, Context>({
+    executionMode: executionModeStreamifyResponse,
+  }).use(answeredAtHead);
   // middy's types describe the buffered signature; streamified, the runtime calls it like this.
-  return handler as unknown as StreamingLambdaHandler;
+  const handler = withApiMiddleware(route, deps, streamified, handle, workCalls) as unknown as StreamingLambdaHandler;
+  const timers = deps.timers ?? REAL_TIMERS;
+  return async (event, responseStream, context) => {
+    const remaining = context.getRemainingTimeInMillis?.();
+    if (remaining === undefined) return handler(event, responseStream, context);
+    const deadline = timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMsOf(deps));
+    deadlines.set(event, deadline);
+    try {
+      await handler(event, responseStream, context);
+    } finally {
+      deadline.stop();
+      deadline.answered();
+    }
+  };
 }

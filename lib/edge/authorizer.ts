@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { Deadline } from '../commons/deadline';
 import { bearerToken } from '../core/access/key-format';
 import { authenticateKey, type Authentication, type KeyRefusalCause } from '../stores/key-service';
 import type { ApiKeysRepository } from '../stores/api-keys';
@@ -56,13 +57,15 @@ export function wholeApiResource(methodArn: string): string {
   return wholeStageResource(methodArn);
 }
 
+/** The decision on one token; the key read carries `deadline` (the authorizer's own). */
 export async function authorizeToken(
   keys: ApiKeysRepository,
   event: Pick<APIGatewayTokenAuthorizerEvent, 'authorizationToken' | 'methodArn'>,
+  deadline?: Deadline,
 ): Promise<APIGatewayAuthorizerResult & { context: Record<string, string | number> }> {
   const token = bearerToken(event.authorizationToken);
   const outcome: Authentication | { refused: 'missing' } =
-    token === undefined ? { refused: 'missing' } : await authenticateKey(keys, token);
+    token === undefined ? { refused: 'missing' } : await authenticateKey(keys, token, deadline);
   if ('refused' in outcome) throw new KeyRefusedError(outcome.refused);
   const { caller } = outcome;
   return {

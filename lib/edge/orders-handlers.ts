@@ -18,6 +18,7 @@ import { businessMetrics } from './metrics';
 import { logger } from '../commons/logger';
 import type { Order } from '../contract/order';
 import { parseOrderId } from '../core/orders/order-id';
+import { BUDGETED_STAMPED_ATTEMPTS } from '../core/sync/stamps';
 import { ordersJsonChunks } from '../core/orders/orders-json';
 import { measuredListing } from './listing-metrics';
 import type { OrdersRepository, ScanOptions } from '../stores/orders';
@@ -45,10 +46,12 @@ export interface OrdersHandlerDeps extends ApiHandlerDeps {
 
 /**
  * DynamoDB calls each operation's work makes once the limiter admitted it, in the common case: the
- * limiter's time budget keeps that much time (lib/core/limiter/budget.ts). A cancel is one
- * conditional UpdateItem; a listing takes its lease and reads its first page before answering.
+ * limiter's time budget keeps that much time (lib/core/limiter/budget.ts). A cancel is one stamped
+ * write: at most STAMPED_ATTEMPTS UpdateItems, of which the budget keeps time for
+ * BUDGETED_STAMPED_ATTEMPTS (lib/core/sync/stamps.ts). A listing takes its lease and reads its
+ * first page before answering.
  */
-export const WORK_CALLS = { cancelOrder: 1, listOrders: 2 } as const;
+export const WORK_CALLS = { cancelOrder: BUDGETED_STAMPED_ATTEMPTS, listOrders: 2 } as const;
 
 /** The deployed reading: 1,000 orders a page, parallel segments once the table is large. */
 export const DEPLOYED_SCAN = { pageSize: 1_000, segments: 'auto' } as const;
@@ -100,7 +103,7 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
   const handler = streamingApiHandler(
     routeByOperation('listOrders'),
     deps,
-    async (event, caller, context) => {
+    async (event, caller, context, deadline) => {
       const coding = chooseContentCoding(requestHeader(event, ACCEPT_ENCODING));
       const sizeOf = deps.orders.orderCountBound ?? deps.orders.approximateOrderCount;
       if (coding === 'identity' && sizeOf) {
@@ -110,7 +113,7 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
       }
       const remaining = context.getRemainingTimeInMillis?.();
       const lease = await deps.listings
-        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining)
+        ?.acquire(caller.keyId, LISTINGS_IN_FLIGHT[caller.plan], remaining, deadline)
         .catch(async (error: unknown) => {
           // A listing refused for lack of room (the key's, or the stage's: a 503) costs the key no
           // request slot, so a client that waits and tries again is never pushed toward a rate

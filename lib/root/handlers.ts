@@ -11,7 +11,7 @@ import { cursorKeysOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, typ
 const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
 
 export const authorizerHandler = /* @__PURE__ */ perWiring((w) =>
-  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w) }),
+  makeAuthorizerHandler({ keys: w.standIns?.keys ?? keysStore(w), ...(w.timers ? { timers: w.timers } : {}) }),
 );
 
 export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
@@ -21,7 +21,7 @@ export const listOrdersHandler = /* @__PURE__ */ perWiring((w) =>
     listings: w.standIns?.listings ?? listingsStore(w),
     scan: DEPLOYED_SCAN,
     ...w.listing,
-    landingMs: landingMsOf(w),
+    ...deadlineDeps(w),
   }),
 );
 

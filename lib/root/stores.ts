@@ -78,9 +78,19 @@ export const limiterStore = /* @__PURE__ */ perWiring(
     ),
 );
 
-/** Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts). */
+/**
+ * Lease writes are idempotent, so they go through the retrying client (see listings-in-flight.ts),
+ * each call cut at the wiring's per-attempt timeout.
+ */
 export const listingsStore = /* @__PURE__ */ perWiring(
-  (w) => new ListingsInFlight(documentClient(w), tableName(w, 'rateLimits'), clockOf(w), w.stageListingsCap),
+  (w) =>
+    new ListingsInFlight(
+      documentClient(w),
+      tableName(w, 'rateLimits'),
+      clockOf(w),
+      w.stageListingsCap,
+      attemptTimerOf(w),
+    ),
 );
 
 export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));

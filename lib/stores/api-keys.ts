@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isPlanName, type Limits, type PlanName } from '../contract/plans';
 import { DEFAULT_KEY_SCOPE, isKeyScope, type KeyScope } from '../contract/scopes';
+import type { Deadline } from '../commons/deadline';
+import { readOptions } from './call-deadlines';
 import { conditionalWrite, type Item } from './conditional';
 import { numberOf } from './numbers';
 
@@ -38,8 +40,9 @@ export class ApiKeysRepository {
     private readonly table: string,
   ) {}
 
-  async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { id } }));
+  /** With the authorizer's `deadline`, the read is given up when that is reached. */
+  async get(id: string, deadline?: Deadline): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.table, Key: { id } }), readOptions(deadline));
     return Item ? recordFromItem(Item) : undefined;
   }
 

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../core/access/key-format';
 import type { Caller } from '../core/access/caller';
 import type { ApiKeyRecord, ApiKeysRepository } from './api-keys';
+import type { Deadline } from '../commons/deadline';
 import { limitsFor, type Limits, type PlanName } from '../contract/plans';
 import { DEFAULT_KEY_SCOPE, type KeyScope } from '../contract/scopes';
 
@@ -61,11 +62,18 @@ export type KeyRefusalCause = (typeof KEY_REFUSAL_CAUSES)[number];
 
 export type Authentication = { caller: AuthenticatedKey } | { refused: Exclude<KeyRefusalCause, 'missing'> };
 
-/** The caller of a bearer key, or why it is refused. A malformed key is refused without a read. */
-export async function authenticateKey(repo: ApiKeysRepository, key: string): Promise<Authentication> {
+/**
+ * The caller of a bearer key, or why it is refused. A malformed key is refused without a read; the
+ * read carries `deadline` (the authorizer's).
+ */
+export async function authenticateKey(
+  repo: ApiKeysRepository,
+  key: string,
+  deadline?: Deadline,
+): Promise<Authentication> {
   if (!isWellFormedApiKey(key)) return { refused: 'malformed' };
   const hash = hashApiKey(key);
-  const record = await repo.get(keyIdFromHash(hash));
+  const record = await repo.get(keyIdFromHash(hash), deadline);
   if (!record) return { refused: 'unknown' };
   if (!timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) return { refused: 'unknown' };
   if (record.revokedAt) return { refused: 'revoked' };

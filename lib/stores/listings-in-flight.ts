@@ -15,6 +15,11 @@
 // every attempt's reply is lost the listing is answered 503, after one attempt to release the
 // lease in case it was written; if that fails too, the slot stays taken until the lease expires (at
 // most the function's timeout plus LEASE_EXPIRY_MARGIN_SECONDS).
+//
+// Every write is cut at the per-attempt timeout (its SDK retries within it); those made before the
+// listing's first byte also carry its request's deadline (lib/stores/call-deadlines.ts), so none is
+// sent after its answer and a 503 waits until one that went unanswered may have landed. A lease's
+// release, after the first byte or at the listing's end, keeps only its own timeout.
 import { randomUUID } from 'node:crypto';
 import {
   DeleteCommand,
@@ -23,6 +28,8 @@ import {
   paginateScan,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import type { Deadline } from '../commons/deadline';
+import { readOptions, sendWrite, type AttemptTimer } from './call-deadlines';
 import { conditionalWrite } from './conditional';
 import { logger } from '../commons/logger';
 import { numberOf } from './numbers';
@@ -76,10 +83,13 @@ export class StageListingsFullError extends CodedError {
  */
 export const STAGE_HOLDER = '*stage';
 
-/** One listing's hold on a slot. `release` is idempotent and never throws. */
+/**
+ * One listing's hold on a slot. `release` is idempotent and never throws; before the listing's
+ * first byte it carries the request's deadline, after it none.
+ */
 export interface Lease {
   readonly slot: number;
-  release(): Promise<void>;
+  release(deadline?: Deadline): Promise<void>;
 }
 
 const EXPIRES_AT = TABLES.rateLimits.ttlAttribute;
@@ -96,34 +106,55 @@ export class ListingsInFlight {
     private readonly table: string,
     private readonly now: () => number = Date.now,
     private readonly stageCap?: number,
+    /** Each write's own timeout and timers (the composition root's); the client's own timeouts alone when absent. */
+    private readonly attemptTimer?: AttemptTimer,
   ) {}
 
   /**
    * Takes a free slot of the stage (StageListingsFullError when all are held), then one of
    * `keyId` (TooManyListingsError when all `cap` are held, and the stage's slot is given back),
-   * each for at most `holdMs` (the caller's remaining time). The lease releases both.
+   * each for at most `holdMs` (the caller's remaining time). The lease releases both. With the
+   * request's `deadline`, every write and read until the lease is handed back carries it.
    */
-  async acquire(keyId: string, cap: number, holdMs: number = DEFAULT_LEASE_SECONDS * 1000): Promise<Lease> {
+  async acquire(
+    keyId: string,
+    cap: number,
+    holdMs: number = DEFAULT_LEASE_SECONDS * 1000,
+    deadline?: Deadline,
+  ): Promise<Lease> {
     const stageCap = this.stageCap;
-    if (stageCap === undefined) return this.takeSlot(keyId, cap, holdMs, 0);
+    if (stageCap === undefined) return this.takeSlot(keyId, cap, holdMs, 0, deadline);
     // A random first slot, so concurrent listings do not all contend for slot 0 of the stage.
-    const stage = await this.takeSlot(STAGE_HOLDER, stageCap, holdMs, Math.floor(Math.random() * stageCap)).catch(
-      (error: unknown) => {
-        throw error instanceof TooManyListingsError ? new StageListingsFullError(stageCap) : error;
-      },
-    );
+    const stage = await this.takeSlot(
+      STAGE_HOLDER,
+      stageCap,
+      holdMs,
+      Math.floor(Math.random() * stageCap),
+      deadline,
+    ).catch((error: unknown) => {
+      throw error instanceof TooManyListingsError ? new StageListingsFullError(stageCap) : error;
+    });
     let own: Lease;
     try {
-      own = await this.takeSlot(keyId, cap, holdMs, 0);
+      own = await this.takeSlot(keyId, cap, holdMs, 0, deadline);
     } catch (error) {
-      await stage.release();
+      await stage.release(deadline);
       throw error;
     }
-    return { slot: own.slot, release: async () => void (await Promise.all([own.release(), stage.release()])) };
+    return {
+      slot: own.slot,
+      release: async (within?: Deadline) => void (await Promise.all([own.release(within), stage.release(within)])),
+    };
   }
 
   /** A free slot of `keyId`'s first `cap` (the stage's: STAGE_HOLDER), trying them from `first` round. */
-  private async takeSlot(keyId: string, cap: number, holdMs: number, first: number): Promise<Lease> {
+  private async takeSlot(
+    keyId: string,
+    cap: number,
+    holdMs: number,
+    first: number,
+    deadline: Deadline | undefined,
+  ): Promise<Lease> {
     const lease = randomUUID();
     const now = unixSeconds(this.now());
     const expiresAt = now + Math.ceil(holdMs / 1000) + LEASE_EXPIRY_MARGIN_SECONDS;
@@ -131,27 +162,31 @@ export class ListingsInFlight {
       const slot = (first + n) % cap;
       let taken: boolean;
       try {
-        taken = await this.take(slotKey(keyId, slot), lease, now, expiresAt);
+        taken = await this.take(slotKey(keyId, slot), lease, now, expiresAt, deadline);
       } catch (error) {
         // The write may have landed and only its reply been lost, or may land yet.
-        await this.free(keyId, slot, lease, expiresAt);
+        await this.free(keyId, slot, lease, expiresAt, deadline);
         throw error;
       }
       if (taken) {
         let released: Promise<void> | undefined;
-        return { slot, release: () => (released ??= this.free(keyId, slot, lease, expiresAt)) };
+        return {
+          slot,
+          release: (within?: Deadline) => (released ??= this.free(keyId, slot, lease, expiresAt, within)),
+        };
       }
     }
-    throw new TooManyListingsError(cap, Math.max(1, (await this.firstExpiry(keyId, cap)) - now));
+    throw new TooManyListingsError(cap, Math.max(1, (await this.firstExpiry(keyId, cap, deadline)) - now));
   }
 
   /** When the first lease of the key's slots expires (unix seconds), read consistently. */
-  private async firstExpiry(keyId: string, cap: number): Promise<number> {
+  private async firstExpiry(keyId: string, cap: number, deadline: Deadline | undefined): Promise<number> {
     const now = unixSeconds(this.now());
     const expiries = await Promise.all(
       Array.from({ length: cap }, async (_, slot) => {
         const { Item } = await this.doc.send(
           new GetCommand({ TableName: this.table, Key: { pk: slotKey(keyId, slot) }, ConsistentRead: true }),
+          readOptions(deadline),
         );
         // A slot freed since it was tried is free now.
         return Item?.[RELEASED] === true ? now : (numberOf(Item?.[EXPIRES_AT]) ?? now);
@@ -173,18 +208,27 @@ export class ListingsInFlight {
     return items.filter(({ Item }) => Item?.[RELEASED] !== true && (numberOf(Item?.[EXPIRES_AT]) ?? 0) >= now).length;
   }
 
-  private async take(pk: string, lease: string, now: number, expiresAt: number): Promise<boolean> {
+  private async take(
+    pk: string,
+    lease: string,
+    now: number,
+    expiresAt: number,
+    deadline: Deadline | undefined,
+  ): Promise<boolean> {
     const outcome = await conditionalWrite(() =>
-      this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { pk, lease, [EXPIRES_AT]: expiresAt },
-          // Free (absent, expired, or released by another lease), or already this lease's (a retry).
-          ConditionExpression:
-            'attribute_not_exists(pk) OR #expiresAt < :now OR (#released = :true AND #lease <> :lease) OR (#lease = :lease AND attribute_not_exists(#released))',
-          ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT, '#lease': 'lease', '#released': RELEASED },
-          ExpressionAttributeValues: { ':now': now, ':lease': lease, ':true': true },
-        }),
+      sendWrite(this.attemptTimer, deadline, (options) =>
+        this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk, lease, [EXPIRES_AT]: expiresAt },
+            // Free (absent, expired, or released by another lease), or already this lease's (a retry).
+            ConditionExpression:
+              'attribute_not_exists(pk) OR #expiresAt < :now OR (#released = :true AND #lease <> :lease) OR (#lease = :lease AND attribute_not_exists(#released))',
+            ExpressionAttributeNames: { '#expiresAt': EXPIRES_AT, '#lease': 'lease', '#released': RELEASED },
+            ExpressionAttributeValues: { ':now': now, ':lease': lease, ':true': true },
+          }),
+          options,
+        ),
       ),
     );
     return outcome.applied;
@@ -195,18 +239,27 @@ export class ListingsInFlight {
    * long as the lease would have, so none of the lease's own late writes can take the slot back. A
    * failure is logged, and the lease left to expire.
    */
-  private async free(keyId: string, slot: number, lease: string, expiresAt: number): Promise<void> {
+  private async free(
+    keyId: string,
+    slot: number,
+    lease: string,
+    expiresAt: number,
+    deadline: Deadline | undefined,
+  ): Promise<void> {
     const pk = slotKey(keyId, slot);
     try {
       await conditionalWrite(() =>
-        this.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk, lease, [RELEASED]: true, [EXPIRES_AT]: expiresAt },
-            ConditionExpression: 'attribute_not_exists(pk) OR #lease = :lease',
-            ExpressionAttributeNames: { '#lease': 'lease' },
-            ExpressionAttributeValues: { ':lease': lease },
-          }),
+        sendWrite(this.attemptTimer, deadline, (options) =>
+          this.doc.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: { pk, lease, [RELEASED]: true, [EXPIRES_AT]: expiresAt },
+              ConditionExpression: 'attribute_not_exists(pk) OR #lease = :lease',
+              ExpressionAttributeNames: { '#lease': 'lease' },
+              ExpressionAttributeValues: { ':lease': lease },
+            }),
+            options,
+          ),
         ),
       );
     } catch (error) {

@@ -6,10 +6,17 @@ import { syncAttributes } from '../core/sync/keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
+import { REAL_TIMERS } from '../commons/timers';
 import type { StampClock } from './aws-clock';
 import { readOptions, type AttemptTimer } from './call-deadlines';
-import { stampedWrite } from './stamped-write';
-import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
+import { stampedWrite, type Judged } from './stamped-write';
+import {
+  conditionalWrite,
+  ON_EMBEDDED_SERVER,
+  type ConditionalOutcome,
+  type ConditionFailureItems,
+  type Item,
+} from './conditional';
 import type { StoreGrowth } from './store-growth';
 
 /** What a conditional `pending -> X` transition found. */
@@ -193,60 +200,62 @@ export class OrdersRepository {
    * this write accepts its own earlier stamps (lib/stores/stamped-write.ts). On a failed condition
    * DynamoDB returns the current item; the embedded server does not, so there it is read
    * (consistently). An order found still pending had a later updatedAt than the stamp: stamped
-   * after it and tried again.
+   * after it and tried again, within the write's STAMPED_ATTEMPTS UpdateItems in all.
    */
   private async transitionFromPending(
     id: string,
     to: Exclude<OrderStatus, 'pending'>,
     deadline?: Deadline,
   ): Promise<TransitionOutcome> {
-    let after: string | undefined;
-    for (let round = 0; round < 3; round++) {
-      const outcome = await stampedWrite(
-        this.stamps,
-        ({ stamp, earlier, send }) => {
-          const own = earlier.map((_, i) => `:earlier${i}`);
-          const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
-          return conditionalWrite(() =>
-            this.writer.send(
-              new UpdateCommand({
-                TableName: this.table,
-                Key: { id: BigInt(id) },
-                UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
-                ConditionExpression:
-                  '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
-                  (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
-                ExpressionAttributeNames: {
-                  '#status': 'status',
-                  ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
-                },
-                ExpressionAttributeValues: {
-                  ':to': to,
-                  ':pending': 'pending',
-                  ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
-                  ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
-                },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              }),
-              send,
-            ),
-          );
+    return stampedWrite(
+      this.stamps,
+      ({ stamp, earlier, send }) => {
+        const own = earlier.map((_, i) => `:earlier${i}`);
+        const also = Object.entries({ ...ALSO_SET[to], ...syncAttributes(id, to, stamp) });
+        return conditionalWrite(() =>
+          this.writer.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { id: BigInt(id) },
+              UpdateExpression: ['SET #status = :to', ...also.map(([name]) => `#${name} = :${name}`)].join(', '),
+              ConditionExpression:
+                '(#status = :pending AND (attribute_not_exists(#updatedAt) OR #updatedAt < :updatedAt))' +
+                (own.length > 0 ? ` OR (#status = :to AND #updatedAt IN (${own.join(', ')}))` : ''),
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                ...Object.fromEntries(also.map(([name]) => [`#${name}`, name])),
+              },
+              ExpressionAttributeValues: {
+                ':to': to,
+                ':pending': 'pending',
+                ...Object.fromEntries(also.map(([name, value]) => [`:${name}`, value])),
+                ...Object.fromEntries(earlier.map((value, i) => [`:earlier${i}`, value])),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            send,
+          ),
+        );
+      },
+      {
+        timer: this.attemptTimer,
+        ...(deadline ? { deadline } : {}),
+        // Read after the attempt's own time: what the failed condition met.
+        judge: async (outcome: ConditionalOutcome<unknown>): Promise<Judged<TransitionOutcome>> => {
+          if (outcome.applied) return { result: { kind: 'done' } };
+          const found = outcome.found
+            ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
+            : this.conditionFailures.returnedByServer
+              ? undefined
+              : await this.getSynced(id, deadline);
+          if (found === undefined) return { result: { kind: 'missing' } };
+          const current = found.status;
+          if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
+          if (current !== 'pending') return { result: { kind: 'current', status: current } };
+          return { stampedLater: typeof found.updatedAt === 'string' ? found.updatedAt : undefined };
         },
-        { after: () => after, timer: this.attemptTimer, ...(deadline ? { deadline } : {}) },
-      );
-      if (outcome.applied) return { kind: 'done' };
-      const found = outcome.found
-        ? { status: outcome.found.status, updatedAt: outcome.found.updatedAt }
-        : this.conditionFailures.returnedByServer
-          ? undefined
-          : await this.getSynced(id, deadline);
-      if (found === undefined) return { kind: 'missing' };
-      const current = found.status;
-      if (!isOrderStatus(current)) throw new Error('Malformed order item in the orders table');
-      if (current !== 'pending') return { kind: 'current', status: current };
-      after = typeof found.updatedAt === 'string' ? found.updatedAt : undefined;
-    }
-    throw new Error(`Order ${id} kept changing while being moved to ${to}`);
+      },
+    );
   }
 
   /** The item of an order: its fields, and its v2 index keys as of `updatedAt`. */
@@ -355,22 +364,34 @@ export class OrdersRepository {
   /**
    * Unconditional bulk write, for seeding an empty table before it serves (demo data, benchmarks,
    * tests): a given updatedAt is kept (a fixture's history); otherwise each batch attempt stamps
-   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table.
+   * its items anew. BatchWriteItem takes no condition, so this is no writer for a live table. Each
+   * batch is a stamped write of its own (its attempts cut at their timeout, from before the stamp);
+   * items DynamoDB leaves unprocessed are sent again after a pause, on the same timers.
    */
   async putMany(orders: readonly SyncedOrder[]): Promise<void> {
+    const timers = this.attemptTimer?.timers ?? REAL_TIMERS;
     for (let i = 0; i < orders.length; i += 25) {
       let pending = orders.slice(i, i + 25);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-        const stamp = this.stamps.now();
-        const items = pending.map((order) => this.itemOf(order, order.updatedAt ?? new Date(stamp).toISOString()));
-        const result = await this.doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+      for (let round = 0; pending.length > 0; round++) {
+        if (round > 0) await new Promise<void>((r) => timers.after(Math.min(1000, 25 * 2 ** round), r));
+        const batch = pending;
+        const unprocessed = await stampedWrite(
+          this.stamps,
+          async ({ stamp, send }) => {
+            const items = batch.map((order) => this.itemOf(order, order.updatedAt ?? stamp));
+            const result = await this.writer.send(
+              new BatchWriteCommand({
+                RequestItems: { [this.table]: items.map((Item) => ({ PutRequest: { Item } })) },
+              }),
+              send,
+            );
+            return new Set(
+              (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
+            );
+          },
+          { timer: this.attemptTimer },
         );
-        const unprocessed = new Set(
-          (result.UnprocessedItems?.[this.table] ?? []).map((request) => String(request.PutRequest?.Item?.id)),
-        );
-        pending = pending.filter((order) => unprocessed.has(String(BigInt(order.id))));
+        pending = batch.filter((order) => unprocessed.has(String(BigInt(order.id))));
       }
       await this.growth?.added(Math.min(25, orders.length - i));
     }

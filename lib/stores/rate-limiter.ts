@@ -287,16 +287,20 @@ export class DynamoLimiterStore implements LimiterStore {
     return dayOnly.applied;
   }
 
+  /** The admin command's mark: no request waits on it, but it is cut at its attempt timeout like every write. */
   async markRevoked(item: LimiterItem, mark: { at: number }): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: limiterKey(item.keyId, item.day) },
-        UpdateExpression:
-          'SET #revokedAt = if_not_exists(#revokedAt, :at), #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-        ExpressionAttributeNames: names('#revokedAt', '#expiresAt'),
-        ExpressionAttributeValues: { ':at': mark.at, ':expiresAt': expiresAt(item.day.resetAt) },
-      }),
+    await this.write(undefined, (options) =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: limiterKey(item.keyId, item.day) },
+          UpdateExpression:
+            'SET #revokedAt = if_not_exists(#revokedAt, :at), #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+          ExpressionAttributeNames: names('#revokedAt', '#expiresAt'),
+          ExpressionAttributeValues: { ':at': mark.at, ':expiresAt': expiresAt(item.day.resetAt) },
+        }),
+        options,
+      ),
     );
   }
 

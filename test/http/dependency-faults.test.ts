@@ -8,3 +8,6 @@ runSpec('faults', () => require('./faults.spec'));
 runSpec('faults-restart', () => require('./faults-restart.spec'));
 runSpec('slow-dynamo-quota', () => require('./slow-dynamo-quota.spec'));
 runSpec('deadline-writes', () => require('./deadline-writes.spec'));
+runSpec('cancel-attempts', () => require('./cancel-attempts.spec'));
+runSpec('listing-deadline', () => require('./listing-deadline.spec'));
+runSpec('authorizer-deadline', () => require('./authorizer-deadline.spec'));

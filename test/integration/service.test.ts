@@ -8,5 +8,6 @@ runSpec('handlers', () => require('./handlers.spec'));
 runSpec('order-updated-at', () => require('./order-updated-at.spec'));
 runSpec('orders-repository', () => require('./orders-repository.spec'));
 runSpec('call-deadlines', () => require('./call-deadlines.spec'));
+runSpec('writer-timeouts', () => require('./writer-timeouts.spec'));
 runSpec('round-trips', () => require('./round-trips.spec'));
 runSpec('release-hook', () => require('./release-hook.spec'));

@@ -30,7 +30,7 @@ export interface ProxiedStack {
  */
 export async function startProxiedStack(
   upstreamEndpoint: string,
-  options: Pick<LocalAppOptions, 'addressLimit'> = {},
+  options: Pick<LocalAppOptions, 'addressLimit' | 'syncTiming'> = {},
 ): Promise<ProxiedStack> {
   const tables = await createTestTables(upstreamEndpoint);
   const proxy = await startFaultProxy(Number(new URL(upstreamEndpoint).port));

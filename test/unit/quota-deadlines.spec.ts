@@ -17,7 +17,7 @@ import { callerContext } from '../../lib/core/access/caller';
 import { timedLimiter } from '../../lib/core/limiter/limiter';
 import type { LimiterItem, LimiterStore } from '../../lib/core/limiter/store';
 import { unixSeconds, windowAt } from '../../lib/core/limiter/windows';
-import { DEADLINE_MARGIN_MS } from '../../lib/edge/api-handler';
+import { DEADLINE_MARGIN_MS } from '../../lib/commons/deadline';
 import { makeCancelOrderHandler } from '../../lib/edge/orders-handlers';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { InMemoryLimiterStore } from '../support/in-memory-limiter-store';

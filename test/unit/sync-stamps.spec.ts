@@ -1,24 +1,16 @@
-// The pieces exact sync is made of, as pure functions: stamps strictly later than the order's
-// updatedAt, a new stamp per attempt, the clock checked against AWS's, and the walk's watermark.
+// The pieces exact sync is made of: a new stamp per attempt and at most STAMPED_ATTEMPTS of them
+// (the rules themselves: stamp-rules.spec.ts), the clock checked against AWS's, and the walk's watermark.
 import { SYNC_TIMING, settleMs } from '../../lib/contract/sync';
 import { walkWatermark } from '../../lib/core/sync/watermark';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { offsetWithin, replyBound } from '../../lib/stores/aws-clock';
-import { STAMPED_ATTEMPTS, stampAfter, stampedWrite, type StampedAttempt } from '../../lib/stores/stamped-write';
+import { STAMPED_ATTEMPTS } from '../../lib/core/sync/stamps';
+import { stampedWrite, StampedWriteContendedError, type StampedAttempt } from '../../lib/stores/stamped-write';
+import { VirtualTime } from '../support/virtual-time';
 
 const T = Date.UTC(2026, 10, 22, 12, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
 const timeout = () => Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
-
-describe('stampAfter', () => {
-  test('is now when the order changed earlier, and one millisecond after it when not', () => {
-    expect(stampAfter(T, iso(T - 5))).toBe(iso(T));
-    expect(stampAfter(T, iso(T))).toBe(iso(T + 1));
-    // A writer whose clock was ahead stamped the order in the future: the next stamp still follows it.
-    expect(stampAfter(T, iso(T + 60_000))).toBe(iso(T + 60_001));
-    expect(stampAfter(T)).toBe(iso(T));
-  });
-});
 
 describe('stampedWrite', () => {
   test('stamps each attempt anew as it is sent, and tells a retry its own earlier stamps', async () => {
@@ -48,6 +40,56 @@ describe('stampedWrite', () => {
     const stamps: string[] = [];
     await stampedWrite({ now: () => T }, async ({ stamp }) => void stamps.push(stamp), { after: () => iso(T + 10) });
     expect(stamps).toEqual([iso(T + 11)]);
+  });
+
+  test("another writer's later stamp: stamped after it and tried again, within the same attempts", async () => {
+    const seen: StampedAttempt[] = [];
+    const written = await stampedWrite(
+      { now: () => T },
+      async (attempt) => {
+        seen.push(attempt);
+        if (seen.length === 1) throw timeout();
+        return seen.length;
+      },
+      { judge: async (n) => (n === 2 ? { stampedLater: iso(T + 60_000) } : { result: `written by ${n}` }) },
+    );
+    expect(written).toBe('written by 3');
+    expect(seen.map((a) => a.stamp)).toEqual([iso(T), iso(T + 1), iso(T + 60_001)]);
+    // The timed-out first attempt may land: its stamp stays accepted; the answered second was not applied.
+    expect(seen.map((a) => a.earlier)).toEqual([[], [iso(T)], [iso(T)]]);
+  });
+
+  test('an item that keeps changing: STAMPED_ATTEMPTS attempts in all, then StampedWriteContendedError (503)', async () => {
+    let attempts = 0;
+    let updatedAt = T;
+    const written = stampedWrite(
+      { now: () => T },
+      async () => {
+        attempts++;
+        if (attempts % 2 === 0) throw timeout();
+      },
+      { judge: async () => ({ stampedLater: iso((updatedAt += 1_000)) }) },
+    );
+    await expect(written).rejects.toBeInstanceOf(StampedWriteContendedError);
+    await expect(written).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(attempts).toBe(STAMPED_ATTEMPTS);
+  });
+
+  test('the backoff between attempts runs on the injected timers', async () => {
+    const time = new VirtualTime(T);
+    const sentAt: number[] = [];
+    await time.run(
+      stampedWrite(
+        { now: time.now },
+        async () => {
+          sentAt.push(time.now());
+          if (sentAt.length < STAMPED_ATTEMPTS) throw timeout();
+        },
+        { timer: { timeoutMs: REQUEST_TIMEOUT_MS, timers: time.asTimers }, random: () => 0.5 },
+      ),
+    );
+    // 50 ms × 2^(n-1) × 0.5: 25 ms, then 50 ms, on the virtual clock (a real timer would leave it at T).
+    expect(sentAt).toEqual([T, T + 25, T + 75]);
   });
 
   test('gives up after its attempts with the last failure, and never retries a failure of its own', async () => {

@@ -11,7 +11,7 @@ import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
-export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers'> &
+export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming'> &
   Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
     tables: TableNames;
