@@ -4,6 +4,7 @@
 import { App } from 'aws-cdk-lib/core';
 import { alarmTopicArn, AlarmTopicError, STAGE_NAMES } from '../lib/contract/deployment';
 import { cloudWatchRoleMode, ContextFlagError } from './cloudwatch-role-mode';
+import { accountStages } from './pipeline/account-stages';
 import { permissionsBoundaryMode } from './pipeline/boundary-mode';
 import { githubRepository, oidcProviderMode } from './pipeline/github-repository';
 
@@ -13,6 +14,7 @@ try {
   githubRepository(app);
   oidcProviderMode(app);
   permissionsBoundaryMode(app);
+  accountStages(app);
   for (const stage of STAGE_NAMES) alarmTopicArn(stage, process.env);
 } catch (error) {
   // A wrong -c flag or alarm topic is a command-line mistake: one line with the fix, exit 2, no stack trace.

@@ -73,7 +73,7 @@ export function explainNagFindings(stack: StageNagSubjects): void {
       hook.role.node.findChild('DefaultPolicy'),
       {
         'AwsSolutions-IAM5':
-          'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; X-Ray tracing needs Resource "*". The invoke and the status report name their version and deployment group.',
+          'xray:PutTraceSegments, xray:PutTelemetryRecords and codedeploy:PutLifecycleEventHookExecutionStatus support no resource-level permissions (Service Authorization Reference): they need Resource "*". The invoke names its version.',
       },
       ['Resource::*'],
     );

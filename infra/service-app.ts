@@ -12,7 +12,7 @@ import {
 import { ApiGatewayAccountStack } from './account-stack';
 import { cloudWatchRoleMode } from './cloudwatch-role-mode';
 import { permissionsBoundaryMode } from './pipeline/boundary-mode';
-import { PIPELINE_ROLE_NAMES } from './pipeline/names';
+import { PIPELINE_ROLE_NAMES, STAGE_TAG, STAGE_TAGGED_TYPES } from './pipeline/names';
 import { serviceSynthesizer } from './pipeline/pipeline-app';
 import { StoreOrdersStack } from './stack';
 import { stageConfig } from './stages';
@@ -28,9 +28,12 @@ export interface ServiceStacks {
 
 /**
  * Adds the account-settings stack (unless the account's CloudWatch role is to be kept), one stack
- * per stage (all from the same class), and the cdk-nag packs. Each stage depends on the account
- * stack twice over: in the assembly (`cdk deploy` deploys the account stack first) and in its own
- * template, whose execution log group, created before the stage, is tagged with the role read
+ * per stage (all from the same class), and the cdk-nag packs. Each stage stack is deployed through
+ * its own bootstrap, carries its own permissions boundary on its roles and its stage's tag on the
+ * resources whose ARNs do not name it (infra/pipeline/names.ts). Each stage depends on the account
+ * stack twice over: in the assembly (`cdk deploy` without `--exclusively` deploys the account
+ * stack first; the pipeline's deploy of a stage never does, an administrator owns that stack) and
+ * in its own template, whose execution log group, created before the stage, is tagged with the role read
  * from the account stack's output (Fn::GetStackOutput, which locks nothing), so a stage
  * template deployed without the account stack fails on that read, naming the stack, instead of on
  * the stage with "CloudWatch Logs role ARN must be set". Shared by the CDK app and the tests, so
@@ -49,8 +52,9 @@ export function addServiceStacks(
   for (const stage of STAGE_NAMES) {
     stages[stage] = new StoreOrdersStack(scope, stackNameFor(stage), {
       config: stageConfig(stage, env),
-      synthesizer: serviceSynthesizer(),
+      synthesizer: serviceSynthesizer(stage),
     });
+    Tags.of(stages[stage]).add(STAGE_TAG, stage, { includeResourceTypes: [...STAGE_TAGGED_TYPES] });
     if (account) {
       stages[stage].addStackDependency(account, 'execution logging needs the account-level CloudWatch role');
       // Each API's stage (v1, v2) is made after its own execution log group: each group is tagged.
@@ -63,7 +67,7 @@ export function addServiceStacks(
     }
   }
   if (permissionsBoundaryMode(scope) === 'pipeline') {
-    for (const stack of [account, ...Object.values(stages)]) if (stack) applyPermissionsBoundary(stack);
+    for (const stage of STAGE_NAMES) applyPermissionsBoundary(stages[stage], stage);
   }
   // Every finding is either fixed or explained next to its resource (infra/nag.ts); any other fails.
   Aspects.of(scope).add(new AwsSolutionsChecks());
@@ -72,11 +76,13 @@ export function addServiceStacks(
 }
 
 /**
- * The pipeline stack's permissions boundary on every role of the stack: the CloudFormation
- * execution role may create a role only with it (infra/pipeline/execution-policy.ts).
+ * The stage's permissions boundary (made by the pipeline stack) on every role of the stage's
+ * stack: the stage's CloudFormation execution role may create a role only with it
+ * (infra/pipeline/execution-policy.ts). The account stack is deployed by an administrator, with
+ * the account's default bootstrap, so its role needs none.
  */
-function applyPermissionsBoundary(stack: Stack): void {
+function applyPermissionsBoundary(stack: Stack, stage: StageName): void {
   PermissionsBoundary.of(stack).apply(
-    ManagedPolicy.fromManagedPolicyName(stack, 'PermissionsBoundary', PIPELINE_ROLE_NAMES.permissionsBoundary),
+    ManagedPolicy.fromManagedPolicyName(stack, 'PermissionsBoundary', PIPELINE_ROLE_NAMES.permissionsBoundary(stage)),
   );
 }

@@ -1,4 +1,4 @@
-import { Aws, Duration } from 'aws-cdk-lib/core';
+import { Aws, Duration, Stack } from 'aws-cdk-lib/core';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -45,6 +45,12 @@ export class AddressFirewall extends Construct {
     if (problem) throw new Error(`The web ACL cannot be built: ${problem}`);
     const answer = ADDRESS_LIMITED_ANSWER;
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      // Named after its stack, as the names CloudFormation generates for most types are: a web
+      // ACL's ARN carries its name (regional/webacl/<name>/<id>, list_awswafv2.html), and the
+      // stage's execution policy lets CloudFormation touch only the web ACLs named for the stage
+      // (infra/pipeline/execution-policy.ts). What CloudFormation would name an unnamed one is
+      // not documented, so it is not left to it.
+      name: `${Stack.of(this).stackName}-${id}`,
       description: `Store Orders API ${props.stageName}, requests per client address`,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },

@@ -35,8 +35,7 @@ const HOOK_TIMEOUT = Duration.seconds(RELEASE_HOOK_TIMEOUT_SECONDS);
 
 /**
  * The pre-traffic hook of one function (infra/release-hook/handler.ts). It may invoke that
- * version and nothing else, and read the canary key's secret if it is given one; the deployment
- * group lets it report to that group only.
+ * version and nothing else, read the canary key's secret if it is given one, and report its result.
  */
 export class ReleaseHook extends Construct {
   readonly function: NodejsFunction;
@@ -66,6 +65,13 @@ export class ReleaseHook extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
     }));
     props.version.grantInvoke(this.role);
+    // Its report: the Service Authorization Reference gives PutLifecycleEventHookExecutionStatus no
+    // resource type (list_awscodedeploy.html), so IAM matches it only with "*", and the deployment
+    // group's own grant on its ARN (CDK's, for preHook) may match nothing. The call names the
+    // deployment and hook execution ids CodeDeploy gives the hook in its event.
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['codedeploy:PutLifecycleEventHookExecutionStatus'], resources: ['*'] }),
+    );
     if (props.canaryKey)
       this.role.addToPrincipalPolicy(
         new PolicyStatement({ actions: [SECRET_READ_ACTION], resources: [props.canaryKey.secretArn] }),

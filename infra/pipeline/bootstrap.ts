@@ -1,22 +1,52 @@
-// The CDK bootstrap resources (`cdk bootstrap`, default qualifier) the pipeline's roles work with,
-// by the names the bootstrap template gives them, in the account and Region a stack is deployed to.
+// The CDK bootstrap resources the pipeline's roles work with, by the names the bootstrap template
+// (node_modules/aws-cdk/lib/api/bootstrap/bootstrap-template.yaml) gives them, in the account and
+// Region a stack is deployed to. Each stage has a bootstrap of its own (`cdk bootstrap --qualifier
+// <its qualifier>`, lib/contract/deployment.ts): one bootstrap has one CloudFormation execution
+// role (the template's CloudFormationExecutionRole, `cdk-${Qualifier}-cfn-exec-role-...`), so two
+// stages sharing one would share what CloudFormation may do for them.
+// https://docs.aws.amazon.com/cdk/v2/guide/ref-cli-cmd-bootstrap.html (--qualifier, --toolkit-stack-name)
 import { Aws, DefaultStackSynthesizer } from 'aws-cdk-lib/core';
+import { bootstrapQualifierFor, toolkitStackNameFor, type StageName } from '../../lib/contract/deployment';
 
-const QUALIFIER = DefaultStackSynthesizer.DEFAULT_QUALIFIER;
 const WHERE = `${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 
-/** The asset bucket: Lambda bundles and templates too large to pass inline. */
-export const ASSETS_BUCKET = `cdk-${QUALIFIER}-assets-${WHERE}`;
+export interface BootstrapResources {
+  qualifier: string;
+  /** The stack `cdk bootstrap` made; cdk reads its outputs when it cannot read the version parameter. */
+  toolkitStackName: string;
+  /** The asset bucket: Lambda bundles and the templates cdk uploads. */
+  assetsBucket: string;
+  /** The role CloudFormation deploys with: its policies are `--cloudformation-execution-policies`. */
+  executionRoleArn: string;
+  /** The parameter cdk reads, and CloudFormation resolves in the template, to check the bootstrap version. */
+  versionParameterArn: string;
+}
 
-/** The role CloudFormation deploys with: its policies are `--cloudformation-execution-policies`. */
-export const EXECUTION_ROLE_ARN = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${QUALIFIER}-cfn-exec-role-${WHERE}`;
+function resources(qualifier: string, toolkitStackName: string): BootstrapResources {
+  return {
+    qualifier,
+    toolkitStackName,
+    assetsBucket: `cdk-${qualifier}-assets-${WHERE}`,
+    executionRoleArn: `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-cfn-exec-role-${WHERE}`,
+    versionParameterArn: `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/cdk-bootstrap/${qualifier}/version`,
+  };
+}
 
-/** The parameter cdk reads to check the bootstrap is recent enough. */
-export const VERSION_PARAMETER_ARN = `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/cdk-bootstrap/${QUALIFIER}/version`;
+/** A stage's own bootstrap. */
+export function stageBootstrap(stage: StageName): BootstrapResources {
+  return resources(bootstrapQualifierFor(stage), toolkitStackNameFor(stage));
+}
 
 /**
- * The bootstrap's own roles (deploy, file publishing, lookup, ...), which any principal of the
- * account allowed to may assume: the pipeline's roles get no sts:AssumeRole on them, since the
- * deploy role can deploy every stack and the lookup role has ReadOnlyAccess (DynamoDB Scan, logs).
+ * The default bootstrap (`cdk bootstrap`, qualifier hnb659fds, stack CDKToolkit), kept by the
+ * account's administrators for the stacks only they deploy: StoreOrders-pipeline and StoreOrders-account.
  */
-export const BOOTSTRAP_ROLES_ARN = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${QUALIFIER}-*`;
+export const ADMIN_BOOTSTRAP = resources(DefaultStackSynthesizer.DEFAULT_QUALIFIER, 'CDKToolkit');
+
+/**
+ * Every bootstrap role of the account (deploy, file publishing, lookup, ... of any qualifier),
+ * which any principal of the account allowed to may assume: the pipeline's roles are refused
+ * sts:AssumeRole on them, since a bootstrap deploy role may deploy any stack with its execution
+ * role and the bootstrap lookup role has ReadOnlyAccess (DynamoDB Scan, logs).
+ */
+export const BOOTSTRAP_ROLES_ARN = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-*`;

@@ -3,10 +3,11 @@ import type { Construct } from 'constructs';
 import { ContextFlagError } from '../cloudwatch-role-mode';
 
 /**
- * `-c permissionsBoundary=none` leaves the service stacks' roles without the pipeline's permissions
- * boundary: only for an account deployed by hand with the bootstrap's AdministratorAccess, where no
- * `StoreOrders-pipeline` stack (which creates the boundary) exists. `pipeline` (the default) gives
- * every role the boundary, which the pipeline's CloudFormation execution role requires.
+ * `-c permissionsBoundary=none` leaves the stage stacks' roles without their stage's permissions
+ * boundary: only for an account deployed by hand with bootstraps that keep AdministratorAccess,
+ * where no `StoreOrders-pipeline` stack (which creates the boundaries) exists. `pipeline` (the
+ * default) gives every role of a stage its stage's boundary, which the stage's CloudFormation
+ * execution policy requires.
  */
 export const PERMISSIONS_BOUNDARY_CONTEXT = 'permissionsBoundary';
 export type PermissionsBoundaryMode = 'pipeline' | 'none';

@@ -1,71 +1,69 @@
-// The permissions boundary of every role the app's stacks make (the pipeline stack creates it; every
-// stack applies it to its roles). The CloudFormation execution role may create or change a role only
-// with this boundary (infra/pipeline/execution-policy.ts), so a template it deploys cannot make a
-// role that does more than this: no IAM change at all, and only the project's own resources.
-// test/infra/pipeline.spec.ts checks that every role of every stack carries it and that it allows
-// every action their policies grant (a boundary only takes away).
+// The permissions boundary of every role of a stage: its functions' and release hooks' roles, its
+// CodeDeploy role, and its deploy role. The pipeline stack creates one per stage; the stage stack
+// applies its own to every role it makes, and the stage's CloudFormation execution role may create
+// or change a role only with it (infra/pipeline/execution-policy.ts), so a template deployed for
+// the stage cannot make a role that does more than this: no IAM change at all, and only that
+// stage's resources. test/infra/stage-isolation.spec.ts evaluates each role with its boundary in
+// an IAM policy simulator: what the role needs is allowed, nothing of the other stage is.
+// A boundary grants nothing by itself; it caps what identity policies grant, and what a resource
+// policy grants to the role's ARN.
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html
 import { Aws } from 'aws-cdk-lib/core';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { CANARY_KEY_SECRET_TAG } from '../../lib/contract/deployment';
-import { ASSETS_BUCKET, EXECUTION_ROLE_ARN, VERSION_PARAMETER_ARN } from './bootstrap';
-import { LOOKUP_ROLE_ARN, NAME_PREFIX, STACK_PREFIX } from './names';
+import type { StageName } from '../../lib/contract/deployment';
+import { otherStageTagDenials } from './execution-policy';
+import { generatedNamePrefix, taggedFor } from './names';
+import { deployRolePolicies } from './permissions';
 import { streamBoundaryStatements } from './stream-permissions';
 
 const arn = (service: string, resource: string) =>
   `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
 
-export function boundaryStatements(): PolicyStatement[] {
+/**
+ * What the stage's functions, release hooks and CodeDeploy role (AWSCodeDeployRoleForLambdaLimited:
+ * DescribeAlarms, GetAlias, UpdateAlias, GetProvisionedConcurrencyConfig) do at run time.
+ * https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AWSCodeDeployRoleForLambdaLimited.html
+ */
+function runtimeStatements(stage: StageName): PolicyStatement[] {
+  const generated = generatedNamePrefix(stage);
   return [
-    // The functions and release hooks, CodeDeploy's role (AWSCodeDeployRoleForLambdaLimited) and
-    // API Gateway's CloudWatch role (AmazonAPIGatewayPushToCloudWatchLogs), at run time.
-    new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${STACK_PREFIX}*`)] }),
+    new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${generated}*`)] }),
+    new PolicyStatement({ actions: ['lambda:*'], resources: [arn('lambda', `function:${generated}*`)] }),
+    new PolicyStatement({ actions: ['logs:*'], resources: [arn('logs', `log-group:${generated}*`)] }),
     new PolicyStatement({
-      actions: ['lambda:*'],
-      resources: [arn('lambda', `function:${STACK_PREFIX}*`), arn('lambda', `function:${NAME_PREFIX}*`)],
+      actions: ['cloudwatch:DescribeAlarms'],
+      resources: [arn('cloudwatch', `alarm:${generated}*`)],
     }),
-    // On "*" as AmazonAPIGatewayPushToCloudWatchLogs grants it: API Gateway lists and creates the
-    // execution log groups itself, and a listing's resource is not always a log group's ARN.
-    new PolicyStatement({ actions: ['logs:*'], resources: ['*'] }),
-    new PolicyStatement({ actions: ['codedeploy:*'], resources: [arn('codedeploy', '*')] }),
-    new PolicyStatement({ actions: ['sns:Publish'], resources: [arn('sns', '*')] }),
-    // The orders table's change stream: its reader lists the streams; its mapping sends a batch it gives up on to the queue.
-    ...streamBoundaryStatements(STACK_PREFIX),
+    // The secrets' ARNs carry no stage: their tag does.
     new PolicyStatement({
       actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
       resources: [arn('secretsmanager', 'secret:*')],
+      conditions: taggedFor(stage),
     }),
-    // A deploy role stores its stage's release canary key (canary-key-permissions.ts): a secret with
-    // the canary key tag, no other.
-    new PolicyStatement({
-      actions: ['secretsmanager:PutSecretValue'],
-      resources: [arn('secretsmanager', 'secret:*')],
-      conditions: { Null: { [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: 'false' } },
-    }),
-    // Actions with no resource type (the Service Authorization Reference).
+    // The sync watch's role: its mapping reads the orders table's stream (the tables' grant covers
+    // `table/<name>/stream/*`) and sends a batch it gives up on to the dead-letter queue.
+    ...streamBoundaryStatements(stage),
+    // Actions with no resource type (the Service Authorization Reference): a hook reports its
+    // result (list_awscodedeploy.html), functions trace and publish metrics.
     new PolicyStatement({
       actions: [
+        'codedeploy:PutLifecycleEventHookExecutionStatus',
         'xray:PutTraceSegments',
         'xray:PutTelemetryRecords',
         'cloudwatch:PutMetricData',
-        'cloudwatch:DescribeAlarms',
         'lambda:GetAccountSettings',
       ],
       resources: ['*'],
     }),
-    // The pipeline's roles (infra/pipeline/permissions.ts): deploy through the execution role,
-    // smoke-test, look up.
-    new PolicyStatement({ actions: ['cloudformation:*'], resources: [arn('cloudformation', '*')] }),
-    new PolicyStatement({
-      actions: ['s3:*'],
-      resources: [`arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}`, `arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}/*`],
-    }),
-    new PolicyStatement({ actions: ['ssm:GetParameter', 'ssm:GetParameters'], resources: [VERSION_PARAMETER_ARN] }),
-    new PolicyStatement({
-      actions: ['apigateway:*'],
-      resources: [`arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/*`],
-    }),
-    new PolicyStatement({ actions: ['iam:PassRole'], resources: [EXECUTION_ROLE_ARN] }),
-    new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [LOOKUP_ROLE_ARN] }),
+  ];
+}
+
+export function boundaryStatements(stage: StageName): PolicyStatement[] {
+  return [
+    ...runtimeStatements(stage),
+    // The stage's deploy role: deploy, smoke-test and clean up that stage, and read and store its
+    // release canary key (that stage's canary secret alone: canary-key-permissions.ts), with its refusals.
+    ...Object.values(deployRolePolicies(stage)).flat(),
+    ...otherStageTagDenials(stage),
   ];
 }

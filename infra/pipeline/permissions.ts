@@ -1,31 +1,32 @@
-// What the pipeline's jobs call in AWS, action by action, as IAM statements. Derived from the
-// commands themselves: `cdk deploy`/`cdk diff` (tools/deploy, with its preflight), the smoke test
-// and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts).
+// What the pipeline's jobs call in AWS, action by action, as IAM statements, one set per stage.
+// Derived from the commands themselves: `cdk deploy`/`cdk diff` (tools/deploy, with its preflight),
+// the smoke test and its clean-up (tools/smoke, through the admin command's tools/admin/stage.ts),
+// and the release canary key's `canary-key create` (canary-key-permissions.ts).
+// A stage's deploy role is made of deployRolePolicies(stage), and so is the most its stage's
+// permissions boundary lets any role do in the pipeline's line of work (permissions-boundary.ts):
+// a statement added here reaches both.
 import { Aws } from 'aws-cdk-lib/core';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import {
-  ACCOUNT_STACK_NAME,
-  stackNameFor,
-  STREAMING_PROBE_FUNCTION,
-  type StageName,
-} from '../../lib/contract/deployment';
-import { ASSETS_BUCKET, EXECUTION_ROLE_ARN, VERSION_PARAMETER_ARN } from './bootstrap';
+import { stackNameFor, STREAMING_PROBE_FUNCTION, type StageName } from '../../lib/contract/deployment';
+import { STAGES } from '../stages';
+import { BOOTSTRAP_ROLES_ARN, stageBootstrap } from './bootstrap';
+import { canaryKeyStatements } from './canary-key-permissions';
+import { generatedNamePrefix, taggedFor } from './names';
 
-const stackArn = (stackName: string) =>
+export const stackArn = (stackName: string) =>
   `arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/${stackName}/*`;
 const apiGateway = (path: string) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
-
-/** The change set `cdk deploy` creates, executes and deletes on the stack it deploys. */
-const CDK_CHANGE_SET = 'cdk-deploy-change-set';
+const bucketArns = (bucket: string) => [`arn:${Aws.PARTITION}:s3:::${bucket}`, `arn:${Aws.PARTITION}:s3:::${bucket}/*`];
 
 /**
- * What `cdk deploy` does on the stacks it deploys. CDK's own deploy role (the bootstrap template's
- * DeploymentActionRole) grants the same for the same job; test/infra/pipeline.spec.ts compares them.
- * RollbackStack, ContinueUpdateRollback and DeleteStack: cdk deletes a stack left in
+ * What `cdk deploy` does on the stack it deploys. CDK's own deploy role (the bootstrap template's
+ * DeploymentActionRole) grants the same for the same job; test/infra/pipeline-permissions.spec.ts
+ * compares them. RollbackStack, ContinueUpdateRollback and DeleteStack: cdk deletes a stack left in
  * ROLLBACK_COMPLETE by a failed first create before creating it again, and rolls back or continues
  * the rollback of a stack stuck in UPDATE_ROLLBACK_FAILED, so a failed run can be run again
- * without an administrator. (The prod tables are retained and deletion-protected: deleting the
- * stack does not delete them.)
+ * without an administrator. DeleteStack is refused outright to a stage whose data is kept
+ * (stackDeletionRefused). The change set actions have the stack as their only resource type (Service
+ * Authorization Reference, list_awscloudformation.html), so they are granted on the stack.
  */
 export const CDK_DEPLOY_STACK_ACTIONS = [
   'cloudformation:DescribeStacks',
@@ -61,9 +62,36 @@ export const CDK_DEPLOY_ACTIONS_NOT_NEEDED: Record<string, string> = {
   'cloudformation:ExecuteStackRefactor': 'cdk refactor, which the pipeline never runs',
 };
 
-/** The stacks a stage's deploy touches: its own, and the account stack cdk deploys first. */
-export function deployedStacks(stage: StageName): string[] {
-  return [stackNameFor(stage), ACCOUNT_STACK_NAME];
+/**
+ * A stage whose tables and secrets outlive its stack (`disposableData: false` in infra/stages.ts)
+ * may not have its stack deleted by the pipeline: the tables' names are generated, so a stack
+ * deleted and created again would start on new, empty tables while the kept ones sit orphaned.
+ * An administrator does it, deliberately (docs/deployment.md).
+ */
+export function stackDeletionRefused(stage: StageName): boolean {
+  return !STAGES[stage].disposableData;
+}
+
+/**
+ * The KMS key of the bootstrap buckets, through S3 only. A bucket is SSE-KMS (by default with the
+ * AWS managed key aws/s3), so S3 asks KMS, on the caller's behalf, for a data key on upload and a
+ * decryption on download, and the caller needs both on the key
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html). aws/s3's key
+ * policy grants any principal of the account the key through S3, which a boundary does not cut (a
+ * grant to whoever calls, not to the role's ARN: access_policies_boundaries.html); a key given
+ * with --bootstrap-kms-key-id may leave it to IAM (KMS's default key policy), and then the role's
+ * policy and its boundary must both allow: so both do (docs/deployment.md, "KMS and the
+ * permissions boundary"; test/infra/stage-isolation.spec.ts evaluates both). Through S3 only (kms:ViaService,
+ * https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html#conditions-kms-via-service),
+ * so they reach what the role's S3 permissions reach, its stage's bucket: as CDK's own deploy role
+ * grants them (the bootstrap template's PipelineCrossAccountArtifactsKey).
+ */
+export function bucketKeyStatement(): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+    resources: [`arn:${Aws.PARTITION}:kms:${Aws.REGION}:${Aws.ACCOUNT_ID}:key/*`],
+    conditions: { StringEquals: { 'kms:ViaService': `s3.${Aws.REGION}.amazonaws.com` } },
+  });
 }
 
 /**
@@ -83,7 +111,8 @@ export function preflightStatements(stages: readonly StageName[]): PolicyStateme
     new PolicyStatement({
       actions: ['lambda:GetFunctionConcurrency'],
       resources: stages.map(
-        (stage) => `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${stackNameFor(stage)}-*`,
+        (stage) =>
+          `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${generatedNamePrefix(stage)}*`,
       ),
     }),
     new PolicyStatement({
@@ -94,33 +123,33 @@ export function preflightStatements(stages: readonly StageName[]): PolicyStateme
 }
 
 /**
- * `cdk deploy` of one stage with the role's own credentials (it is given no bootstrap role to
- * assume): a change set on the stage's stacks only, executed by the bootstrap's CloudFormation
- * execution role, with the assets published to the bootstrap bucket.
+ * `cdk deploy --exclusively` of one stage with the role's own credentials (it is given no
+ * bootstrap role to assume): a change set on the stage's stack only, executed by the stage's own
+ * bootstrap's CloudFormation execution role, with the assets published to that bootstrap's bucket.
  */
 export function deployStatements(stage: StageName): PolicyStatement[] {
-  const stacks = deployedStacks(stage).map(stackArn);
+  const bootstrap = stageBootstrap(stage);
+  const stack = stackArn(stackNameFor(stage));
   return [
-    new PolicyStatement({
-      actions: [...CDK_DEPLOY_STACK_ACTIONS],
-      resources: [
-        ...stacks,
-        `arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:changeSet/${CDK_CHANGE_SET}/*`,
-      ],
-    }),
+    new PolicyStatement({ actions: [...CDK_DEPLOY_STACK_ACTIONS], resources: [stack] }),
+    ...(stackDeletionRefused(stage) ? [denyStatement(['cloudformation:DeleteStack'], [stack])] : []),
     // Only to CloudFormation: the deploy role cannot hand the execution role to anything else.
     new PolicyStatement({
       actions: ['iam:PassRole'],
-      resources: [EXECUTION_ROLE_ARN],
+      resources: [bootstrap.executionRoleArn],
       conditions: { StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' } },
     }),
     new PolicyStatement({
       actions: ['s3:GetObject', 's3:PutObject', 's3:ListBucket', 's3:GetBucketLocation'],
-      resources: [`arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}`, `arn:${Aws.PARTITION}:s3:::${ASSETS_BUCKET}/*`],
+      resources: bucketArns(bootstrap.assetsBucket),
     }),
-    new PolicyStatement({ actions: [...CDK_VERSION_PARAMETER_ACTIONS], resources: [VERSION_PARAMETER_ARN] }),
-    // Where cdk looks the bootstrap up when it cannot read it from the assembly.
-    new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [stackArn('CDKToolkit')] }),
+    bucketKeyStatement(),
+    new PolicyStatement({ actions: [...CDK_VERSION_PARAMETER_ACTIONS], resources: [bootstrap.versionParameterArn] }),
+    // Where cdk looks the bootstrap up when it cannot read the version parameter, and before it publishes assets.
+    new PolicyStatement({
+      actions: ['cloudformation:DescribeStacks'],
+      resources: [stackArn(bootstrap.toolkitStackName)],
+    }),
     ...preflightStatements([stage]),
   ];
 }
@@ -128,20 +157,26 @@ export function deployStatements(stage: StageName): PolicyStatement[] {
 /**
  * The smoke test of one stage (and `--clean-up`): the stack's outputs, throwaway API Gateway keys
  * in the stage's usage plans (made, looked up by name, unbound and deleted), and the stage's
- * tables (key records, limiter counters read by `keys usage`, and, with --allow-writes, its own orders).
+ * tables (key records, limiter counters read by `keys usage`, and, with --allow-writes, its own
+ * orders). A usage plan's keys take the plan's tags for access control (API Gateway's tag
+ * inheritance, apigateway-tagging-supported-resources.html), so binding and unbinding are the
+ * stage's plans only; API keys carry no stage, so creating and deleting them is not.
  */
 export function smokeStatements(stage: StageName): PolicyStatement[] {
   return [
     new PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [stackArn(stackNameFor(stage))] }),
-    new PolicyStatement({
-      actions: ['apigateway:POST'],
-      resources: [apiGateway('/apikeys'), apiGateway('/usageplans/*/keys')],
-    }),
-    new PolicyStatement({ actions: ['apigateway:GET'], resources: [apiGateway('/apikeys')] }),
+    new PolicyStatement({ actions: ['apigateway:POST', 'apigateway:GET'], resources: [apiGateway('/apikeys')] }),
+    new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [apiGateway('/apikeys/*')] }),
     // DeleteUsagePlanKey (the binding) comes before DeleteApiKey: both are needed to revoke a key.
     new PolicyStatement({
+      actions: ['apigateway:POST'],
+      resources: [apiGateway('/usageplans/*/keys')],
+      conditions: taggedFor(stage),
+    }),
+    new PolicyStatement({
       actions: ['apigateway:DELETE'],
-      resources: [apiGateway('/apikeys/*'), apiGateway('/usageplans/*/keys/*')],
+      resources: [apiGateway('/usageplans/*/keys/*')],
+      conditions: taggedFor(stage),
     }),
     new PolicyStatement({
       actions: [
@@ -151,19 +186,40 @@ export function smokeStatements(stage: StageName): PolicyStatement[] {
         'dynamodb:BatchWriteItem',
         'dynamodb:Scan',
       ],
-      resources: [`arn:${Aws.PARTITION}:dynamodb:${Aws.REGION}:${Aws.ACCOUNT_ID}:table/${stackNameFor(stage)}-*`],
+      resources: [`arn:${Aws.PARTITION}:dynamodb:${Aws.REGION}:${Aws.ACCOUNT_ID}:table/${generatedNamePrefix(stage)}*`],
     }),
   ];
 }
 
-/** `cdk diff --method template` of every stage, read through the custom lookup role. */
-export function lookupStatements(stackNames: readonly string[]): PolicyStatement[] {
+/** What no pipeline role may do, whatever else it is granted: assume a bootstrap role. */
+export function pipelineLimitStatements(): PolicyStatement[] {
+  return [denyStatement(['sts:AssumeRole'], [BOOTSTRAP_ROLES_ARN])];
+}
+
+/**
+ * The deploy role of a stage, policy by policy (the role's inline policies, and all of it the
+ * stage's permissions boundary allows): a new job of the stage's pipeline is a new entry here.
+ */
+export function deployRolePolicies(stage: StageName): Record<string, PolicyStatement[]> {
+  return {
+    deploy: deployStatements(stage),
+    smoke: smokeStatements(stage),
+    canaryKey: canaryKeyStatements(stage),
+    limits: pipelineLimitStatements(),
+  };
+}
+
+/** `cdk diff --method template` of these stacks, read through the custom lookup role. */
+export function lookupStatements(
+  stackNames: readonly string[],
+  versionParameters: readonly string[],
+): PolicyStatement[] {
   return [
     new PolicyStatement({
       actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate', 'cloudformation:ListStackResources'],
       resources: stackNames.map(stackArn),
     }),
-    new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [VERSION_PARAMETER_ARN] }),
+    new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [...versionParameters] }),
   ];
 }
 

@@ -5,22 +5,40 @@ const reason = (text: string) => [{ id: 'AwsSolutions-IAM5', reason: text }];
 
 /** The parts of the pipeline stack that carry findings (structural: the stack imports this file). */
 export interface PipelineNagSubjects {
-  deployRoles: Record<string, IConstruct>;
+  stages: Partial<
+    Record<string, { deployRole: IConstruct; executionPolicy: IConstruct; permissionsBoundary: IConstruct }>
+  >;
   diffRole: IConstruct;
   lookupRole: IConstruct;
-  executionPolicy: IConstruct;
-  permissionsBoundary: IConstruct;
 }
 
-/** The pipeline stack's findings: wildcards that name this project's resources, each explained. */
+/** The pipeline stack's findings: wildcards that name one stage's resources, each explained. */
 export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
-  for (const role of Object.values(stack.deployRoles)) {
+  for (const pipeline of Object.values(stack.stages)) {
+    if (!pipeline) continue;
     NagSuppressions.addResourceSuppressions(
-      role,
+      pipeline.deployRole,
       reason(
-        "Wildcards only where the name is not known in advance: the stage's stack ids and generated table names " +
-          '(StoreOrders-<stage>-*), API Gateway key and usage-plan ids, the asset objects, cdk change sets; ' +
-          'lambda:GetAccountSettings has no resource. The deny on cdk-*-roles only narrows.',
+        "Wildcards only where the name is not known in advance: the stage's stack id and generated table and " +
+          'function names (StoreOrders-<stage>-*), API Gateway key and usage-plan ids (the plans by their stage tag), ' +
+          "the release canary key's secret (by its stage and canary tags), the asset objects and the KMS key S3 uses " +
+          'for them; lambda:GetAccountSettings has no resource. The denies only narrow.',
+      ),
+    );
+    NagSuppressions.addResourceSuppressions(
+      pipeline.executionPolicy,
+      reason(
+        "The stage's CloudFormation execution role creates the stage's stack: each service is scoped to the names " +
+          'the stage gives (StoreOrders-<stage>-*, store-orders-<stage>, its web ACL StoreOrders-<stage>-Firewall), ' +
+          'and where ids are random (secrets, API Gateway and the API stages WAF protects, its execution logs) to ' +
+          'the Region, with the stage tag refusing every other stage.',
+      ),
+    );
+    NagSuppressions.addResourceSuppressions(
+      pipeline.permissionsBoundary,
+      reason(
+        "A boundary grants nothing: it caps every role of one stage at that stage's names (StoreOrders-<stage>-*), " +
+          "its tagged secrets and usage plans, its canary key's secret, and its deploy role's own work, with no IAM change at all.",
       ),
     );
   }
@@ -35,19 +53,5 @@ export function explainPipelineNagFindings(stack: PipelineNagSubjects): void {
   NagSuppressions.addResourceSuppressions(
     stack.lookupRole,
     reason('The stacks are named (StoreOrders-<stage>); the trailing * is the stack id CloudFormation assigns.'),
-  );
-  NagSuppressions.addResourceSuppressions(
-    stack.executionPolicy,
-    reason(
-      'The CloudFormation execution role creates the whole app: each service is scoped to the resources it ' +
-        'names (StoreOrders-*, store-orders-*), and to the Region where ids are random (API Gateway, CodeDeploy).',
-    ),
-  );
-  NagSuppressions.addResourceSuppressions(
-    stack.permissionsBoundary,
-    reason(
-      'A boundary grants nothing: it caps every role the stacks make at the services and names of this ' +
-        'project (StoreOrders-*, store-orders-*, the Region where ids are random), with no IAM change at all.',
-    ),
   );
 }

@@ -1,10 +1,9 @@
-import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { Aws, CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib/core';
 import {
   ArnPrincipal,
   type IOidcProvider,
   ManagedPolicy,
   OidcProviderNative,
-  PermissionsBoundary,
   PolicyDocument,
   Role,
   PolicyStatement,
@@ -12,16 +11,15 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
-import { BOOTSTRAP_ROLES_ARN } from './bootstrap';
+import { ADMIN_BOOTSTRAP, stageBootstrap } from './bootstrap';
 import { PIPELINE_ROLE_NAMES } from './names';
 import type { OidcProviderMode } from './github-repository';
 import { executionStatements } from './execution-policy';
 import { explainPipelineNagFindings } from './pipeline-nag';
 import { boundaryStatements } from './permissions-boundary';
-import { canaryKeyStatements } from './canary-key-permissions';
-import { denyStatement, deployStatements, lookupStatements, preflightStatements, smokeStatements } from './permissions';
+import { deployRolePolicies, lookupStatements, pipelineLimitStatements, preflightStatements } from './permissions';
 
-/** The stack that lets GitHub Actions deploy: once per account, before the pipeline's first run. */
+/** The stack that lets GitHub Actions deploy: once per account, by an administrator, before the pipeline's first run. */
 export const PIPELINE_STACK_NAME = 'StoreOrders-pipeline';
 
 export const GITHUB_OIDC_HOST = 'token.actions.githubusercontent.com';
@@ -44,26 +42,36 @@ export interface PipelineStackProps extends StackProps {
   repository: string;
   /** Whether the account's GitHub OIDC provider is made here or already exists. */
   oidcProvider?: OidcProviderMode;
+  /** The stages this account holds (infra/pipeline/account-stages.ts); every stage by default. */
+  stages?: readonly StageName[];
+}
+
+/** What one stage of the account gets: its boundary, its execution policy, its deploy role. */
+export interface StagePipeline {
+  permissionsBoundary: ManagedPolicy;
+  executionPolicy: ManagedPolicy;
+  deployRole: Role;
 }
 
 /**
- * GitHub's OIDC provider and the pipeline's roles. Each stage's role is trusted by that GitHub
- * environment's jobs alone and may deploy, smoke-test and clean up that stage only (the `prod`
- * environment's approval is then the only way to prod credentials). The diff role, for pull
- * requests, may only assume the custom lookup role, which reads the stacks' templates and nothing
- * else. None may assume the CDK bootstrap's roles. The managed policy is what the bootstrap's
- * CloudFormation execution role gets instead of AdministratorAccess (docs/deployment.md).
+ * GitHub's OIDC provider and the pipeline's roles, for the stages this account holds. Each stage
+ * gets its own permissions boundary, its own CloudFormation execution policy (for its own
+ * bootstrap, `cdk bootstrap --qualifier`) and its own deploy role, trusted by that GitHub
+ * environment's jobs alone, which may deploy, smoke-test and clean up that stage only (the `prod`
+ * environment's approval is then the only way to prod credentials), and carries that stage's
+ * boundary. The diff role, for pull requests, may only run the preflight and assume the custom
+ * lookup role, which reads the stacks' templates and nothing else. None may assume a CDK
+ * bootstrap role. An administrator deploys this stack (it creates the policies that bound
+ * everything else), with the account's default bootstrap (docs/deployment.md).
  */
 export class PipelineStack extends Stack {
   readonly provider: IOidcProvider;
-  readonly deployRoles: Record<StageName, Role>;
+  readonly stages: Partial<Record<StageName, StagePipeline>>;
   readonly diffRole: Role;
   readonly lookupRole: Role;
-  readonly executionPolicy: ManagedPolicy;
-  readonly permissionsBoundary: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
-    const { repository, oidcProvider = 'create', ...stackProps } = props;
+    const { repository, oidcProvider = 'create', stages = STAGE_NAMES, ...stackProps } = props;
     super(scope, id, { description: `Store Orders API: GitHub Actions roles for ${repository}`, ...stackProps });
     this.provider =
       oidcProvider === 'existing'
@@ -80,77 +88,102 @@ export class PipelineStack extends Stack {
       new WebIdentityPrincipal(this.provider.oidcProviderArn, {
         StringEquals: { [`${GITHUB_OIDC_HOST}:aud`]: GITHUB_OIDC_AUDIENCE, [`${GITHUB_OIDC_HOST}:sub`]: subject },
       });
-    const noBootstrapRoles = denyStatement(['sts:AssumeRole'], [BOOTSTRAP_ROLES_ARN]);
     const policy = (...statements: PolicyStatement[]) => new PolicyDocument({ statements });
-    // Made before any role, and on every role here too: the execution policy lets CloudFormation
-    // create or change a role only with this boundary, this stack's included.
-    this.permissionsBoundary = new ManagedPolicy(this, 'PermissionsBoundary', {
-      managedPolicyName: PIPELINE_ROLE_NAMES.permissionsBoundary,
-      description: 'Permissions boundary of every Store Orders role: the most any of them may do',
-      statements: boundaryStatements(),
-    });
-    PermissionsBoundary.of(this).apply(this.permissionsBoundary);
 
-    this.deployRoles = {} as Record<StageName, Role>;
-    for (const stage of STAGE_NAMES) {
-      this.deployRoles[stage] = new Role(this, `${stage}DeployRole`, {
-        roleName: PIPELINE_ROLE_NAMES.deploy(stage),
-        description: `GitHub environment ${stage} of ${repository}: deploys and smoke-tests ${stackNameFor(stage)}`,
-        assumedBy: trusted(oidcSubject(repository, { environment: stage })),
-        maxSessionDuration: Duration.hours(2),
-        inlinePolicies: {
-          deploy: policy(...deployStatements(stage)),
-          smoke: policy(...smokeStatements(stage)),
-          canaryKey: policy(...canaryKeyStatements(stage)),
-          limits: policy(noBootstrapRoles),
-        },
-      });
-    }
+    this.stages = {};
+    for (const stage of stages) this.stages[stage] = this.stagePipeline(stage, repository, trusted);
+
     this.diffRole = new Role(this, 'DiffRole', {
       roleName: PIPELINE_ROLE_NAMES.diff,
       description: `Pull requests of ${repository}: cdk diff through ${PIPELINE_ROLE_NAMES.lookup} only`,
       assumedBy: trusted(oidcSubject(repository, 'pull_request')),
-      inlinePolicies: { preflight: policy(...preflightStatements(STAGE_NAMES)), limits: policy(noBootstrapRoles) },
+      inlinePolicies: {
+        preflight: policy(...preflightStatements(stages)),
+        limits: policy(...pipelineLimitStatements()),
+      },
     });
     this.lookupRole = new Role(this, 'LookupRole', {
       roleName: PIPELINE_ROLE_NAMES.lookup,
       description: 'cdk diff of the Store Orders stacks: reads their templates, nothing else',
       assumedBy: new ArnPrincipal(this.diffRole.roleArn),
       inlinePolicies: {
-        lookup: policy(...lookupStatements([ACCOUNT_STACK_NAME, ...STAGE_NAMES.map(stackNameFor)])),
+        lookup: policy(
+          ...lookupStatements(
+            [ACCOUNT_STACK_NAME, ...stages.map(stackNameFor)],
+            [ADMIN_BOOTSTRAP, ...stages.map(stageBootstrap)].map((b) => b.versionParameterArn),
+          ),
+        ),
       },
     });
     // Granted once both exist: the lookup role's trust names the diff role.
     this.diffRole.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [this.lookupRole.roleArn] }),
     );
-    this.executionPolicy = new ManagedPolicy(this, 'ExecutionPolicy', {
-      managedPolicyName: PIPELINE_ROLE_NAMES.executionPolicy,
-      description: 'For cdk bootstrap --cloudformation-execution-policies: what the Store Orders stacks create',
-      statements: executionStatements(),
-    });
 
+    this.addOutputs(stages);
+    explainPipelineNagFindings(this);
+  }
+
+  private stagePipeline(
+    stage: StageName,
+    repository: string,
+    trusted: (subject: string) => WebIdentityPrincipal,
+  ): StagePipeline {
+    const permissionsBoundary = new ManagedPolicy(this, `${stage}PermissionsBoundary`, {
+      managedPolicyName: PIPELINE_ROLE_NAMES.permissionsBoundary(stage),
+      description: `Permissions boundary of every ${stage} role of Store Orders: the most any of them may do`,
+      statements: boundaryStatements(stage),
+    });
+    const executionPolicy = new ManagedPolicy(this, `${stage}ExecutionPolicy`, {
+      managedPolicyName: PIPELINE_ROLE_NAMES.executionPolicy(stage),
+      description: `For cdk bootstrap --qualifier ${stageBootstrap(stage).qualifier} --cloudformation-execution-policies: what ${stackNameFor(stage)} creates`,
+      statements: executionStatements(stage),
+    });
+    const deployRole = new Role(this, `${stage}DeployRole`, {
+      roleName: PIPELINE_ROLE_NAMES.deploy(stage),
+      description: `GitHub environment ${stage} of ${repository}: deploys and smoke-tests ${stackNameFor(stage)}`,
+      assumedBy: trusted(oidcSubject(repository, { environment: stage })),
+      maxSessionDuration: Duration.hours(2),
+      permissionsBoundary,
+      inlinePolicies: Object.fromEntries(
+        Object.entries(deployRolePolicies(stage)).map(([name, statements]) => [
+          name,
+          new PolicyDocument({ statements }),
+        ]),
+      ),
+    });
+    return { permissionsBoundary, executionPolicy, deployRole };
+  }
+
+  private addOutputs(stages: readonly StageName[]): void {
     const output = (key: string, value: string, description: string) =>
       new CfnOutput(this, key, { value, description });
-    for (const stage of STAGE_NAMES) {
+    for (const stage of stages) {
+      const pipeline = this.stages[stage];
+      if (!pipeline) continue;
+      const { qualifier, toolkitStackName } = stageBootstrap(stage);
+      output(`${stage}DeployRoleArn`, pipeline.deployRole.roleArn, `AWS_DEPLOY_ROLE_ARN of the ${stage} environment`);
       output(
-        `${stage}DeployRoleArn`,
-        this.deployRoles[stage].roleArn,
-        `AWS_DEPLOY_ROLE_ARN of the ${stage} environment`,
+        `${stage}ExecutionPolicyArn`,
+        pipeline.executionPolicy.managedPolicyArn,
+        `cdk bootstrap --qualifier ${qualifier} --cloudformation-execution-policies`,
+      );
+      output(
+        `${stage}PermissionsBoundaryArn`,
+        pipeline.permissionsBoundary.managedPolicyArn,
+        `The boundary every role of ${stackNameFor(stage)} and its deploy role carry`,
+      );
+      output(
+        `${stage}Bootstrap`,
+        Fn.join(' ', [
+          `npx cdk bootstrap aws://${Aws.ACCOUNT_ID}/${Aws.REGION}`,
+          `--qualifier ${qualifier} --toolkit-stack-name ${toolkitStackName}`,
+          `--cloudformation-execution-policies ${pipeline.executionPolicy.managedPolicyArn}`,
+        ]),
+        `The ${stage} stage's own bootstrap, with its execution policy`,
       );
     }
     output('DiffRoleArn', this.diffRole.roleArn, 'AWS_DIFF_ROLE_ARN of the repository');
-    output(
-      'ExecutionPolicyArn',
-      this.executionPolicy.managedPolicyArn,
-      'cdk bootstrap --cloudformation-execution-policies',
-    );
-    output(
-      'PermissionsBoundaryArn',
-      this.permissionsBoundary.managedPolicyArn,
-      'The boundary every role of the Store Orders stacks carries',
-    );
     output('Region', Aws.REGION, 'AWS_REGION of the repository');
-    explainPipelineNagFindings(this);
   }
 }

@@ -1,11 +1,14 @@
-// What CloudFormation calls, with its execution role's credentials, to create, update and delete
-// each resource type the app's stacks declare: the `handlers` permissions of the type's schema in
-// the CloudFormation registry (`aws cloudformation describe-type --type RESOURCE --type-name <type>`),
-// with each action's resource types as the Service Authorization Reference lists them
-// (https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html).
-// infra/pipeline/execution-policy.ts grants the actions without a resource type from here, and
-// test/infra/pipeline.spec.ts checks that the execution policy allows every action of every type
-// the app synthesises, and that no type is missing from this table.
+// What CloudFormation calls, with a stage's execution role's credentials, to create, update and
+// delete each resource type a stage stack declares: the `handlers` permissions of the type's
+// schema in the CloudFormation registry (`aws cloudformation describe-type --type RESOURCE
+// --type-name <type>`), with each action's resource types as the Service Authorization Reference
+// lists them (https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html).
+// The account and pipeline stacks are deployed by an administrator, not through an execution
+// policy: their types are not here. infra/pipeline/execution-policy.ts grants the actions without
+// a resource type from here; test/infra/pipeline-permissions.spec.ts checks that no type a stage
+// synthesises is missing, test/infra/policy-actions.spec.ts that every action exists and sits on
+// the right side (with or without a resource type), and test/infra/stage-isolation.spec.ts that
+// each stage's execution role is allowed every action of its stage's types, on that stage's names.
 
 export interface ResourceTypeActions {
   /** Create, update and delete, on the resource's own ARN (or API Gateway's path). */
@@ -25,10 +28,6 @@ const API_GATEWAY: ResourceTypeActions = {
 const LOG_TAGS = ['logs:TagResource', 'logs:UntagResource', 'logs:ListTagsForResource'];
 
 export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
-  'AWS::ApiGateway::Account': {
-    // The account's CloudWatch role is passed to API Gateway.
-    actions: [...API_GATEWAY.actions, 'iam:GetRole', 'iam:PassRole'],
-  },
   'AWS::ApiGateway::Authorizer': API_GATEWAY,
   'AWS::ApiGateway::BasePathMapping': API_GATEWAY,
   'AWS::ApiGateway::Deployment': API_GATEWAY,
@@ -40,7 +39,9 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
   'AWS::ApiGateway::Stage': API_GATEWAY,
   'AWS::ApiGateway::UsagePlan': API_GATEWAY,
   'AWS::CertificateManager::Certificate': {
-    actions: ['acm:RequestCertificate', 'acm:DescribeCertificate', 'acm:DeleteCertificate', 'acm:AddTagsToCertificate'],
+    actions: ['acm:DescribeCertificate', 'acm:DeleteCertificate', 'acm:AddTagsToCertificate'],
+    // The certificate's ARN exists only once it is requested (list_awscertificatemanager.html).
+    withoutResourceType: ['acm:RequestCertificate'],
   },
   'AWS::CloudWatch::Alarm': {
     actions: [
@@ -100,32 +101,6 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
       'dynamodb:ListTagsOfResource',
     ],
   },
-  'AWS::IAM::ManagedPolicy': {
-    actions: [
-      'iam:CreatePolicy',
-      'iam:GetPolicy',
-      'iam:GetPolicyVersion',
-      'iam:CreatePolicyVersion',
-      'iam:DeletePolicyVersion',
-      'iam:ListPolicyVersions',
-      'iam:ListEntitiesForPolicy',
-      'iam:DeletePolicy',
-      'iam:TagPolicy',
-      'iam:UntagPolicy',
-    ],
-  },
-  'AWS::IAM::OIDCProvider': {
-    actions: [
-      'iam:CreateOpenIDConnectProvider',
-      'iam:GetOpenIDConnectProvider',
-      'iam:DeleteOpenIDConnectProvider',
-      'iam:UpdateOpenIDConnectProviderThumbprint',
-      'iam:AddClientIDToOpenIDConnectProvider',
-      'iam:RemoveClientIDFromOpenIDConnectProvider',
-      'iam:TagOpenIDConnectProvider',
-      'iam:UntagOpenIDConnectProvider',
-    ],
-  },
   'AWS::IAM::Policy': { actions: ['iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:DeleteRolePolicy'] },
   'AWS::IAM::Role': {
     actions: [
@@ -163,8 +138,8 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
   },
   'AWS::Lambda::EventSourceMapping': {
     // The sync watch's mapping on the orders table's stream. CreateEventSourceMapping has no resource
-    // type (list_awslambda.html: it is scoped by the lambda:FunctionArn condition key); the others act
-    // on the mapping's own ARN (event-source-mapping:<uuid>).
+    // type (list_awslambda.html: the execution policy scopes it by the lambda:FunctionArn condition
+    // key, stream-permissions.ts); the others act on the mapping's own ARN (event-source-mapping:<uuid>).
     actions: [
       'lambda:GetEventSourceMapping',
       'lambda:UpdateEventSourceMapping',
@@ -202,12 +177,13 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
   'AWS::Logs::LogGroup': {
     actions: [
       'logs:CreateLogGroup',
-      'logs:DescribeLogGroups',
       'logs:PutRetentionPolicy',
       'logs:DeleteRetentionPolicy',
       'logs:DeleteLogGroup',
       ...LOG_TAGS,
     ],
+    // The read handler lists log groups by name prefix (list_amazoncloudwatchlogs.html: no resource type).
+    withoutResourceType: ['logs:DescribeLogGroups'],
   },
   'AWS::Logs::MetricFilter': {
     actions: ['logs:PutMetricFilter', 'logs:DescribeMetricFilters', 'logs:DeleteMetricFilter'],
@@ -224,6 +200,9 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
     actions: [
       'secretsmanager:CreateSecret',
       'secretsmanager:DescribeSecret',
+      // Listed, as we recall the registry schema, by its read and update handlers: unverified here
+      // (cfn-lint's copy of the schema carries no handlers), so granted, on the stage's secrets only.
+      'secretsmanager:GetSecretValue',
       'secretsmanager:UpdateSecret',
       'secretsmanager:PutSecretValue',
       'secretsmanager:DeleteSecret',

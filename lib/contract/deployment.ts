@@ -195,6 +195,21 @@ export function stackNameFor(stage: StageName): string {
 }
 
 /**
+ * The CDK bootstrap qualifier of a stage's stack: each stage has a bootstrap of its own, so its own
+ * CloudFormation execution role with its own policy, even in an account both stages share (one
+ * bootstrap has one execution role per qualifier: the bootstrap template's CloudFormationExecutionRole,
+ * `cdk-${Qualifier}-cfn-exec-role-...`). At most 10 characters (the template's AllowedPattern).
+ */
+export function bootstrapQualifierFor(stage: StageName): string {
+  return `so-${stage}`;
+}
+
+/** The stack `cdk bootstrap --qualifier` makes for a stage: one name per qualifier in an account and Region. */
+export function toolkitStackNameFor(stage: StageName): string {
+  return `CDKToolkit-${bootstrapQualifierFor(stage)}`;
+}
+
+/**
  * Concurrent executions each stage reserves for list-orders (infra/stages.ts deploys them; the
  * deploy preflight checks that the account's unreserved concurrency holds the stage's, plus the 100 Lambda keeps unreserved).
  */

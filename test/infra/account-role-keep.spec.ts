@@ -6,6 +6,7 @@ import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ACCOUNT_STACK_NAME, STAGE_NAMES, stackNameFor } from '../../lib/contract/deployment';
 import { CLOUDWATCH_ROLE_CONTEXT } from '../../infra/cloudwatch-role-mode';
+import { STAGE_TAG } from '../../infra/pipeline/names';
 import { addServiceStacks, EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { logicalId, testApp } from './synth';
 
@@ -33,11 +34,13 @@ describe('with -c apiGatewayCloudWatchRole=keep', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('Fn::GetStackOutput');
     // Execution logging stays on, into the stack's own group, with the role the account has.
     // The definition the upgrade's `cdk import ... -c apiGatewayCloudWatchRole=keep` imports the
-    // group with (docs/deployment.md): the same logical id, its name from the API and its retention only.
+    // group with (docs/deployment.md): the same logical id, its name from the API, its retention,
+    // and its stage's tag (infra/pipeline/names.ts), nothing read from another stack.
     const id = logicalId(stack.api.executionLogs);
     expect(id).toBe('ExecutionLogs6FEE23C8');
     const group = template.findResources('AWS::Logs::LogGroup')[id];
-    expect(Object.keys(group?.Properties ?? {}).sort()).toEqual(['LogGroupName', 'RetentionInDays']);
+    expect(Object.keys(group?.Properties ?? {}).sort()).toEqual(['LogGroupName', 'RetentionInDays', 'Tags']);
+    expect(group?.Properties?.Tags).toEqual([{ Key: STAGE_TAG, Value: stage }]);
     expect(group?.DependsOn).toBeUndefined();
     expect(group?.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
     expect(JSON.stringify(template.toJSON())).not.toContain(EXECUTION_LOGGING_ROLE_TAG);

@@ -16,6 +16,7 @@ import {
   FUNCTIONS,
 } from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
+import { STAGE_TAG } from '../../infra/pipeline/names';
 import { EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { ORDER_WRITES_THROTTLED_BY_INDEXES } from '../../infra/constructs/service-alarms';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
@@ -225,6 +226,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
               Key: EXECUTION_LOGGING_ROLE_TAG,
               Value: { 'Fn::GetStackOutput': { StackName: ACCOUNT_STACK_NAME, OutputName: CLOUDWATCH_ROLE_OUTPUT } },
             },
+            // Its stage, which tells its group from the other stage's (infra/pipeline/names.ts).
+            { Key: STAGE_TAG, Value: stageName },
           ],
         }),
       });

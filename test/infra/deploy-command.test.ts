@@ -11,6 +11,7 @@ import {
   CANARY_KEY_SECRET_OUTPUT,
   LIST_ORDERS_RESERVED_CONCURRENCY,
   stackNameFor,
+  toolkitStackNameFor,
 } from '../../lib/contract/deployment';
 import { generateApiKey } from '../../lib/core/access/key-format';
 import {
@@ -26,8 +27,15 @@ import { UsageError } from '../../tools/shared/errors';
 const ROOT = path.join(__dirname, '..', '..');
 
 describe('npm run deploy / npm run diff', () => {
-  test('deploy takes the stage stack; cdk deploys the account stack it depends on first', () => {
-    expect(cdkArguments('deploy', ['staging'])).toEqual(['deploy', 'StoreOrders-staging', '--no-notices']);
+  test("deploy takes the stage stack alone, through the stage's own bootstrap; never the account stack", () => {
+    expect(cdkArguments('deploy', ['staging'])).toEqual([
+      'deploy',
+      stackNameFor('staging'),
+      '--exclusively',
+      '--toolkit-stack-name',
+      toolkitStackNameFor('staging'),
+      '--no-notices',
+    ]);
   });
 
   test('diff shows the account stack and the stage stack, as a deploy would change them', () => {
@@ -38,6 +46,9 @@ describe('npm run deploy / npm run diff', () => {
     expect(cdkArguments('deploy', ['prod', '--require-approval', 'never'])).toEqual([
       'deploy',
       'StoreOrders-prod',
+      '--exclusively',
+      '--toolkit-stack-name',
+      toolkitStackNameFor('prod'),
       '--no-notices',
       '--require-approval',
       'never',
@@ -105,7 +116,7 @@ describe('the preflight, before cdk starts', () => {
     expect(await run(['deploy', 'staging'], facts())).toEqual({
       code: 0,
       err: [],
-      cdkRuns: [['deploy', 'StoreOrders-staging', '--no-notices']],
+      cdkRuns: [cdkArguments('deploy', ['staging'])],
     });
   });
 
@@ -206,7 +217,7 @@ describe('the preflight, before cdk starts', () => {
     // A first deploy creates each alias at version 1 directly: no traffic shifts, so no hook runs.
     test.each(['no stack', 'no secret', 'stored'] as const)('with %s, the deploy goes on to cdk', async (state) => {
       const result = await run(['deploy', 'staging'], facts({ canaryKey: () => Promise.resolve(state) }));
-      expect(result).toMatchObject({ code: 0, err: [], cdkRuns: [['deploy', 'StoreOrders-staging', '--no-notices']] });
+      expect(result).toMatchObject({ code: 0, err: [], cdkRuns: [cdkArguments('deploy', ['staging'])] });
     });
 
     test('a diff changes nothing, and its role may read no secret: it does not ask', async () => {

@@ -1,21 +1,23 @@
 // The pipeline's permissions against what AWS needs, checked the way they fail: each deploy role
-// against CDK's own deploy role for the same job (the bootstrap template aws-cdk ships), the
-// CloudFormation execution policy against what CloudFormation calls for each resource type the app
-// synthesises (infra/pipeline/resource-actions.ts), and the permissions boundary against every role.
+// against CDK's own deploy role for the same job (the bootstrap template aws-cdk ships), each
+// stage's CloudFormation execution policy against the resource types the stage synthesises
+// (infra/pipeline/resource-actions.ts), and each stage's permissions boundary against its roles.
+// What each allows, request by request, an IAM policy simulator decides in stage-isolation.spec.ts.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
+import { bootstrapQualifierFor, STAGE_NAMES, stackNameFor, type StageName } from '../../lib/contract/deployment';
 import {
   BOUNDED_ROLE_ACTIONS,
   PASSED_TO_SERVICES,
   PROTECTED_POLICY_ACTIONS,
 } from '../../infra/pipeline/execution-policy';
 import { PIPELINE_ROLE_NAMES } from '../../infra/pipeline/names';
-import { CDK_DEPLOY_ACTIONS_NOT_NEEDED, deployedStacks } from '../../infra/pipeline/permissions';
+import { CDK_DEPLOY_ACTIONS_NOT_NEEDED } from '../../infra/pipeline/permissions';
 import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from '../../infra/pipeline/resource-actions';
+import { CREATE_MAPPING_ACTION, invokesStageFunction } from '../../infra/pipeline/stream-permissions';
 import { PSEUDO, rendered, statements, type Statement } from '../support/cfn-values';
-import { logicalId, synthesiseStages, type Synthesised } from './synth';
+import { synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
 beforeAll(() => {
@@ -28,14 +30,11 @@ const ROOT = path.join(__dirname, '..', '..');
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 const resources = (template: { toJSON(): unknown }) => (template.toJSON() as { Resources: Resources }).Resources;
 
-/** Every template of the shared synthesis, by stack name. */
-function templates(): [string, Resources][] {
-  return [
-    ['StoreOrders-account', resources(synthesised.account.template)],
-    ['StoreOrders-pipeline', resources(synthesised.pipeline.template)],
-    ...synthesised.stages.map((s): [string, Resources] => [stackNameFor(s.stage), resources(s.template)]),
-  ];
-}
+const stageResources = (stage: StageName): Resources => {
+  const found = synthesised.stages.find((s) => s.stage === stage);
+  if (!found) throw new Error(`No ${stage}`);
+  return resources(found.template);
+};
 
 /** An IAM pattern (`*` any run of characters) as a regular expression; actions ignore case. */
 function glob(pattern: string, flags = ''): RegExp {
@@ -53,37 +52,30 @@ function allows(list: Statement[], action: string, resource?: string): boolean {
   );
 }
 
-/** A role's allowed statements: its inline policies and the AWS::IAM::Policy resources attached to it. */
-function roleStatements(all: Resources, roleId: string): Statement[] {
-  const role = all[roleId]?.Properties as { Policies?: { PolicyDocument: unknown }[] } | undefined;
-  const attached = Object.values(all)
-    .filter((r) => r.Type === 'AWS::IAM::Policy')
-    .filter((r) => JSON.stringify(r.Properties?.Roles).includes(`"Ref":"${roleId}"`))
-    .map((r) => r.Properties?.PolicyDocument);
-  return [...(role?.Policies ?? []).map((p) => p.PolicyDocument), ...attached].flatMap(statements);
-}
-
-function roleNamed(name: string): { id: string; statements: Statement[] } {
+function roleNamed(name: string): { id: string; statements: Statement[]; boundary: unknown } {
   const all = resources(synthesised.pipeline.template);
   const id = Object.keys(all).find((key) => all[key]?.Properties?.RoleName === name);
   if (!id) throw new Error(`No role ${name}`);
-  return { id, statements: roleStatements(all, id) };
+  const role = all[id]?.Properties as { Policies?: { PolicyDocument: unknown }[]; PermissionsBoundary?: unknown };
+  return {
+    id,
+    statements: (role.Policies ?? []).map((p) => p.PolicyDocument).flatMap(statements),
+    boundary: rendered(role.PermissionsBoundary),
+  };
 }
 
-const executionPolicy = (): Statement[] => {
+function managedPolicy(name: string): { id: string; statements: Statement[] } {
   const all = resources(synthesised.pipeline.template);
-  const policy = Object.values(all).find(
-    (r) =>
-      r.Type === 'AWS::IAM::ManagedPolicy' && r.Properties?.ManagedPolicyName === PIPELINE_ROLE_NAMES.executionPolicy,
+  const id = Object.keys(all).find(
+    (key) => all[key]?.Type === 'AWS::IAM::ManagedPolicy' && all[key]?.Properties?.ManagedPolicyName === name,
   );
-  return statements(policy?.Properties?.PolicyDocument);
-};
+  if (!id) throw new Error(`No managed policy ${name}`);
+  return { id, statements: statements(all[id]?.Properties?.PolicyDocument) };
+}
 
-const boundary = (): Statement[] =>
-  statements(
-    resources(synthesised.pipeline.template)[logicalId(synthesised.pipeline.stack.permissionsBoundary)]?.Properties
-      ?.PolicyDocument,
-  );
+const executionPolicy = (stage: StageName) => managedPolicy(PIPELINE_ROLE_NAMES.executionPolicy(stage)).statements;
+const boundary = (stage: StageName) => managedPolicy(PIPELINE_ROLE_NAMES.permissionsBoundary(stage)).statements;
+const policyArn = (name: string) => `arn:aws:iam::${ACCOUNT}:policy/${name}`;
 
 describe("each deploy role against CDK's own deploy role", () => {
   /** The CloudFormation and SSM actions of the bootstrap template's DeploymentActionRole. */
@@ -108,52 +100,46 @@ describe("each deploy role against CDK's own deploy role", () => {
     for (const action of Object.keys(CDK_DEPLOY_ACTIONS_NOT_NEEDED)) expect(cdk).toContain(action);
   });
 
-  test.each(STAGE_NAMES)('the %s deploy role grants every other one, on its own stacks', (stage: StageName) => {
+  test.each(STAGE_NAMES)('the %s deploy role grants every other one, on its stack, with its bootstrap', (stage) => {
     const ours = roleNamed(PIPELINE_ROLE_NAMES.deploy(stage)).statements;
-    const versionParameter = `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/cdk-bootstrap/hnb659fds/version`;
+    const versionParameter = `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/cdk-bootstrap/${bootstrapQualifierFor(stage)}/version`;
+    const stack = `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stackNameFor(stage)}/1a2b`;
     const missing = cdkDeployActions()
       .filter((action) => !(action in CDK_DEPLOY_ACTIONS_NOT_NEEDED))
-      .flatMap((action) => {
-        const targets = action.startsWith('ssm:')
-          ? [versionParameter]
-          : deployedStacks(stage).map((name) => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${name}/1a2b`);
-        return targets.filter((target) => !allows(ours, action, target)).map((target) => `${action} ${target}`);
-      });
+      .filter((action) => !allows(ours, action, action.startsWith('ssm:') ? versionParameter : stack));
     expect(missing).toEqual([]);
   });
 });
 
-describe('the CloudFormation execution policy', () => {
-  test('every resource type the app synthesises has its actions declared', () => {
-    const types = new Set(templates().flatMap(([, all]) => Object.values(all).map((r) => r.Type)));
+describe.each(STAGE_NAMES)("%s's CloudFormation execution policy", (stage: StageName) => {
+  test('every resource type the stage synthesises has its actions declared', () => {
+    const types = new Set(Object.values(stageResources(stage)).map((r) => r.Type));
     types.delete('AWS::CDK::Metadata');
     expect(types.size).toBeGreaterThan(10);
     expect([...types].filter((type) => !(type in RESOURCE_TYPE_ACTIONS))).toEqual([]);
   });
 
-  test('allows every action CloudFormation calls for each declared type', () => {
-    const policy = executionPolicy();
-    const missing = Object.entries(RESOURCE_TYPE_ACTIONS).flatMap(([type, { actions }]) =>
-      actions.filter((action) => !allows(policy, action)).map((action) => `${type} ${action}`),
-    );
-    expect(missing).toEqual([]);
-  });
-
   test('allows the actions without a resource type on "*", where IAM can match them, and nothing else there', () => {
-    const policy = executionPolicy();
+    const policy = executionPolicy(stage);
     const unscoped = actionsWithoutResourceType();
     expect(unscoped).toContain('secretsmanager:GetRandomPassword');
     expect(unscoped.filter((action) => !allows(policy, action, '*'))).toEqual([]);
-    const onEverything = policy
-      .filter((s) => s.Effect === 'Allow' && s.Resource.includes('*'))
-      .flatMap((s) => s.Action);
-    expect(onEverything.sort()).toEqual(unscoped);
+    const onEverything = policy.filter((s) => s.Effect === 'Allow' && s.Resource.includes('*'));
+    expect(onEverything.flatMap((s) => s.Action).sort()).toEqual(unscoped);
+    // Creating an event source mapping only for the stage's functions.
+    const conditioned = onEverything.filter((s) => s.Condition !== undefined);
+    expect(conditioned).toEqual([
+      expect.objectContaining({
+        Action: [CREATE_MAPPING_ACTION],
+        Condition: rendered(synthesised.pipeline.stack.resolve(invokesStageFunction(stage))),
+      }),
+    ]);
   });
 
-  test('creates or changes a role only with the permissions boundary', () => {
-    const boundaryArn = `arn:aws:iam::${ACCOUNT}:policy/${PIPELINE_ROLE_NAMES.permissionsBoundary}`;
+  test("creates or changes a role only with the stage's own permissions boundary", () => {
+    const boundaryArn = policyArn(PIPELINE_ROLE_NAMES.permissionsBoundary(stage));
     for (const action of BOUNDED_ROLE_ACTIONS) {
-      const granting = executionPolicy().filter(
+      const granting = executionPolicy(stage).filter(
         (s) => s.Effect === 'Allow' && s.Action.some((a) => glob(a, 'i').test(action)),
       );
       expect(granting.length).toBeGreaterThan(0);
@@ -161,41 +147,41 @@ describe('the CloudFormation execution policy', () => {
         expect(statement.Condition).toEqual({ StringEquals: { 'iam:PermissionsBoundary': boundaryArn } });
       }
     }
-    const denied = executionPolicy().filter((s) => s.Effect === 'Deny');
+    const denied = executionPolicy(stage).filter((s) => s.Effect === 'Deny');
     expect(denied).toContainEqual(
       expect.objectContaining({ Action: ['iam:DeleteRolePermissionsBoundary'], Resource: ['*'] }),
     );
   });
 
-  test('may change neither its own policy nor the boundary', () => {
-    const protectedArns = [PIPELINE_ROLE_NAMES.executionPolicy, PIPELINE_ROLE_NAMES.permissionsBoundary].map(
-      (name) => `arn:aws:iam::${ACCOUNT}:policy/${name}`,
-    );
-    const denied = executionPolicy().filter((s) => s.Effect === 'Deny');
+  test("may change no policy of the project, every stage's execution policy and boundary included", () => {
+    const denied = executionPolicy(stage).filter((s) => s.Effect === 'Deny');
+    const names = STAGE_NAMES.flatMap((s) => [
+      PIPELINE_ROLE_NAMES.executionPolicy(s),
+      PIPELINE_ROLE_NAMES.permissionsBoundary(s),
+    ]);
     for (const action of ['iam:CreatePolicyVersion', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion']) {
       expect(PROTECTED_POLICY_ACTIONS).toContain(action);
-      for (const arn of protectedArns) {
-        expect(
-          `${action} ${arn} ${String(denied.some((s) => s.Action.includes(action) && s.Resource.includes(arn)))}`,
-        ).toBe(`${action} ${arn} true`);
+      for (const name of names) {
+        const refused = denied.some(
+          (s) => s.Action.includes(action) && s.Resource.some((r) => glob(r).test(policyArn(name))),
+        );
+        expect(`${action} ${name} ${String(refused)}`).toBe(`${action} ${name} true`);
       }
     }
   });
 
-  test("passes roles only to the services the stacks' roles trust", () => {
+  test("passes roles only to the services the stage's roles trust", () => {
     const trusted = new Set(
-      templates().flatMap(([, all]) =>
-        Object.values(all)
-          .filter((r) => r.Type === 'AWS::IAM::Role')
-          .flatMap((r) => statements(r.Properties?.AssumeRolePolicyDocument))
-          .flatMap((s) => {
-            const service = s.Principal?.Service;
-            return service === undefined ? [] : Array.isArray(service) ? service.map(String) : [String(service)];
-          }),
-      ),
+      Object.values(stageResources(stage))
+        .filter((r) => r.Type === 'AWS::IAM::Role')
+        .flatMap((r) => statements(r.Properties?.AssumeRolePolicyDocument))
+        .flatMap((s) => {
+          const service = s.Principal?.Service;
+          return service === undefined ? [] : Array.isArray(service) ? service.map(String) : [String(service)];
+        }),
     );
     expect([...trusted].sort()).toEqual([...PASSED_TO_SERVICES].sort());
-    const passRole = executionPolicy().filter(
+    const passRole = executionPolicy(stage).filter(
       (s) => s.Effect === 'Allow' && s.Action.some((a) => glob(a, 'i').test('iam:PassRole')),
     );
     expect(passRole).toEqual([
@@ -204,55 +190,28 @@ describe('the CloudFormation execution policy', () => {
   });
 });
 
-describe('the permissions boundary', () => {
-  test('is on every role of every stack', () => {
-    const pipelineBoundary = `<${logicalId(synthesised.pipeline.stack.permissionsBoundary)}>`;
-    const serviceBoundary = `arn:aws:iam::${ACCOUNT}:policy/${PIPELINE_ROLE_NAMES.permissionsBoundary}`;
-    const unbounded = templates().flatMap(([stack, all]) =>
-      Object.entries(all)
-        .filter(([, r]) => r.Type === 'AWS::IAM::Role')
-        .filter(
-          ([, r]) =>
-            rendered(r.Properties?.PermissionsBoundary) !==
-            (stack === 'StoreOrders-pipeline' ? pipelineBoundary : serviceBoundary),
-        )
-        .map(([id]) => `${stack} ${id}`),
-    );
-    expect(templates().length).toBe(STAGE_NAMES.length + 2);
+describe.each(STAGE_NAMES)("%s's permissions boundary", (stage: StageName) => {
+  test("is on every role of the stage's stack and on its deploy role", () => {
+    const arn = policyArn(PIPELINE_ROLE_NAMES.permissionsBoundary(stage));
+    const unbounded = Object.entries(stageResources(stage))
+      .filter(([, r]) => r.Type === 'AWS::IAM::Role')
+      .filter(([, r]) => rendered(r.Properties?.PermissionsBoundary) !== arn)
+      .map(([id]) => id);
     expect(unbounded).toEqual([]);
+    const { id } = managedPolicy(PIPELINE_ROLE_NAMES.permissionsBoundary(stage));
+    expect(roleNamed(PIPELINE_ROLE_NAMES.deploy(stage)).boundary).toBe(`<${id}>`);
   });
 
-  test('allows everything the roles are granted (a boundary only takes away)', () => {
-    const cap = boundary();
-    expect(cap.length).toBeGreaterThan(5);
-    const cut = templates().flatMap(([stack, all]) =>
-      Object.entries(all)
-        .filter(([, r]) => r.Type === 'AWS::IAM::Role')
-        .flatMap(([id]) =>
-          roleStatements(all, id)
-            .filter((s) => s.Effect === 'Allow')
-            .flatMap((s) =>
-              s.Action.flatMap((action) =>
-                // A resource named by a reference is only known once deployed: its action is checked.
-                (s.Resource.every((r) => !r.includes('<')) ? s.Resource : [undefined]).map((resource) => ({
-                  action,
-                  resource,
-                })),
-              ),
-            )
-            .filter(({ action, resource }) => !allows(cap, action, resource))
-            .map(({ action, resource }) => `${stack} ${id} ${action} ${resource ?? ''}`),
-        ),
+  test("allows no IAM change but handing the stage's execution role to CloudFormation", () => {
+    const iam = boundary(stage).filter(
+      (s) => s.Effect === 'Allow' && s.Action.some((a) => a.startsWith('iam:') || a === '*'),
     );
-    expect(cut).toEqual([]);
-  });
-
-  test('allows no IAM change but handing the execution role to CloudFormation', () => {
-    const iam = boundary().filter((s) => s.Action.some((a) => a.startsWith('iam:') || a === '*'));
     expect(iam).toEqual([
       expect.objectContaining({
         Action: ['iam:PassRole'],
-        Resource: [`arn:aws:iam::${ACCOUNT}:role/cdk-hnb659fds-cfn-exec-role-${ACCOUNT}-${REGION}`],
+        Resource: [
+          `arn:aws:iam::${ACCOUNT}:role/cdk-${bootstrapQualifierFor(stage)}-cfn-exec-role-${ACCOUNT}-${REGION}`,
+        ],
       }),
     ]);
   });

@@ -1,16 +1,21 @@
 // The pipeline stack (infra/pipeline): who may assume its roles and what each may do, read from
 // the shared synthesis. The ARNs are rendered with fixed pseudo parameters (test/support/cfn-values.ts).
 import { App } from 'aws-cdk-lib/core';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
+  bootstrapQualifierFor,
   CANARY_KEY_SECRET_TAG,
   STAGE_NAMES,
   stackNameFor,
   STREAMING_PROBE_FUNCTION,
+  toolkitStackNameFor,
   type StageName,
 } from '../../lib/contract/deployment';
 import { CANARY_KEY_SECRET_ACTIONS } from '../../infra/pipeline/canary-key-permissions';
+import { STAGE_TAG } from '../../infra/pipeline/names';
 import { ContextFlagError } from '../../infra/cloudwatch-role-mode';
+import { ACCOUNT_STAGES_CONTEXT, accountStages } from '../../infra/pipeline/account-stages';
+import { stackDeletionRefused } from '../../infra/pipeline/permissions';
 import {
   GITHUB_OIDC_PROVIDER_CONTEXT,
   GITHUB_REPOSITORY_CONTEXT,
@@ -98,6 +103,7 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
   test(`names no resource of ${other}, and may assume no role`, () => {
     const all = grants(deploy().allowed);
     expect(all.filter((g) => g.includes(stackNameFor(other as StageName)))).toEqual([]);
+    expect(all.filter((g) => g.includes(bootstrapQualifierFor(other as StageName)))).toEqual([]);
     // Nor does a wildcard reach them: the other stage's stack and a table named as CloudFormation names them.
     const theirs = [
       `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stackNameFor(other as StageName)}/1a2b`,
@@ -117,25 +123,26 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
     });
     expect(reaching).toEqual([]);
     expect(all.filter((g) => g.startsWith('sts:'))).toEqual([]);
-    expect(deploy().denied).toEqual([
-      expect.objectContaining({
-        Action: ['sts:AssumeRole'],
-        Resource: [`arn:aws:iam::${ACCOUNT}:role/cdk-hnb659fds-*`],
-      }),
-    ]);
+    expect(deploy().denied).toContainEqual(
+      expect.objectContaining({ Action: ['sts:AssumeRole'], Resource: [`arn:aws:iam::${ACCOUNT}:role/cdk-*`] }),
+    );
   });
 
-  test('may deploy its stage and the account stack, through the execution role only', () => {
+  test(`may deploy its stage alone, through ${stage}'s own bootstrap`, () => {
     const all = grants(deploy().allowed);
-    for (const stack of [stackNameFor(stage), 'StoreOrders-account']) {
-      expect(all).toContain(
-        `cloudformation:ExecuteChangeSet arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stack}/*`,
-      );
-    }
+    expect(all).toContain(
+      `cloudformation:ExecuteChangeSet arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${stackNameFor(stage)}/*`,
+    );
+    expect(all.filter((g) => g.includes('StoreOrders-account'))).toEqual([]);
+    expect(all).toContain(
+      `cloudformation:DescribeStacks arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${toolkitStackNameFor(stage)}/*`,
+    );
     const passRole = deploy().allowed.filter((s) => s.Action.includes('iam:PassRole'));
     expect(passRole).toEqual([
       expect.objectContaining({
-        Resource: [`arn:aws:iam::${ACCOUNT}:role/cdk-hnb659fds-cfn-exec-role-${ACCOUNT}-${REGION}`],
+        Resource: [
+          `arn:aws:iam::${ACCOUNT}:role/cdk-${bootstrapQualifierFor(stage)}-cfn-exec-role-${ACCOUNT}-${REGION}`,
+        ],
         Condition: { StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' } },
       }),
     ]);
@@ -151,17 +158,28 @@ describe.each(STAGE_NAMES)('the %s deploy role', (stage: StageName) => {
         `apigateway:GET arn:aws:apigateway:${REGION}::/apikeys`,
       ]),
     );
+    // A usage plan's keys take the plan's tags: binding and unbinding reach the stage's own plans.
+    const onPlans = deploy().allowed.filter((st) => st.Resource.some((r) => r.includes('/usageplans/')));
+    expect(onPlans.map((st) => st.Condition)).toEqual(
+      onPlans.map(() => ({ StringEquals: { [`aws:ResourceTag/${STAGE_TAG}`]: stage } })),
+    );
     const tables = all.filter((g) => g.startsWith('dynamodb:')).map((g) => g.split(' ')[1]);
     expect(new Set(tables)).toEqual(new Set([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${stackNameFor(stage)}-*`]));
   });
 
   test(`may read and store the release canary key secret tagged ${stage}, and no other secret`, () => {
     const secrets = deploy().allowed.filter((s) => s.Action.some((a) => a.startsWith('secretsmanager:')));
+    // Both tags: the stage's (which no other stage's template may give: the execution policies refuse it) and the canary key's.
     expect(secrets).toEqual([
       expect.objectContaining({
         Action: CANARY_KEY_SECRET_ACTIONS,
         Resource: [`arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:*`],
-        Condition: { StringEquals: { [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage } },
+        Condition: {
+          StringEquals: {
+            [`aws:ResourceTag/${STAGE_TAG}`]: stage,
+            [`aws:ResourceTag/${CANARY_KEY_SECRET_TAG}`]: stage,
+          },
+        },
       }),
     ]);
     // The key's record and its revocation marks: what canary-key create sends to the stage's tables.
@@ -218,36 +236,69 @@ describe('pull requests', () => {
   });
 });
 
-describe('the CloudFormation execution policy', () => {
+describe.each(STAGE_NAMES)("%s's CloudFormation execution policy", (stage: StageName) => {
   const policy = () => {
     const [resource] = Object.values(
       synthesised.pipeline.template.findResources('AWS::IAM::ManagedPolicy', {
-        Properties: { ManagedPolicyName: PIPELINE_ROLE_NAMES.executionPolicy },
+        Properties: { ManagedPolicyName: PIPELINE_ROLE_NAMES.executionPolicy(stage) },
       }),
     );
     return resource?.Properties as { ManagedPolicyName: string; PolicyDocument: unknown };
   };
 
-  // What it allows, against each resource type's needs, is in pipeline-permissions.spec.ts.
-  test('is named for --cloudformation-execution-policies and grants no service wholesale', () => {
-    expect(policy().ManagedPolicyName).toBe(PIPELINE_ROLE_NAMES.executionPolicy);
-    for (const statement of statements(policy().PolicyDocument)) {
+  // What it allows, request by request, is in stage-isolation.spec.ts.
+  test('is named for its stage and grants no service wholesale', () => {
+    expect(policy().ManagedPolicyName).toBe(PIPELINE_ROLE_NAMES.executionPolicy(stage));
+    const allowed = statements(policy().PolicyDocument).filter((st) => st.Effect === 'Allow');
+    expect(allowed.length).toBeGreaterThan(10);
+    for (const statement of allowed) {
       expect(statement.Action).not.toContain('*');
-      expect(statement.Action.filter((a) => a.endsWith(':*') && a.startsWith('iam:'))).toEqual([]);
+      expect(statement.Action.filter((a) => /^(iam|secretsmanager|apigateway):\*$/.test(a))).toEqual([]);
     }
   });
+});
+
+test("the prod deploy role is refused deleting prod's stack; staging's may, to recover a failed first create", () => {
+  expect(stackDeletionRefused('prod')).toBe(true);
+  synthesised.pipeline.template.hasResourceProperties('AWS::IAM::Role', {
+    RoleName: PIPELINE_ROLE_NAMES.deploy('prod'),
+    Policies: Match.arrayWith([
+      Match.objectLike({
+        PolicyName: 'deploy',
+        PolicyDocument: Match.objectLike({
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'cloudformation:DeleteStack',
+              Resource: { 'Fn::Join': ['', Match.arrayWith([`:stack/${stackNameFor('prod')}/*`])] },
+            }),
+          ]),
+        }),
+      }),
+    ]),
+  });
+  expect(stackDeletionRefused('staging')).toBe(false);
+  expect(role(PIPELINE_ROLE_NAMES.deploy('staging')).denied.flatMap((st) => st.Action)).not.toContain(
+    'cloudformation:DeleteStack',
+  );
 });
 
 test('the stack outputs give the workflow its variables and bootstrap its policy', () => {
   const outputs = rendered(synthesised.pipeline.template.toJSON().Outputs) as Record<string, unknown>;
   expect(Object.keys(outputs).sort()).toEqual(
     [
-      ...STAGE_NAMES.map((s) => `${s}DeployRoleArn`),
+      ...STAGE_NAMES.flatMap((s) => [
+        `${s}DeployRoleArn`,
+        `${s}ExecutionPolicyArn`,
+        `${s}PermissionsBoundaryArn`,
+        `${s}Bootstrap`,
+      ]),
       'DiffRoleArn',
-      'ExecutionPolicyArn',
-      'PermissionsBoundaryArn',
       'Region',
     ].sort(),
+  );
+  expect(String((outputs.prodBootstrap as { Value: unknown }).Value)).toContain(
+    `--qualifier ${bootstrapQualifierFor('prod')} --toolkit-stack-name ${toolkitStackNameFor('prod')}`,
   );
 });
 
@@ -267,14 +318,16 @@ test.each(['acme/*', 'acme', 'repo:acme/x:environment:prod', 7])(
   },
 );
 
+/** The pipeline stack of an app given the repository and this context. */
+function pipelineTemplate(context: Record<string, unknown>): Template {
+  const stack = addPipelineStack(testApp({ context: { [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY, ...context } }));
+  if (!stack) throw new Error('no pipeline stack');
+  return Template.fromStack(stack);
+}
+
 describe('with -c githubOidcProvider=existing', () => {
   test("the account's provider is trusted, none is created", () => {
-    const app = testApp({
-      context: { [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY, [GITHUB_OIDC_PROVIDER_CONTEXT]: 'existing' },
-    });
-    const stack = addPipelineStack(app);
-    if (!stack) throw new Error('no pipeline stack');
-    const template = Template.fromStack(stack);
+    const template = pipelineTemplate({ [GITHUB_OIDC_PROVIDER_CONTEXT]: 'existing' });
     template.resourceCountIs('AWS::IAM::OIDCProvider', 0);
     const trusts = Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) =>
       statements((r.Properties as RoleResource['Properties']).AssumeRolePolicyDocument),
@@ -290,5 +343,33 @@ describe('with -c githubOidcProvider=existing', () => {
     expect(() => oidcProviderMode(app)).toThrow(
       '-c githubOidcProvider=import is not a mode: use -c githubOidcProvider=create or -c githubOidcProvider=existing.',
     );
+  });
+});
+
+describe('with -c accountStages (one account per stage)', () => {
+  test("an account that holds prod only gets prod's roles and policies only", () => {
+    const template = pipelineTemplate({ [ACCOUNT_STAGES_CONTEXT]: 'prod' });
+    const names = Object.values(template.findResources('AWS::IAM::Role')).map((r) => String(r.Properties.RoleName));
+    expect(names.sort()).toEqual(
+      [PIPELINE_ROLE_NAMES.deploy('prod'), PIPELINE_ROLE_NAMES.diff, PIPELINE_ROLE_NAMES.lookup].sort(),
+    );
+    const policies = Object.values(template.findResources('AWS::IAM::ManagedPolicy')).map((r) =>
+      String(r.Properties.ManagedPolicyName),
+    );
+    expect(policies.sort()).toEqual(
+      [PIPELINE_ROLE_NAMES.executionPolicy('prod'), PIPELINE_ROLE_NAMES.permissionsBoundary('prod')].sort(),
+    );
+    // The diff role's preflight and the lookup role read prod (and the account stack) only.
+    expect(JSON.stringify(template.toJSON())).not.toContain(stackNameFor('staging'));
+  });
+
+  test.each(['qa', 'prod,prod', '', 7])('-c accountStages=%p is refused with the stages it takes', (value) => {
+    const app = new App({ context: { [ACCOUNT_STAGES_CONTEXT]: value } });
+    expect(() => accountStages(app)).toThrow(ContextFlagError);
+    expect(() => accountStages(app)).toThrow(/-c accountStages=<stage>\[,<stage>\] with staging, prod/);
+  });
+
+  test("a list in any order is taken in the stages' order", () => {
+    expect(accountStages(new App({ context: { [ACCOUNT_STAGES_CONTEXT]: 'prod, staging' } }))).toEqual(STAGE_NAMES);
   });
 });

@@ -206,60 +206,59 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
     for (const name of FUNCTION_IDS) expect(invoked).not.toContain(JSON.stringify(ref(stack.functions[name].function)));
   });
 
-  test.each(FUNCTION_IDS)(
-    "%s's pre-traffic hook may invoke the new version alone and report to its own deployment group alone",
-    (name) => {
-      const { template, stack } = stage();
-      const hook = stack.releases.hooks[name];
-      const version = stack.functions[name].alias.version;
-      const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
-      // The authorizer's hook reads the stage's canary key besides; no other hook knows of it.
-      const canary = name === 'authorizer' ? { [HOOK_ENV.canaryKeySecret]: ref(stack.releases.canaryKey) } : {};
-      const properties = resources(template)[logicalId(hook.function)]?.Properties as {
-        Environment: unknown;
-        Timeout: unknown;
-      };
-      // The timeout the hook derives its calls' bounds from (HOOK_BOUNDS) is the one deployed.
-      expect(properties.Timeout).toBe(RELEASE_HOOK_TIMEOUT_SECONDS);
-      expect(properties.Environment).toEqual({
-        Variables: {
-          [HOOK_ENV.functionId]: name,
-          [HOOK_ENV.versionArn]: { Ref: versionId },
-          POWERTOOLS_SERVICE_NAME: expect.any(String),
-          [STAGE_ENV_VAR]: stageName,
-          ...canary,
-        },
-      });
-      const statements = Object.values(
-        template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(hook.role)] } }),
-      ).flatMap(
-        (p) =>
-          (p.Properties as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }).PolicyDocument
-            .Statement,
-      );
-      const byAction = (action: string) =>
-        statements.filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).includes(action));
-      expect(byAction('lambda:InvokeFunction').map((st) => st.Resource)).toEqual([{ Ref: versionId }]);
-      const report = byAction('codedeploy:PutLifecycleEventHookExecutionStatus');
-      expect(report).toHaveLength(1);
-      const reportTo = JSON.stringify(report[0]?.Resource);
-      expect(reportTo).toContain(JSON.stringify(ref(stack.releases.application)));
-      expect(reportTo).toContain(JSON.stringify(ref(stack.releases.groups[name])));
-      const reads = byAction(SECRET_READ_ACTION);
-      expect(reads.map((st) => [st.Action, st.Resource])).toEqual(
-        name === 'authorizer' ? [[SECRET_READ_ACTION, ref(stack.releases.canaryKey)]] : [],
-      );
-      // Nothing else but its logs and tracing: no table, no other function.
-      const other = statements.filter(
-        (st) =>
-          !byAction('lambda:InvokeFunction').includes(st) &&
-          !report.includes(st) &&
-          !reads.includes(st) &&
-          !JSON.stringify(st.Action).match(/"(logs|xray):/),
-      );
-      expect(other).toEqual([]);
-    },
-  );
+  test.each(FUNCTION_IDS)("%s's pre-traffic hook may invoke the new version alone, and report its result", (name) => {
+    const { template, stack } = stage();
+    const hook = stack.releases.hooks[name];
+    const version = stack.functions[name].alias.version;
+    const versionId = stack.resolve((version.node.defaultChild as CfnElement).logicalId) as string;
+    // The authorizer's hook reads the stage's canary key besides; no other hook knows of it.
+    const canary = name === 'authorizer' ? { [HOOK_ENV.canaryKeySecret]: ref(stack.releases.canaryKey) } : {};
+    const properties = resources(template)[logicalId(hook.function)]?.Properties as {
+      Environment: unknown;
+      Timeout: unknown;
+    };
+    // The timeout the hook derives its calls' bounds from (HOOK_BOUNDS) is the one deployed.
+    expect(properties.Timeout).toBe(RELEASE_HOOK_TIMEOUT_SECONDS);
+    expect(properties.Environment).toEqual({
+      Variables: {
+        [HOOK_ENV.functionId]: name,
+        [HOOK_ENV.versionArn]: { Ref: versionId },
+        POWERTOOLS_SERVICE_NAME: expect.any(String),
+        [STAGE_ENV_VAR]: stageName,
+        ...canary,
+      },
+    });
+    const statements = Object.values(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(hook.role)] } }),
+    ).flatMap(
+      (p) =>
+        (p.Properties as { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } }).PolicyDocument
+          .Statement,
+    );
+    const byAction = (action: string) =>
+      statements.filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).includes(action));
+    expect(byAction('lambda:InvokeFunction').map((st) => st.Resource)).toEqual([{ Ref: versionId }]);
+    // Its report: on "*", as the Service Authorization Reference gives the action no resource
+    // type (so CDK's own grant on the group's ARN, kept, may match nothing).
+    const report = byAction('codedeploy:PutLifecycleEventHookExecutionStatus');
+    expect(report.map((st) => st.Resource)).toContainEqual('*');
+    const reportTo = JSON.stringify(report.map((st) => st.Resource));
+    expect(reportTo).toContain(JSON.stringify(ref(stack.releases.application)));
+    expect(reportTo).toContain(JSON.stringify(ref(stack.releases.groups[name])));
+    const reads = byAction(SECRET_READ_ACTION);
+    expect(reads.map((st) => [st.Action, st.Resource])).toEqual(
+      name === 'authorizer' ? [[SECRET_READ_ACTION, ref(stack.releases.canaryKey)]] : [],
+    );
+    // Nothing else but its logs and tracing: no table, no other function.
+    const other = statements.filter(
+      (st) =>
+        !byAction('lambda:InvokeFunction').includes(st) &&
+        !report.includes(st) &&
+        !reads.includes(st) &&
+        !JSON.stringify(st.Action).match(/"(logs|xray):/),
+    );
+    expect(other).toEqual([]);
+  });
 
   test("the dashboard shows each function's calls and errors by version, and the rollback alarms", () => {
     const { template, stack } = stage();

@@ -19,6 +19,8 @@ import './bundles.spec';
 import './cost.spec';
 import './pipeline.spec';
 import './pipeline-permissions.spec';
+import './stage-isolation.spec';
+import './policy-actions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
 import './sync-watch.spec';

@@ -19,6 +19,7 @@ import {
   V2_REST_API_ID_OUTPUT,
 } from '../../lib/contract/deployment';
 import { restApiName } from '../../infra/constructs/orders-api';
+import { STAGE_TAG } from '../../infra/pipeline/names';
 import { EXECUTION_LOGGING_ROLE_TAG } from '../../infra/service-app';
 import { STAGES } from '../../infra/stages';
 import { logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
@@ -215,6 +216,7 @@ describe.each(['staging', 'prod'] as const)('the v2 API of %s', (stageName) => {
             Key: EXECUTION_LOGGING_ROLE_TAG,
             Value: { 'Fn::GetStackOutput': { StackName: ACCOUNT_STACK_NAME, OutputName: CLOUDWATCH_ROLE_OUTPUT } },
           },
+          { Key: STAGE_TAG, Value: stageName },
         ],
       },
       DeletionPolicy: config.disposableData ? 'Delete' : 'Retain',

@@ -157,6 +157,13 @@ test('prod is deployed after staging, from the protected prod environment, and A
   expect((jobs.diff as Job & { strategy?: { matrix?: { stage?: string[] } } }).strategy?.matrix?.stage).toEqual([
     ...STAGE_NAMES,
   ]);
+  // Each stage's diff reads that stage's account: its own diff role when the stages have an account each.
+  const diffRole = jobs.diff?.steps.find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'))?.with?.[
+    'role-to-assume'
+  ];
+  expect(diffRole).toBe(
+    `\${{ ${STAGE_NAMES.map((stage) => `matrix.stage == '${stage}' && vars.${stage.toUpperCase()}_AWS_DIFF_ROLE_ARN`).join(' || ')} || vars.AWS_DIFF_ROLE_ARN }}`,
+  );
   const text = readFileSync(PIPELINE, 'utf8');
   expect(text).not.toMatch(/secrets\.|aws-access-key-id|aws-secret-access-key/);
   for (const job of Object.values(jobs)) {

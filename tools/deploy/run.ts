@@ -6,6 +6,7 @@ import {
   isStageName,
   stackNameFor,
   STAGE_NAMES,
+  toolkitStackNameFor,
   type StageName,
 } from '../../lib/contract/deployment';
 import { errorMessage, EXIT_FAILURE, EXIT_USAGE, UsageError } from '../shared/errors';
@@ -19,10 +20,7 @@ export function usage(command: CdkCommand): string {
   return `Usage: npm run ${command} -- ${STAGE_NAMES.join('|')} [cdk ${command} options]`;
 }
 
-/**
- * deploy: the stage's stack, after the account stack it depends on (cdk deploys dependencies first).
- * diff: both stacks, as a deploy of the stage would change them.
- */
+/** deploy: the stage's stack alone, through its own bootstrap (the account stack is an administrator's); diff: both. */
 export function cdkArguments(command: string | undefined, argv: readonly string[]): string[] {
   if (!(CDK_COMMANDS as readonly (string | undefined)[]).includes(command)) {
     throw new UsageError(`the command must be one of ${CDK_COMMANDS.join(', ')}`);
@@ -33,7 +31,8 @@ export function cdkArguments(command: string | undefined, argv: readonly string[
     const given = stage === undefined ? 'no stage given' : `unknown stage ${JSON.stringify(stage)}`;
     throw new UsageError(`${given}: ${usage(cdkCommand)}`);
   }
-  const stacks = cdkCommand === 'diff' ? [ACCOUNT_STACK_NAME, stackNameFor(stage)] : [stackNameFor(stage)];
+  const alone = ['--exclusively', '--toolkit-stack-name', toolkitStackNameFor(stage)];
+  const stacks = cdkCommand === 'diff' ? [ACCOUNT_STACK_NAME, stackNameFor(stage)] : [stackNameFor(stage), ...alone];
   return [cdkCommand, ...stacks, '--no-notices', ...rest];
 }
 
