@@ -9,10 +9,7 @@ import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
-import type { DestinationRules } from '../../lib/core/webhooks/url-rules';
-
-/** The local stack lets webhook endpoints be loopback URLs (http included), as deployed stages never do. */
-export const LOCAL_DESTINATION_RULES: DestinationRules = { allowLoopback: true };
+import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
 export type LocalAppOptions = Pick<
@@ -43,7 +40,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     ...settings,
     cursorKey: settings.cursorKey ?? randomBytes(32),
     // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
-    webhookDestinations: { rules: LOCAL_DESTINATION_RULES, ...settings.webhookDestinations },
+    webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
   };
   const service = composeService(wiring);
   const handlers: LocalGatewayOptions['handlers'] = {

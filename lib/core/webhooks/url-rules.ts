@@ -17,6 +17,8 @@ export interface DestinationRules {
 
 /** Deployed: no loopback, https only. */
 export const DEPLOYED_RULES: DestinationRules = { allowLoopback: false };
+/** The local stack's (and the admin command's on it): loopback allowed, http to it included. */
+export const LOCAL_STACK_RULES: DestinationRules = { allowLoopback: true };
 
 type Family = 'ipv4' | 'ipv6';
 type Range = readonly [address: string, prefix: number, family: Family];
