@@ -70,6 +70,15 @@ const EXAMPLE_ENDPOINT = {
 };
 const EXAMPLE_SECRET = `${WEBHOOK_SECRET_PREFIX}MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8sTWjbhp5lI=`;
 
+/** An answer that shows a secret is kept by no cache on its way (RFC 9111 no-store). */
+const NO_STORE: JsonObject = {
+  'Cache-Control': {
+    description: 'The answer shows a secret: no cache on its way may keep it.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+};
+
 const NOT_FOUND_NOTE =
   'An id of another key (or none of this API) is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`: a key sees only its own endpoints.';
 
@@ -118,6 +127,7 @@ export const WEBHOOK_OPERATIONS: Record<string, OperationContract> = {
     success: {
       status: 201,
       description: 'The endpoint, with its signing secret: shown this once.',
+      headers: NO_STORE,
       schema: endpointSchema(true),
       example: { ...EXAMPLE_ENDPOINT, secret: EXAMPLE_SECRET },
     },
@@ -160,6 +170,7 @@ export const WEBHOOK_OPERATIONS: Record<string, OperationContract> = {
     success: {
       status: 201,
       description: 'The endpoint, with its new signing secret: shown this once.',
+      headers: NO_STORE,
       schema: endpointSchema(true),
       example: {
         ...EXAMPLE_ENDPOINT,

@@ -23,3 +23,4 @@ import './cfn-lint.spec';
 import './v2.spec';
 import './firewall.spec';
 import './retained-data.spec';
+import './webhooks.spec';

@@ -1,8 +1,12 @@
 // The webhook endpoints store against the embedded DynamoDB server: the cap under concurrent
 // creates, a key's own endpoints only, idempotent deletes and rotations, the enabled index the
 // fan-out reads (without secrets), and the delivery's disable.
-import { WebhookEndpointsRepository, type EndpointRef } from '../../lib/stores/webhook-endpoints';
-import { EnabledEndpointsCache } from '../../lib/stores/enabled-endpoints';
+import {
+  EnabledEndpointsCache,
+  WebhookEndpointsRepository,
+  type EndpointRef,
+} from '../../lib/stores/webhook-endpoints';
+
 import { TooManyWebhookEndpointsError } from '../../lib/core/webhooks/webhook-errors';
 import { generateEndpointId } from '../../lib/core/webhooks/endpoint-ids';
 import { generateSigningSecret } from '../../lib/core/webhooks/signature';
