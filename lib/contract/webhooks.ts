@@ -4,7 +4,7 @@
 // the OpenAPI document, the docs and the tests; the delivery (the change stream's consumer and its
 // worker) builds on the same declarations.
 import { createHash } from 'node:crypto';
-import { syncedOrderJson, type SyncedOrder } from './synced-order';
+import { syncedOrderJson, type SyncedOrder } from './synced-order.ts';
 
 /** What a change is, named for what happened to the order; `order.updated` is any other change. */
 export const WEBHOOK_EVENT_TYPES = ['order.created', 'order.cancelled', 'order.shipped', 'order.updated'] as const;
