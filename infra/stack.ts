@@ -96,6 +96,7 @@ export class StoreOrdersStack extends Stack {
       'cancel-order': make('cancel-order'),
       'get-pet': make('get-pet'),
       'list-orders-v2': make('list-orders-v2'),
+      'webhook-endpoints': make('webhook-endpoints'),
     };
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
@@ -117,6 +118,7 @@ export class StoreOrdersStack extends Stack {
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
+        'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
       logRemovalPolicy: removalPolicy,
     };
@@ -166,6 +168,7 @@ export class StoreOrdersStack extends Stack {
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
+        'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
       addressLimitBlocked: this.firewall.metricBlocked(),
       config,
@@ -189,6 +192,10 @@ export class StoreOrdersStack extends Stack {
         'list-orders-v2': {
           alias: this.functions['list-orders-v2'].alias,
           rollbackAlarms: this.alarms.rollback['list-orders-v2'],
+        },
+        'webhook-endpoints': {
+          alias: this.functions['webhook-endpoints'].alias,
+          rollbackAlarms: this.alarms.rollback['webhook-endpoints'],
         },
       },
     });

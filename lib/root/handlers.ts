@@ -4,8 +4,25 @@ import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
-import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore } from './stores';
-import { cursorKeysOf, landingMsOf, perWiring, stampClockOf, walkSettleMsOf, type Wiring } from './wiring';
+import { makeWebhookEndpointsHandler } from '../edge/webhooks-handler';
+import {
+  keysStore,
+  limiterStore,
+  listingsStore,
+  ordersStore,
+  pagesStore,
+  petsStore,
+  webhookEndpointsStore,
+} from './stores';
+import {
+  cursorKeysOf,
+  landingMsOf,
+  perWiring,
+  stampClockOf,
+  walkSettleMsOf,
+  webhookDestinationsOf,
+  type Wiring,
+} from './wiring';
 
 /** What every route's handler takes from the wiring: the deadline's timers and the writes' landing margin. */
 const deadlineDeps = (w: Wiring) => ({ ...(w.timers ? { timers: w.timers } : {}), landingMs: landingMsOf(w) });
@@ -48,6 +65,16 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
     cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
+    ...deadlineDeps(w),
+  }),
+);
+
+export const webhookEndpointsHandler = /* @__PURE__ */ perWiring((w) =>
+  makeWebhookEndpointsHandler({
+    endpoints: webhookEndpointsStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    destinations: webhookDestinationsOf(w),
+    now: () => stampClockOf(w).now(),
     ...deadlineDeps(w),
   }),
 );

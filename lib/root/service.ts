@@ -5,6 +5,7 @@ import {
   getPetHandler,
   listOrdersHandler,
   listOrdersV2Handler,
+  webhookEndpointsHandler,
 } from './handlers';
 import { storesFor, type Stores } from './stores';
 import type { Wiring } from './wiring';
@@ -19,6 +20,8 @@ export interface Service {
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
   getPet: ReturnType<typeof getPetHandler>;
   listOrdersV2: ReturnType<typeof listOrdersV2Handler>;
+  /** Every webhook endpoint route: the function dispatches on the route the event names. */
+  webhookEndpoints: ReturnType<typeof webhookEndpointsHandler>;
 }
 
 /**
@@ -33,5 +36,6 @@ export function composeService(wiring: Wiring): Service {
     cancelOrder: cancelOrderHandler(wiring),
     getPet: getPetHandler(wiring),
     listOrdersV2: listOrdersV2Handler(wiring),
+    webhookEndpoints: webhookEndpointsHandler(wiring),
   };
 }

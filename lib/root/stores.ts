@@ -9,6 +9,7 @@ import { PetsRepository } from '../stores/pets';
 import { OrderPages } from '../stores/order-pages';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
+import { WebhookEndpointsRepository } from '../stores/webhook-endpoints';
 import {
   attemptTimerOf,
   clockOf,
@@ -28,6 +29,7 @@ export interface Stores {
   limiter: RateLimiter;
   listings: ListingsInFlight;
   pages: OrderPages;
+  webhookEndpoints: WebhookEndpointsRepository;
 }
 
 /**
@@ -95,6 +97,11 @@ export const listingsStore = /* @__PURE__ */ perWiring(
 
 export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));
 
+/** Its writes are safe to repeat, so they go through the retrying client, each cut at the per-attempt timeout. */
+export const webhookEndpointsStore = /* @__PURE__ */ perWiring(
+  (w) => new WebhookEndpointsRepository(documentClient(w), tableName(w, 'webhookEndpoints'), attemptTimerOf(w)),
+);
+
 /** Every store of one wiring: what the service's handlers read, and tools, bench and tests seed and check. */
 export function storesFor(wiring: Wiring): Stores {
   return {
@@ -104,5 +111,6 @@ export function storesFor(wiring: Wiring): Stores {
     limiter: limiterStore(wiring),
     listings: listingsStore(wiring),
     pages: pagesStore(wiring),
+    webhookEndpoints: webhookEndpointsStore(wiring),
   };
 }

@@ -25,3 +25,4 @@ import './cfn-lint.spec';
 import './v2.spec';
 import './firewall.spec';
 import './retained-data.spec';
+import './webhooks.spec';
