@@ -2,6 +2,8 @@ import { isInteger, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
 import { listsDepartures } from '../lib/contract/sync.ts';
+import { WEBHOOK_ENDPOINTS_PATH } from '../lib/contract/routes.ts';
+import type { WebhookEndpointRequest, WebhookEndpointView } from '../lib/contract/webhooks.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
@@ -23,6 +25,10 @@ import {
  */
 export type ListedOrder = Pick<Order, 'id' | 'status'> & Partial<Omit<Order, 'id' | 'status'>>;
 export type { OrderStatus };
+export type { WebhookEndpointRequest, WebhookEndpointView };
+
+/** An endpoint as its creation or a rotation answers it: with its signing secret, shown this once. */
+export type CreatedWebhookEndpoint = WebhookEndpointView & { secret: string };
 
 /** The rate-limit state of the last response that carried it. */
 export interface RateLimitState {
@@ -121,6 +127,9 @@ export interface StoreOrdersClientOptions extends Partial<RetryPolicy> {
    */
   maxConcurrentListings?: number;
 }
+
+/** What a call is, for its retries and the 429 gates it waits for. */
+type CallKind = 'listing' | 'page' | 'cancel' | 'create';
 
 const DEFAULT_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -315,13 +324,72 @@ export class StoreOrdersClient {
   }
 
   /**
+   * v2 (beta): registers a webhook endpoint for this client's key. The answer carries the signing
+   * secret, shown this once. Not retried after a 5xx or a lost answer (the endpoint may have been
+   * made: list before trying again); a 429 is, as nothing was done.
+   */
+  async createWebhookEndpoint(
+    request: WebhookEndpointRequest,
+    options: RequestOptions = {},
+  ): Promise<CreatedWebhookEndpoint> {
+    const body = JSON.stringify(request);
+    return (await this.webhookCall('POST', '', 'create', options, body)) as CreatedWebhookEndpoint;
+  }
+
+  /** v2 (beta): this key's webhook endpoints, oldest first, without their secrets. */
+  async listWebhookEndpoints(options: RequestOptions = {}): Promise<WebhookEndpointView[]> {
+    return ((await this.webhookCall('GET', '', 'page', options)) as { endpoints: WebhookEndpointView[] }).endpoints;
+  }
+
+  /** v2 (beta): one endpoint of this key (WEBHOOK_ENDPOINT_NOT_FOUND for any other). */
+  async getWebhookEndpoint(id: string, options: RequestOptions = {}): Promise<WebhookEndpointView> {
+    return (await this.webhookCall('GET', `/${encodeURIComponent(id)}`, 'page', options)) as WebhookEndpointView;
+  }
+
+  /** v2 (beta): deletes an endpoint of this key; resolves too when it was deleted already. */
+  async deleteWebhookEndpoint(id: string, options: RequestOptions = {}): Promise<void> {
+    await this.webhookCall('DELETE', `/${encodeURIComponent(id)}`, 'cancel', options);
+  }
+
+  /** v2 (beta): a new signing secret, shown this once; the previous one signs beside it for a while. */
+  async rotateWebhookEndpointSecret(id: string, options: RequestOptions = {}): Promise<CreatedWebhookEndpoint> {
+    const path = `/${encodeURIComponent(id)}/rotate-secret`;
+    return (await this.webhookCall('POST', path, 'create', options)) as CreatedWebhookEndpoint;
+  }
+
+  /** One call of the webhook endpoint routes: its JSON answer (undefined for a 204). */
+  private async webhookCall(
+    method: string,
+    below: string,
+    kind: CallKind,
+    options: RequestOptions,
+    body?: string,
+  ): Promise<unknown> {
+    const base = this.options.v2BaseUrl?.replace(/\/+$/, '') ?? v2BaseUrlOf(this.baseUrl);
+    const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
+    return this.withRetries(options, kind, async (guard) => {
+      const answer = await this.attempt(method, `${base}${WEBHOOK_ENDPOINTS_PATH}${below}`, headers, guard, body);
+      if (answer instanceof StoreOrdersApiError) return answer;
+      const text = await this.bodyOf(answer, guard);
+      if (text instanceof StoreOrdersApiError) return text;
+      try {
+        return text === '' ? undefined : (JSON.parse(text) as unknown);
+      } catch (cause) {
+        return new StoreOrdersApiError('UNEXPECTED_RESPONSE', answer.status, 'The answer is not JSON', undefined, {
+          cause,
+        });
+      }
+    });
+  }
+
+  /**
    * Both operations are idempotent, so failures that may pass (429, 5xx, a lost connection, a
    * timeout, a cut body) are retried, within the policy's bounds. Other 4xx would fail again the
    * same way, and an abort is the caller's: never retried.
    */
   private async withRetries<T>(
     options: RequestOptions,
-    kind: 'listing' | 'page' | 'cancel',
+    kind: CallKind,
     attemptOnce: (guard: AttemptGuard) => Promise<T | StoreOrdersApiError>,
   ): Promise<T> {
     const { signal } = options;
@@ -337,7 +405,9 @@ export class StoreOrdersClient {
       if (!(outcome instanceof StoreOrdersApiError)) return outcome;
       waitedFor = this.noteGate(outcome);
       const { status, retryAfterSeconds: retryAfter } = outcome;
-      const retryable = RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
+      // A create that failed may have been made: only a refusal before any work (429) is tried again.
+      const retryable =
+        kind === 'create' ? status === 429 : RETRIED_CODES.has(outcome.code) || status === 429 || status >= 500;
       const waitMs =
         retryable && outcome.code !== 'ABORTED'
           ? retryDelayMs(this.policy, attempt - 1, retryAfter, this.random)
@@ -373,11 +443,7 @@ export class StoreOrdersClient {
    * Waits until the gates that concern this call are open. A wait longer than `maxRetryAfterMs` is
    * not made: the call fails at once with the answer that set the gate, as its own retry would.
    */
-  private async passGates(
-    kind: 'listing' | 'page' | 'cancel',
-    signal: AbortSignal | undefined,
-    waitedFor: Gate | undefined,
-  ): Promise<void> {
+  private async passGates(kind: CallKind, signal: AbortSignal | undefined, waitedFor: Gate | undefined): Promise<void> {
     // Each gate is waited for once: a later one set meanwhile is waited for in turn.
     const waited = new Set<Gate | undefined>([undefined, waitedFor]);
     for (;;) {
@@ -399,6 +465,7 @@ export class StoreOrdersClient {
     path: string,
     headers: Record<string, string>,
     guard: AttemptGuard,
+    body?: string,
   ): Promise<Response | StoreOrdersApiError> {
     try {
       const response = await guard.watch(
@@ -406,6 +473,7 @@ export class StoreOrdersClient {
           method,
           headers: { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json', ...headers },
           signal: guard.signal,
+          ...(body !== undefined ? { body } : {}),
         }),
       );
       this.noteRateLimit(response.headers);
@@ -712,7 +780,7 @@ function parsePage(text: string): OrderPage {
 }
 
 /** One v2 order: the v1 fields and its updatedAt. */
-function toSyncedOrder(element: unknown): SyncedListedOrder {
+export function toSyncedOrder(element: unknown): SyncedListedOrder {
   const order: SyncedListedOrder = toOrder(element);
   const updatedAt = (element as Record<string, unknown>).updatedAt;
   if (typeof updatedAt === 'string') order.updatedAt = updatedAt;

@@ -10,7 +10,11 @@ export {
   type RequestOptions,
   type RetryEvent,
   type StoreOrdersClientOptions,
+  type CreatedWebhookEndpoint,
+  type WebhookEndpointRequest,
+  type WebhookEndpointView,
 } from './client.ts';
+export { verifyWebhook, type ReceivedHeaders, type ReceivedWebhookEvent } from './webhooks.ts';
 export type { RetryPolicy } from './retry.ts';
 export {
   applyChange,

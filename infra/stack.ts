@@ -101,6 +101,7 @@ export class StoreOrdersStack extends Stack {
       'get-pet': make('get-pet'),
       'list-orders-v2': make('list-orders-v2'),
       'sync-watch': make('sync-watch'),
+      'webhook-endpoints': make('webhook-endpoints'),
     };
     // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
     const watch = STREAM_MAPPINGS['sync-watch'];
@@ -108,6 +109,7 @@ export class StoreOrdersStack extends Stack {
       table: this.tables.tables[watch.table],
       target: this.functions['sync-watch'].alias,
       settings: watch,
+      removalPolicy,
     });
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
@@ -129,6 +131,7 @@ export class StoreOrdersStack extends Stack {
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
+        'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
       logRemovalPolicy: removalPolicy,
     };
@@ -178,6 +181,7 @@ export class StoreOrdersStack extends Stack {
         'cancel-order': this.functions['cancel-order'].alias,
         'get-pet': this.functions['get-pet'].alias,
         'list-orders-v2': this.functions['list-orders-v2'].alias,
+        'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
       syncWatch: { fn: this.functions['sync-watch'].function, consumer: this.syncWatch, settings: watch },
       addressLimitBlocked: this.firewall.metricBlocked(),
@@ -202,6 +206,10 @@ export class StoreOrdersStack extends Stack {
         'list-orders-v2': {
           alias: this.functions['list-orders-v2'].alias,
           rollbackAlarms: this.alarms.rollback['list-orders-v2'],
+        },
+        'webhook-endpoints': {
+          alias: this.functions['webhook-endpoints'].alias,
+          rollbackAlarms: this.alarms.rollback['webhook-endpoints'],
         },
       },
     });

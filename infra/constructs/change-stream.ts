@@ -5,7 +5,7 @@
 // records. AWS: docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html (the parameters),
 // services-dynamodb-errors.html (retries, bisecting, destinations), and with its alarms what an
 // operator does in docs/operations.md#the-sync-watch.
-import { Duration } from 'aws-cdk-lib/core';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ComparisonOperator, Metric, type AlarmProps } from 'aws-cdk-lib/aws-cloudwatch';
 import { StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -24,6 +24,8 @@ export interface StreamConsumerProps {
   /** What the mapping invokes: the function's live alias. */
   target: IFunction;
   settings: StreamMapping;
+  /** The queue's, as the stage's data: retained in prod, where what it holds is what repair needs. */
+  removalPolicy: RemovalPolicy;
 }
 
 /** SQS keeps a message at most 14 days: the operator's time to read what was given up on. */
@@ -41,6 +43,7 @@ export class StreamConsumer extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: DEAD_LETTER_RETENTION,
+      removalPolicy: props.removalPolicy,
     });
     this.source = new DynamoEventSource(props.table, {
       startingPosition:

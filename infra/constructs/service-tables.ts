@@ -12,7 +12,7 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type TableId, type TableSpec } from '../../lib/contract/tables';
 
-import type { TableAccess } from '../../lib/contract/deployment';
+import { INDEX_QUERY_PREFIX, type TableAccess, type TableAction } from '../../lib/contract/deployment';
 
 export interface ServiceTablesProps {
   /** Delete the tables with the stack and leave them unprotected; staging only. */
@@ -24,6 +24,7 @@ const CONSTRUCT_IDS: Record<TableId, string> = {
   pets: 'Pets',
   apiKeys: 'ApiKeys',
   rateLimits: 'RateLimits',
+  webhookEndpoints: 'WebhookEndpoints',
 };
 
 /** The tables declared in lib/contract/tables.ts. Names are left to CloudFormation so stages never collide. */
@@ -39,6 +40,7 @@ export class ServiceTables extends Construct {
           name: spec.partitionKey.name,
           type: spec.partitionKey.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
         },
+        ...(spec.sortKey ? { sortKey: { name: spec.sortKey.name, type: AttributeType.STRING } } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,
@@ -48,13 +50,16 @@ export class ServiceTables extends Construct {
         deletionProtection: !props.disposable,
         removalPolicy: props.disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       });
-      // The v2 listing's indexes (lib/contract/tables.ts): every attribute projected, so a page is Queries only.
+      // The indexes (lib/contract/tables.ts): every attribute projected, so a page is Queries only,
+      // unless the index names what it carries (the enabled endpoints' carries no secret).
       for (const index of spec.indexes ?? []) {
         table.addGlobalSecondaryIndex({
           indexName: index.name,
           partitionKey: { name: index.partitionKey.name, type: AttributeType.STRING },
           sortKey: { name: index.sortKey.name, type: AttributeType.STRING },
-          projectionType: ProjectionType.ALL,
+          ...(index.projected
+            ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projected] }
+            : { projectionType: ProjectionType.ALL }),
         });
       }
       return table;
@@ -64,6 +69,7 @@ export class ServiceTables extends Construct {
       pets: make('pets'),
       apiKeys: make('apiKeys'),
       rateLimits: make('rateLimits'),
+      webhookEndpoints: make('webhookEndpoints'),
     };
   }
 
@@ -78,16 +84,20 @@ export class ServiceTables extends Construct {
       const table = this.tables[tableId];
       fn.addEnvironment(TABLES[tableId].envVar, table.tableName);
       // Named resources only: Table.grant would add `index/*` to every action once the table has indexes.
-      const onTable = actions.filter((action) => action !== 'dynamodb:Query');
+      const onTable = actions.filter((action): action is TableAction => !action.startsWith(INDEX_QUERY_PREFIX));
       if (onTable.length) Grant.addToPrincipal({ grantee: fn, actions: onTable, resourceArns: [table.tableArn] });
-      if (actions.includes('dynamodb:Query')) {
-        const indexes = (TABLES[tableId] as TableSpec).indexes ?? [];
+      const declared = ((TABLES[tableId] as TableSpec).indexes ?? []).map((index) => index.name);
+      const indexes = actions.flatMap((action) =>
+        action.startsWith(INDEX_QUERY_PREFIX) ? [action.slice(INDEX_QUERY_PREFIX.length)] : [],
+      );
+      for (const index of indexes)
+        if (!declared.includes(index)) throw new Error(`Table ${tableId} has no index ${index} to Query`);
+      if (indexes.length)
         Grant.addToPrincipal({
           grantee: fn,
           actions: ['dynamodb:Query'],
-          resourceArns: indexes.map((index) => `${table.tableArn}/index/${index.name}`),
+          resourceArns: indexes.map((index) => `${table.tableArn}/index/${index}`),
         });
-      }
     }
   }
 }

@@ -7,7 +7,7 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '.
 import { ERRORS, UNAUTHORIZED_ANSWER, type ErrorCode } from '../../lib/contract/errors';
 import { canaryKeyCommandLine, type FunctionId } from '../../lib/contract/deployment';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { BASE_PATH, routeByOperation } from '../../lib/contract/routes';
+import { basePathOf, routeByOperation, WEBHOOK_ENDPOINTS_PATH } from '../../lib/contract/routes';
 import { RELEASE_CHECK_FLAG, UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
 
 /** What Lambda answered an Invoke: the payload, and the function error it reported if any. */
@@ -95,7 +95,11 @@ function proxyEvent(operationId: string, path: string, authorizer: Record<string
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { requestId: `${RELEASE_CHECK_KEY_ID}-${operationId}`, path: `${BASE_PATH}${path}`, authorizer },
+    requestContext: {
+      requestId: `${RELEASE_CHECK_KEY_ID}-${operationId}`,
+      path: `${basePathOf(route)}${path}`,
+      authorizer,
+    },
   };
 }
 
@@ -183,6 +187,19 @@ export const RELEASE_CHECKS: Record<FunctionId, readonly ReleaseCheck[]> = {
       `listOrdersV2 without an authorizer context is answered ${UNAUTHORIZED_ANSWER.code}, before any read`,
       proxyEvent('listOrdersV2', '/store/orders', null),
       expectError(UNAUTHORIZED_ANSWER.code),
+    ),
+  ],
+  'webhook-endpoints': [
+    fixed(
+      'createWebhookEndpoint with a body that is not JSON is answered INVALID_WEBHOOK_ENDPOINT (after the limiter counts it), before any read',
+      {
+        ...proxyEvent('createWebhookEndpoint', WEBHOOK_ENDPOINTS_PATH, {
+          ...callerContext({ keyId: RELEASE_CHECK_KEY_ID, plan: 'free', limits: PLAN_LIMITS.free }),
+          principalId: RELEASE_CHECK_KEY_ID,
+        }),
+        body: 'not json',
+      },
+      expectError('INVALID_WEBHOOK_ENDPOINT'),
     ),
   ],
   'get-pet': [

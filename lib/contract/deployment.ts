@@ -6,7 +6,7 @@ import type { PlanName } from './plans';
 import type { FunctionName } from './routes';
 import { STREAMING_LIMITS } from './streaming-limits';
 import { SYNC_TIMING, type SyncTiming } from './sync';
-import type { TableId } from './tables';
+import { ORDER_INDEXES, type TableId } from './tables';
 
 /** The functions behind the APIs: the route functions and the authorizer, each released by CodeDeploy. */
 export type FunctionId = FunctionName | 'authorizer';
@@ -23,10 +23,18 @@ export type TableAction =
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
   | 'dynamodb:Scan'
   | 'dynamodb:Query'
   | 'dynamodb:DescribeTable';
-export type TableAccess = Partial<Record<TableId, readonly TableAction[]>>;
+/**
+ * Query on one of a table's declared indexes, by name: the grant names that index, never `index/*`.
+ * (`dynamodb:Query` alone is on the table itself: the items of one partition.)
+ */
+export type IndexQuery = `dynamodb:Query index/${string}`;
+export const INDEX_QUERY_PREFIX = 'dynamodb:Query index/';
+export const queryIndex = (name: string): IndexQuery => `${INDEX_QUERY_PREFIX}${name}`;
+export type TableAccess = Partial<Record<TableId, readonly (TableAction | IndexQuery)[]>>;
 
 export interface FunctionSettings {
   description: string;
@@ -99,8 +107,30 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
     description: 'GET /v2/store/orders (beta): one page of orders, filtered by status or updatedSince',
     memoryMb: 256,
     timeoutSeconds: 10,
-    // Read-only on orders: Scan for unfiltered pages, Query on the indexes (the grant covers them).
-    access: { orders: ['dynamodb:Scan', 'dynamodb:Query'], rateLimits: RATE_LIMIT_COUNTERS },
+    // Read-only on orders: Scan for unfiltered pages, Query on the indexes.
+    access: {
+      orders: ['dynamodb:Scan', ...Object.values(ORDER_INDEXES).map((index) => queryIndex(index.name))],
+      rateLimits: RATE_LIMIT_COUNTERS,
+    },
+    bundleBudgetKib: 480,
+  },
+  'webhook-endpoints': {
+    description:
+      "v2 (beta) /webhook-endpoints: a key's webhook endpoints, registered, listed, deleted, their secrets rotated",
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Its own table only: Query reads the caller's partition, GetItem a tombstone; the writes
+    // create, rotate and delete. Nothing of orders or keys.
+    access: {
+      webhookEndpoints: [
+        'dynamodb:Query',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ],
+      rateLimits: RATE_LIMIT_COUNTERS,
+    },
     bundleBudgetKib: 480,
   },
   'sync-watch': {
@@ -296,6 +326,7 @@ export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {
   pets: 'PetsTableName',
   apiKeys: 'ApiKeysTableName',
   rateLimits: 'RateLimitsTableName',
+  webhookEndpoints: 'WebhookEndpointsTableName',
 };
 
 export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {

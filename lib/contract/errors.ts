@@ -20,6 +20,16 @@ export const ERRORS = {
     status: 400,
     message: 'The cursor was not issued by this API, was altered, or is used with other filters than its own.',
   },
+  INVALID_WEBHOOK_ENDPOINT: {
+    status: 400,
+    message:
+      'The request body is not a webhook endpoint: not JSON, too large, a field unknown or of the wrong type, or a value out of bounds.',
+  },
+  WEBHOOK_URL_REFUSED: {
+    status: 400,
+    message:
+      'Events may not go to this URL: it must be https, carry no user or password, and its host must not resolve to a private, loopback, link-local, metadata or other non-public address.',
+  },
   /** Gateway-level refusal of a request it cannot pass on (for example, too large). */
   BAD_REQUEST: { status: 400, message: 'The request was malformed or too large.' },
   INSUFFICIENT_SCOPE: {
@@ -28,6 +38,7 @@ export const ERRORS = {
   },
   ORDER_NOT_FOUND: { status: 404, message: 'The order cannot be found.' },
   PET_NOT_FOUND: { status: 404, message: 'The pet cannot be found.' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'This API key has no webhook endpoint with this id.' },
   NOT_FOUND: { status: 404, message: 'No such resource.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
   LISTING_TOO_LARGE_UNCOMPRESSED: {
@@ -38,6 +49,10 @@ export const ERRORS = {
   ORDER_ALREADY_SHIPPED: {
     status: 409,
     message: 'The order has already shipped and cannot be cancelled.',
+  },
+  TOO_MANY_WEBHOOK_ENDPOINTS: {
+    status: 409,
+    message: 'This API key already has as many webhook endpoints as it may: delete one first.',
   },
   RATE_LIMITED: { status: 429, message: 'Per-minute rate limit exceeded. Retry after the time in Retry-After.' },
   QUOTA_EXCEEDED: { status: 429, message: 'Daily quota exceeded. Retry after the time in Retry-After.' },

@@ -10,6 +10,8 @@ export interface OperationContract {
   description?: string;
   /** OpenAPI Parameter objects of the query string (`in: query`). */
   queryParameters?: readonly JsonObject[];
+  /** The JSON body the operation takes, when it takes one. */
+  requestBody?: { description: string; schema: JsonObject; example: JsonObject };
   success?: {
     status: number;
     description: string;

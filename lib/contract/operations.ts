@@ -3,6 +3,7 @@ import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/sch
 import { ACCEPT_ENCODING } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { LIST_ORDERS_V2 } from './sync-operation';
+import { ENDPOINT_ID_PARAMETER, WEBHOOK_OPERATIONS } from './webhook-operations';
 import type { OperationContract } from './operation-contract';
 
 export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
@@ -57,6 +58,7 @@ export const OPERATION_CONTRACTS: Record<string, OperationContract> = {
     errors: ['INVALID_PET_ID', 'PET_NOT_FOUND'],
   },
   listOrdersV2: LIST_ORDERS_V2,
+  ...WEBHOOK_OPERATIONS,
 };
 
 /** Path parameters by name; a name used in a route but not declared here is refused. */
@@ -83,6 +85,7 @@ export const PATH_PARAMETERS: Record<string, JsonObject> = {
     // The demo data's pet of the first demo order.
     example: 101,
   },
+  endpointId: ENDPOINT_ID_PARAMETER,
 };
 
 /** The limiter's refusals, answered on every route. */

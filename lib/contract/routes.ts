@@ -5,7 +5,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
 /** The Lambda functions behind the routes; each has an entry file `functions/<name>.ts`. */
-export type FunctionName = 'list-orders' | 'cancel-order' | 'get-pet' | 'list-orders-v2';
+export type FunctionName = 'list-orders' | 'cancel-order' | 'get-pet' | 'list-orders-v2' | 'webhook-endpoints';
 
 export interface Deprecation {
   /** RFC 9745 `Deprecation`: when the route was deprecated (ISO 8601 date-time). */
@@ -75,6 +75,9 @@ export const ROUTES: readonly Route[] = [
 export const V2_BASE_PATH = '/v2';
 export const V2_API_VERSION = '2.0.0-beta';
 
+/** Where a key's webhook endpoints are, below `/v2`. */
+export const WEBHOOK_ENDPOINTS_PATH = '/webhook-endpoints';
+
 export const V2_ROUTES: readonly Route[] = [
   {
     operationId: 'listOrdersV2',
@@ -88,7 +91,33 @@ export const V2_ROUTES: readonly Route[] = [
     stability: 'beta',
     basePath: V2_BASE_PATH,
   },
+  // A key's webhook endpoints (lib/contract/webhooks.ts): one function serves them all.
+  webhookRoute('createWebhookEndpoint', 'POST', '', "Register a webhook endpoint for this key's order events"),
+  webhookRoute('listWebhookEndpoints', 'GET', '', "List this key's webhook endpoints"),
+  webhookRoute('getWebhookEndpoint', 'GET', '/{endpointId}', 'Read one webhook endpoint of this key'),
+  webhookRoute('deleteWebhookEndpoint', 'DELETE', '/{endpointId}', 'Delete a webhook endpoint of this key'),
+  webhookRoute(
+    'rotateWebhookEndpointSecret',
+    'POST',
+    '/{endpointId}/rotate-secret',
+    "Replace a webhook endpoint's signing secret; the previous one keeps signing for a while",
+  ),
 ];
+
+/** A route of the webhook endpoints, under `/v2/webhook-endpoints`. */
+function webhookRoute(operationId: string, method: HttpMethod, below: string, summary: string): Route {
+  return {
+    operationId,
+    method,
+    path: `${WEBHOOK_ENDPOINTS_PATH}${below}`,
+    function: 'webhook-endpoints',
+    tag: 'webhooks',
+    summary,
+    streaming: false,
+    stability: 'beta',
+    basePath: V2_BASE_PATH,
+  };
+}
 
 /**
  * The binaryMediaTypes of a RestApi that has a buffered route with an encoded body: a Lambda proxy
@@ -96,8 +125,9 @@ export const V2_ROUTES: readonly Route[] = [
  * decodes it to bytes only when "the first Accept header" of the request matches one of the API's
  * binaryMediaTypes; otherwise it sends the base64 text as it is. A streamed route needs none
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings.html).
- * `*\/*` matches any Accept; these APIs take no request bodies, which the setting would also turn
- * into base64.
+ * `*\/*` matches any Accept. The setting also turns every request body whose Content-Type it covers
+ * (with `*\/*`, every body) into base64 for the function (isBase64Encoded): the routes that take a
+ * body decode it (lib/edge/request-body.ts), and the local gateway passes bodies so too.
  */
 export const ENCODED_BODY_MEDIA_TYPES = ['*/*'] as const;
 

@@ -1,5 +1,5 @@
 // The v2 Order: v1's record and when it last changed. v1 answers never carry updatedAt.
-import { orderJson, type Order } from './order';
+import { orderJson, type Order } from './order.ts';
 
 export interface SyncedOrder extends Order {
   /**

@@ -6,6 +6,8 @@ export interface TableSpec {
   /** Environment variable that carries the table's physical name. */
   envVar: string;
   partitionKey: { name: string; type: 'S' | 'N' };
+  /** The sort key, when items of one partition are read together (a Query). */
+  sortKey?: { name: string; type: 'S' };
   /** Attribute holding the expiry time in Unix seconds, when the table expires items. */
   ttlAttribute?: string;
   /** Global secondary indexes, each projecting every attribute. */
@@ -17,11 +19,16 @@ export interface TableSpec {
   stream?: 'NEW_AND_OLD_IMAGES';
 }
 
-/** A global secondary index: string keys, every attribute projected, so a page needs no further reads. */
+/**
+ * A global secondary index with string keys: every attribute projected, so a page needs no further
+ * reads, unless it names the attributes it carries (beside the keys).
+ */
 export interface IndexSpec {
   name: string;
   partitionKey: { name: string; type: 'S' };
   sortKey: { name: string; type: 'S' };
+  /** Projection INCLUDE of these attributes (and the keys); ALL when absent. */
+  projected?: readonly string[];
 }
 
 /**
@@ -44,6 +51,24 @@ export const ORDER_INDEXES = {
   byStatus: { name: 'by-status', partitionKey: { name: 'statusShard', type: 'S' }, sortKey: UPDATE_KEY },
 } as const satisfies Record<string, IndexSpec>;
 
+/** The value of `enabledKey` on an enabled endpoint: the one partition of the sparse `enabled` index. */
+export const ENABLED_ENDPOINTS_PARTITION = 'enabled';
+
+/**
+ * The webhook endpoints table's index of every enabled endpoint, for the delivery's fan-out
+ * (lib/stores/webhook-endpoints.ts listEnabled). Sparse: a disabled endpoint has no `enabledKey`.
+ * It carries what fan-out needs and never a signing secret; one partition, read through a short
+ * cache (WEBHOOK_LIMITS.enabledEndpointsCacheMs), written only when an endpoint changes.
+ */
+export const WEBHOOK_ENDPOINT_INDEXES = {
+  enabled: {
+    name: 'enabled',
+    partitionKey: { name: 'enabledKey', type: 'S' },
+    sortKey: { name: 'id', type: 'S' },
+    projected: ['url', 'eventTypes'],
+  },
+} as const satisfies Record<string, IndexSpec>;
+
 export const TABLES = {
   orders: {
     envVar: 'ORDERS_TABLE',
@@ -61,6 +86,18 @@ export const TABLES = {
     partitionKey: { name: 'pk', type: 'S' },
     ttlAttribute: 'expiresAt',
   },
+  /**
+   * Webhook endpoints, one partition per owning key: its endpoints in `slot#<n>` items (n below
+   * WEBHOOK_LIMITS.endpointsPerKey, so the cap holds under concurrent creates), and the ids it
+   * deleted lately in `deleted#<id>` items that expire.
+   */
+  webhookEndpoints: {
+    envVar: 'WEBHOOK_ENDPOINTS_TABLE',
+    partitionKey: { name: 'ownerKeyId', type: 'S' },
+    sortKey: { name: 'entry', type: 'S' },
+    ttlAttribute: 'expiresAt',
+    indexes: [WEBHOOK_ENDPOINT_INDEXES.enabled],
+  },
 } as const satisfies Record<string, TableSpec>;
 
 /** The environment variables that carry the table names, in declaration order. */
@@ -76,5 +113,6 @@ export function tableNamesWithPrefix(prefix: string): TableNames {
     pets: `${prefix}-pets`,
     apiKeys: `${prefix}-api-keys`,
     rateLimits: `${prefix}-rate-limits`,
+    webhookEndpoints: `${prefix}-webhook-endpoints`,
   };
 }

@@ -31,6 +31,19 @@ export function gatewayDecodesBinary(
   return binaryMediaTypes.some((type) => covers(type.toLowerCase(), first));
 }
 
+/**
+ * Whether API Gateway hands the function this request's body base64-encoded (isBase64Encoded): when
+ * one of the API's binaryMediaTypes covers its Content-Type (parameters dropped); a request without
+ * one is taken as `application/json`, API Gateway's default for a body.
+ */
+export function gatewayEncodesRequestBody(
+  contentType: string | undefined,
+  binaryMediaTypes: readonly string[],
+): boolean {
+  const type = (contentType?.split(';')[0]?.trim() || 'application/json').toLowerCase();
+  return binaryMediaTypes.some((range) => covers(range.toLowerCase(), type));
+}
+
 /** The coding a buffered body of this request is sent in. */
 export function bufferedCoding(event: Pick<ApiEvent, 'headers' | 'multiValueHeaders'>): ChosenCoding {
   if (!gatewayDecodesBinary(event, ENCODED_BODY_MEDIA_TYPES)) return 'identity';

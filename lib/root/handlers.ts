@@ -5,7 +5,17 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
-import { keysStore, limiterStore, listingsStore, ordersStore, pagesStore, petsStore, restampsStore } from './stores';
+import { makeWebhookEndpointsHandler } from '../edge/webhooks-handler';
+import {
+  keysStore,
+  limiterStore,
+  listingsStore,
+  ordersStore,
+  pagesStore,
+  petsStore,
+  restampsStore,
+  webhookEndpointsStore,
+} from './stores';
 import {
   cursorKeysOf,
   landingMsOf,
@@ -13,6 +23,7 @@ import {
   stampClockOf,
   walkSettleMsOf,
   watchBoundsOf,
+  webhookDestinationsOf,
   type Wiring,
 } from './wiring';
 
@@ -67,4 +78,14 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
  */
 export const syncWatchHandler = /* @__PURE__ */ perWiring((w) =>
   makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w), ...deadlineDeps(w) }),
+);
+
+export const webhookEndpointsHandler = /* @__PURE__ */ perWiring((w) =>
+  makeWebhookEndpointsHandler({
+    endpoints: webhookEndpointsStore(w),
+    limiter: w.standIns?.limiter ?? limiterStore(w),
+    destinations: webhookDestinationsOf(w),
+    now: () => stampClockOf(w).now(),
+    ...deadlineDeps(w),
+  }),
 );

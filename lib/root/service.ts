@@ -6,6 +6,7 @@ import {
   listOrdersHandler,
   listOrdersV2Handler,
   syncWatchHandler,
+  webhookEndpointsHandler,
 } from './handlers';
 import { storesFor, type Stores } from './stores';
 import type { Wiring } from './wiring';
@@ -22,6 +23,8 @@ export interface Service {
   listOrdersV2: ReturnType<typeof listOrdersV2Handler>;
   /** The orders table's stream consumer, which the local stack feeds from its emulated stream. */
   syncWatch: ReturnType<typeof syncWatchHandler>;
+  /** Every webhook endpoint route: the function dispatches on the route the event names. */
+  webhookEndpoints: ReturnType<typeof webhookEndpointsHandler>;
 }
 
 /**
@@ -37,5 +40,6 @@ export function composeService(wiring: Wiring): Service {
     getPet: getPetHandler(wiring),
     listOrdersV2: listOrdersV2Handler(wiring),
     syncWatch: syncWatchHandler(wiring),
+    webhookEndpoints: webhookEndpointsHandler(wiring),
   };
 }

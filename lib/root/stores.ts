@@ -10,6 +10,7 @@ import { OrderPages } from '../stores/order-pages';
 import { OrderRestamps } from '../stores/order-restamps';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
+import { WebhookEndpointsRepository } from '../stores/webhook-endpoints';
 import {
   attemptTimerOf,
   clockOf,
@@ -30,6 +31,7 @@ export interface Stores {
   listings: ListingsInFlight;
   pages: OrderPages;
   restamps: OrderRestamps;
+  webhookEndpoints: WebhookEndpointsRepository;
 }
 
 /**
@@ -105,6 +107,11 @@ export const restampsStore = /* @__PURE__ */ perWiring(
   (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w), attemptTimerOf(w)),
 );
 
+/** Its writes are safe to repeat, so they go through the retrying client, each cut at the per-attempt timeout. */
+export const webhookEndpointsStore = /* @__PURE__ */ perWiring(
+  (w) => new WebhookEndpointsRepository(documentClient(w), tableName(w, 'webhookEndpoints'), attemptTimerOf(w)),
+);
+
 /** Every store of one wiring: what the service's handlers read, and tools, bench and tests seed and check. */
 export function storesFor(wiring: Wiring): Stores {
   return {
@@ -115,5 +122,6 @@ export function storesFor(wiring: Wiring): Stores {
     listings: listingsStore(wiring),
     pages: pagesStore(wiring),
     restamps: restampsStore(wiring),
+    webhookEndpoints: webhookEndpointsStore(wiring),
   };
 }

@@ -18,6 +18,8 @@ import type { OrdersHandlerDeps } from '../edge/orders-handlers';
 import type { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import type { CursorKeySource } from '../core/sync/cursor';
 import { fixedCursorKey } from './cursor-key';
+import type { DestinationCheck } from '../stores/webhook-destinations';
+import { DEPLOYED_RULES } from '../core/webhooks/url-rules';
 
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
@@ -59,6 +61,11 @@ export interface Wiring {
    * its current and previous keys (lib/root/cursor-key.ts).
    */
   cursorKey?: Uint8Array | CursorKeySource;
+  /**
+   * Where webhook events may go: deployed, https to public addresses only (DEPLOYED_RULES); the
+   * local stack allows loopback, and tests give their own resolver.
+   */
+  webhookDestinations?: Partial<DestinationCheck>;
 }
 
 export interface StandIns {
@@ -181,6 +188,12 @@ export function clockOf(wiring: Wiring): () => number {
 
 export function conditionFailuresOf(wiring: Wiring): ConditionFailureItems {
   return wiring.conditionFailures ?? (wiring.endpoint ? ON_EMBEDDED_SERVER : ON_DYNAMODB);
+}
+
+/** The URL rules and resolver webhook endpoints are checked with: the deployed rules unless the wiring says. */
+export function webhookDestinationsOf(wiring: Wiring): DestinationCheck {
+  const given = wiring.webhookDestinations ?? {};
+  return { rules: DEPLOYED_RULES, ...given, ...(wiring.timers && !given.timers ? { timers: wiring.timers } : {}) };
 }
 
 /** The v2 cursor keys; a wiring without any fails the v2 listing's requests, nothing else. */

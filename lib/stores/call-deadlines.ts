@@ -18,7 +18,7 @@ import { getSmithyContext } from '@smithy/core/client';
 import { CallAbortedError, writesEndBy, type Deadline } from '../commons/deadline';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { CodedError } from '../contract/errors';
-import { networkCodeInMessage } from './network-errors';
+import { networkCodeInMessage } from './dependency-failure';
 
 /** Each write attempt's own time: cut `timeoutMs` after it starts (signing and connecting included). */
 export interface AttemptTimer {

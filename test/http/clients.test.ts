@@ -7,3 +7,4 @@ runSpec('client', () => require('./client.spec'));
 runSpec('client-edge', () => require('./client-edge.spec'));
 runSpec('client-stream', () => require('./client-stream.spec'));
 runSpec('client-quota', () => require('./client-quota.spec'));
+runSpec('client-webhooks', () => require('./client-webhooks.spec'));

@@ -83,7 +83,10 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       const table = template.findResources('AWS::DynamoDB::Table')[logicalId(stack.tables.tables[id])];
       expect(table).toBeDefined();
       expect(table?.Properties).toMatchObject({
-        KeySchema: [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }],
+        KeySchema: [
+          { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
+          ...('sortKey' in spec ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
+        ],
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },

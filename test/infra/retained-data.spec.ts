@@ -24,6 +24,7 @@ const RETAINED_LOGICAL_IDS: Record<TableId | 'cursorKey' | 'canaryKey', string> 
   pets: 'TablesPetsD2B49199',
   apiKeys: 'TablesApiKeys330F873D',
   rateLimits: 'TablesRateLimits87C09B19',
+  webhookEndpoints: 'TablesWebhookEndpointsF7982590',
   cursorKey: 'CursorKey255E8F8A',
   canaryKey: 'ReleasesCanaryKeyDA97377A',
 };

@@ -26,3 +26,4 @@ import './v2.spec';
 import './sync-watch.spec';
 import './firewall.spec';
 import './retained-data.spec';
+import './webhooks.spec';

@@ -9,6 +9,7 @@ import { landingAllowanceMs } from '../../lib/core/sync/lateness';
 import { BUSINESS_METRICS, METRICS_NAMESPACE } from '../../lib/edge/metrics';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { LIVE_ALIAS } from '../../infra/constructs/service-function';
+import { STAGES } from '../../infra/stages';
 import { arnOf, logicalId, onlyResource, ref, stageNamed, synthesiseStages, type Synthesised } from './synth';
 
 let synthesised: Synthesised;
@@ -62,10 +63,14 @@ describe.each(['staging', 'prod'] as const)('the sync watch in %s', (stageName) 
   test('its discarded batches go to an encrypted queue that keeps them 14 days and takes only TLS', () => {
     const { template, stack } = stage();
     const queue = logicalId(stack.syncWatch.deadLetters);
-    expect(template.findResources('AWS::SQS::Queue')[queue]?.Properties).toEqual({
+    const resource = template.findResources('AWS::SQS::Queue')[queue];
+    expect(resource?.Properties).toEqual({
       MessageRetentionPeriod: 14 * 24 * 3600,
       SqsManagedSseEnabled: true,
     });
+    // Kept with prod's data when its stack goes, as its tables are; staging's goes with its stack.
+    const kept = !STAGES[stageName].disposableData;
+    expect(resource?.DeletionPolicy).toBe(kept ? 'Retain' : 'Delete');
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [ref(stack.syncWatch.deadLetters)],
       PolicyDocument: {

@@ -11,3 +11,4 @@ runSpec('admin-orders', () => require('./admin-orders.spec'));
 runSpec('admin-pets', () => require('./admin-pets.spec'));
 runSpec('admin-root', () => require('./admin-root.spec'));
 runSpec('admin-usage', () => require('./admin-usage.spec'));
+runSpec('admin-webhooks', () => require('./admin-webhooks.spec'));

@@ -72,8 +72,9 @@ async function invoke(id: FunctionId, event: unknown, on: Service = service): Pr
       const result = await on.authorizer(event as APIGatewayTokenAuthorizerEvent, context);
       return { payload: Buffer.from(JSON.stringify(result)) };
     }
-    if (id === 'cancel-order') {
-      const result = await service.cancelOrder(event as APIGatewayProxyEvent, context);
+    if (id === 'cancel-order' || id === 'webhook-endpoints') {
+      const handler = id === 'cancel-order' ? service.cancelOrder : service.webhookEndpoints;
+      const result = await handler(event as APIGatewayProxyEvent, context);
       return { payload: Buffer.from(JSON.stringify(result)) };
     }
     const chunks: Buffer[] = [];

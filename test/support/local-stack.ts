@@ -56,7 +56,7 @@ export interface LocalStack {
   clock: TestClock;
   newKey(plan: PlanName, limits?: Limits): Promise<{ key: string; id: string }>;
   /** Every response it returns has been checked against `openapi` (public routes excepted). */
-  call(method: string, path: string, headers?: Record<string, string>): Promise<Response>;
+  call(method: string, path: string, headers?: Record<string, string>, body?: string): Promise<Response>;
   close(): Promise<void>;
   /** Makes every index change the private server still holds back visible (none on the shared server). */
   settleIndexes(): Promise<void>;
@@ -98,16 +98,21 @@ function stackDocument(options: LocalStackOptions): JsonObject {
 function contractCheckedFetch(baseUrl: string, openapi: JsonObject, publicPaths: Set<string>) {
   const v1 = contractValidator(openapi);
   const v2 = contractValidator(buildV2OpenApiDocument(), V2_BASE_PATH);
-  return async (method: string, path: string, headers: Record<string, string> = {}): Promise<Response> => {
-    const response = await fetch(`${baseUrl}${path}`, { method, headers });
+  return async (
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<Response> => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const pathname = new URL(path, baseUrl).pathname;
     if (publicPaths.has(`${method} ${pathname}`)) return response;
     // Each version's answers are checked against its own document.
     const validate = pathname.startsWith(`${V2_BASE_PATH}/`) ? v2 : v1;
-    const body = await response.text();
-    const problems = validate({ method, url: path, status: response.status, headers: response.headers, body });
+    const text = await response.text();
+    const problems = validate({ method, url: path, status: response.status, headers: response.headers, body: text });
     if (problems.length) throw new Error(`Response breaks the OpenAPI contract:\n${problems.join('\n')}`);
-    return new Response(body === '' ? null : body, {
+    return new Response(text === '' ? null : text, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

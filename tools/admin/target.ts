@@ -11,6 +11,9 @@ import { localDynamoEndpoint, LOCAL_TABLES } from '../shared/local-config';
 import { checkedSetting } from '../shared/errors';
 import { runningStack, type StackDynamo, type StackState } from '../shared/stack-state';
 import { CheckedAwsClock, givenClock, type ToolClock } from '../shared/aws-time';
+import type { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
+import type { DestinationCheck } from '../../lib/stores/webhook-destinations';
+import { DEPLOYED_RULES, LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
 /** The API Gateway side of a deployed stage's keys (the local gateway authorizes from the table alone). */
 export interface GatewayKeys {
@@ -49,6 +52,9 @@ export interface AdminTarget {
   limiter: Pick<RateLimiter, 'read' | 'markRevoked'>;
   /** AWS's time, which the stores stamp by: read from DynamoDB's replies and checked (shared/aws-time.ts). */
   clock: ToolClock;
+  /** The `webhooks` commands' table, and the rules their URLs are checked by (the local stack's allow loopback). */
+  webhookEndpoints: WebhookEndpointsRepository;
+  webhookDestinations: DestinationCheck;
   gateway?: GatewayKeys;
   /** A stage's, when its stack has one (`canary-key create`). */
   canaryKeySecret?: CanaryKeySecret;
@@ -68,6 +74,8 @@ export interface TablesTargetOptions {
   close?: () => void;
   /** A clock taken as AWS's, unchecked: a test's, whose embedded server runs on this machine's clock. */
   clock?: () => number;
+  /** Where webhook endpoints may point: the deployed rules unless given (the local stack's allow loopback). */
+  webhookDestinations?: DestinationCheck;
 }
 
 /**
@@ -80,7 +88,7 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   const wiring: Wiring = options.clock
     ? { ...options.wiring, now: options.clock }
     : { ...options.wiring, clockOn: (client) => checked.reading(client, tableName(options.wiring, 'apiKeys')) };
-  const { keys, orders, pets, limiter } = storesFor(wiring);
+  const { keys, orders, pets, limiter, webhookEndpoints } = storesFor(wiring);
   return {
     label: options.label,
     unreachableHint: options.unreachableHint,
@@ -88,6 +96,8 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     orders,
     pets,
     limiter,
+    webhookEndpoints,
+    webhookDestinations: options.webhookDestinations ?? { rules: DEPLOYED_RULES },
     clock: options.clock ? givenClock(options.clock) : checked,
     ...(options.gateway ? { gateway: options.gateway } : {}),
     ...(options.canaryKeySecret ? { canaryKeySecret: options.canaryKeySecret } : {}),
@@ -111,6 +121,7 @@ function endpointTarget(endpoint: string, tables: TableNames, unreachableHint: s
     wiring: { endpoint, tables },
     label: `the local stack (DynamoDB at ${endpoint})`,
     unreachableHint,
+    webhookDestinations: { rules: LOCAL_STACK_RULES },
   });
 }
 

@@ -13,9 +13,13 @@ import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
+import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
-export type LocalAppOptions = Pick<Wiring, 'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming'> &
+export type LocalAppOptions = Pick<
+  Wiring,
+  'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming' | 'webhookDestinations'
+> &
   Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
     tables: TableNames;
@@ -44,7 +48,12 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
-  const wiring: Wiring = { ...settings, cursorKey: settings.cursorKey ?? randomBytes(32) };
+  const wiring: Wiring = {
+    ...settings,
+    cursorKey: settings.cursorKey ?? randomBytes(32),
+    // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
+    webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
+  };
   const service = composeService(wiring);
   const handlers: LocalGatewayOptions['handlers'] = {
     listOrders: service.listOrders,
@@ -52,6 +61,8 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     getPetById: service.getPet,
     listOrdersV2: service.listOrdersV2,
   };
+  for (const route of V2_ROUTES)
+    if (route.function === 'webhook-endpoints') handlers[route.operationId] = service.webhookEndpoints;
   for (const extra of extraRoutes) handlers[extra.route.operationId] = extra.handler;
   const server = createLocalGateway({
     routes: [...ROUTES, ...V2_ROUTES, ...extraRoutes.map((extra) => extra.route)],

@@ -46,20 +46,26 @@ const keyOf = (partition: string, sort?: string): KeySchemaElement[] => [
   ...(sort === undefined ? [] : [{ AttributeName: sort, KeyType: 'RANGE' as const }]),
 ];
 
-/** The table's key, its indexes' keys (every attribute projected) and their attribute types. */
+/** The table's key, its indexes' keys and projections, and their attribute types. */
 function keySchema(spec: TableSpec) {
   const indexes = spec.indexes ?? [];
-  const keys = [spec.partitionKey, ...indexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  const keys = [
+    spec.partitionKey,
+    ...(spec.sortKey ? [spec.sortKey] : []),
+    ...indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
   const attributes = new Map(keys.map((key) => [key.name, key.type]));
   return {
     AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
-    KeySchema: keyOf(spec.partitionKey.name),
+    KeySchema: keyOf(spec.partitionKey.name, spec.sortKey?.name),
     // DynamoDB refuses an empty list of indexes; an absent one is none.
     GlobalSecondaryIndexes: indexes.length
       ? indexes.map((index) => ({
           IndexName: index.name,
           KeySchema: keyOf(index.partitionKey.name, index.sortKey.name),
-          Projection: { ProjectionType: 'ALL' as const },
+          Projection: index.projected
+            ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projected] }
+            : { ProjectionType: 'ALL' as const },
         }))
       : undefined,
   };

@@ -27,6 +27,7 @@ import { UsagePlanThrottle } from './usage-plan-throttle';
 import { AddressRateRule } from './address-limit';
 import { inInvocation } from './invoke-store';
 import { invokeBuffered, invokeStreamed, type BufferedResponse, type ProxyHandler } from './invoke';
+import { gatewayEncodesRequestBody } from '../../lib/edge/encoded-body';
 import { idleTimeoutMs, RECEIVE_LIMITS, RequestFraming, type ReceiveLimits } from './request-framing';
 import { buildProxyEvent, lambdaContext, methodArn } from './proxy-event';
 
@@ -330,7 +331,10 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
         : null,
       headers: req.rawHeaders,
       query,
-      body: body.text,
+      // As API Gateway passes it: base64 when the API's binaryMediaTypes cover its Content-Type.
+      ...(gatewayEncodesRequestBody(req.headers['content-type'], binaryMediaTypes(matched))
+        ? { body: body.bytes.toString('base64'), isBase64Encoded: true }
+        : { body: body.bytes.toString('utf8') }),
       authorizer: authorized,
       requestId,
       now: receivedAt,

@@ -29,6 +29,8 @@ export interface ProxyRequest {
   /** The raw query string, without `?`. */
   query?: string;
   body?: string | null;
+  /** The body is base64 (API Gateway encodes it when the API's binaryMediaTypes cover its Content-Type). */
+  isBase64Encoded?: boolean;
   authorizer?: AuthorizerOutcome;
   requestId?: string;
   /** Epoch milliseconds the request arrived. */
@@ -112,7 +114,7 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
     pathParameters: request.pathParameters ?? null,
     stageVariables: null,
     body: request.body === undefined || request.body === '' ? null : request.body,
-    isBase64Encoded: false,
+    isBase64Encoded: request.isBase64Encoded === true && Boolean(request.body),
     requestContext: {
       accountId: LOCAL_ACCOUNT,
       apiId: LOCAL_API_ID,

@@ -50,7 +50,7 @@ export function idleTimeoutMs(functions: Record<FunctionId, FunctionSettings>, l
 }
 
 /** A refused body's message is the Error body's; undefined gives the catalogue's BAD_REQUEST message. */
-export type Body = { ok: true; text: string } | { ok: false; message: string | undefined };
+export type Body = { ok: true; bytes: Buffer } | { ok: false; message: string | undefined };
 
 /** What went wrong with a request node could not parse, in the words of the Error body. */
 function framingMessage(error: NodeJS.ErrnoException, hasRequest: boolean, limits: ReceiveLimits): string | undefined {
@@ -141,9 +141,7 @@ export class RequestFraming {
       }
       this.receiving.set(socket, { req, fail });
       req.on('data', onData);
-      req.on('end', () =>
-        tooLarge() ? refuse(undefined) : settle({ ok: true, text: Buffer.concat(chunks).toString('utf8') }),
-      );
+      req.on('end', () => (tooLarge() ? refuse(undefined) : settle({ ok: true, bytes: Buffer.concat(chunks) })));
       req.on('error', () => refuse('The request was not received in full.'));
     });
   }

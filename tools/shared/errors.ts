@@ -4,7 +4,7 @@
 
 import { KEY_PREFIX } from '../../lib/core/access/key-format';
 import { shownWords } from './shown-input';
-import { NETWORK_ERROR_CODES, networkCodeInMessage } from '../../lib/stores/network-errors';
+import { isNetworkCode, networkCodeInMessage } from '../../lib/stores/dependency-failure';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -59,7 +59,7 @@ export function checkedSetting<T>(read: () => T, Usage: new (message: string) =>
 
 export function isUnreachable(error: unknown): boolean {
   const code = field(error, 'code');
-  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+  if (typeof code === 'string' && isNetworkCode(code)) return true;
   if (field(error, 'name') === 'TimeoutError') return true;
   // The SDK re-wraps a network error from another realm (as under jest) keeping only its message.
   return networkCodeInMessage(errorMessage(error)) !== undefined;

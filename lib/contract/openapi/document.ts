@@ -36,6 +36,7 @@ export type { JsonObject } from './schemas';
 const TAG_DESCRIPTIONS: Record<string, string> = {
   orders: 'Store orders: list them all, cancel a pending one.',
   pets: "The Petstore's pets: deprecated, and removed at the sunset date the responses carry.",
+  webhooks: "Where this key's order events go: endpoints it registers, each with a signing secret (Standard Webhooks).",
 };
 
 /**
@@ -92,6 +93,17 @@ function operation(route: Route, contract: OperationContract): JsonObject {
     ...(description ? { description } : {}),
     tags: [route.tag],
     ...(params.length ? { parameters: params } : {}),
+    ...(contract.requestBody
+      ? {
+          requestBody: {
+            description: contract.requestBody.description,
+            required: true,
+            content: {
+              'application/json': { schema: contract.requestBody.schema, example: contract.requestBody.example },
+            },
+          },
+        }
+      : {}),
     responses: operationResponses(
       route,
       { ...contract, errors: [...contract.errors, ...scopeCodes(route)] },

@@ -3,6 +3,7 @@ import { canaryKeyCreate } from './canary-key';
 import { keysCreate, keysList, keysPruneGateway, keysRebind, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
+import { webhooksCreate, webhooksDelete, webhooksList, webhooksRotateSecret } from './webhooks';
 
 /** Every admin command, in the order the usage text lists them. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -17,4 +18,8 @@ export const COMMANDS: readonly AdminCommand[] = [
   ordersShip,
   petsImport,
   ordersBackfillUpdatedAt,
+  webhooksCreate,
+  webhooksList,
+  webhooksDelete,
+  webhooksRotateSecret,
 ];

@@ -1,0 +1,4 @@
+import { webhookEndpointsHandler } from '../lib/root/handlers';
+import { wiringFromEnv } from '../lib/root/wiring';
+
+export const handler = webhookEndpointsHandler(wiringFromEnv());
