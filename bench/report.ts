@@ -15,7 +15,8 @@ import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ReadFigures, SyncFigures } from './suites/sync';
 import type { ModuleInitFigures } from './suites/module-init';
-import { monthlyReadCost } from './sync-cost';
+import type { SyncWatchFigures, WatchedBatches } from './suites/sync-watch';
+import { monthlyReadCost, watchCostPerMillion } from './sync-cost';
 
 /** When and where a run measured, and with which options beyond the defaults. */
 export interface SuiteRun {
@@ -41,6 +42,7 @@ export interface BenchResults extends MeasuredRun {
     'local stack load'?: LoadFigures;
     'admin orders import'?: AdminImportFigures;
     'sync versus listing'?: SyncFigures;
+    'sync watch'?: SyncWatchFigures;
   };
 }
 
@@ -113,6 +115,22 @@ function syncCostRow({ stores }: SyncFigures): string[] {
   ];
 }
 
+const watchedText = (b: WatchedBatches) =>
+  `${n(b.cpuMsPerBatch, 2)} ms CPU, ${n(b.wallMsPerBatch, 2)} ms wall a batch (${n(b.batches)} batches, ${n(b.restamped)} re-stamped)`;
+
+/** The sync watch's batches, and what a million changes cost through it (bench/sync-cost.ts). */
+function syncWatchRows(f: SyncWatchFigures): string[] {
+  const onTime = watchCostPerMillion(f);
+  const late = watchCostPerMillion(f, 1);
+  const usd2 = (v: number) => (v === 0 ? '$0' : `$${v.toPrecision(2)}`);
+  const cost = (c: ReturnType<typeof watchCostPerMillion>) =>
+    `${usd2(c.total)} per million changes (Lambda requests ${usd2(c.requests)}, ${f.memoryMb} MB GB-s ${usd2(c.compute)}, stream reads ${usd2(c.streamReads)}, re-stamp writes ${usd2(c.restampWrites)})`;
+  return [
+    `| sync watch | ${n(f.onTime.changes)} changes on time, ${f.batchSize} a batch | ${watchedText(f.onTime)} | ${cost(onTime)} |`,
+    `| sync watch | ${n(f.late.changes)} changes landed late, each re-stamped | ${watchedText(f.late)} | ${cost(late)} |`,
+  ];
+}
+
 const runText = (r: SuiteRun) =>
   `${r.startedAt.slice(0, 10)}, ${r.durationS} s on ${r.machine.cpus} CPUs (${r.machine.cpu}), ${r.machine.memoryGiB} GiB, Node.js ${r.machine.node}, ${r.machine.os}; load average ${r.loadAverage.start?.toFixed(2)} → ${r.loadAverage.end?.toFixed(2)}`;
 
@@ -136,6 +154,7 @@ export function report(results: BenchResults): string {
     ...(suites['admin orders import'] ? importRows(suites['admin orders import']) : []),
     ...(suites['sync versus listing'] ? syncRows(suites['sync versus listing']) : []),
     ...(suites['sync versus listing'] ? syncCostRow(suites['sync versus listing']) : []),
+    ...(suites['sync watch'] ? syncWatchRows(suites['sync watch']) : []),
   ].join('\n');
 }
 

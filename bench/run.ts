@@ -22,9 +22,10 @@ import { listingRefusal } from './suites/listing-refusal';
 import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
 import { sync } from './suites/sync';
+import { syncWatch } from './suites/sync-watch';
 
 /** Adding a suite: a file in bench/suites/, an entry here, its key in BenchResults and its rows in report.ts. */
-const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport, sync];
+const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport, sync, syncWatch];
 
 async function main(): Promise<void> {
   const values = parseCommandLine(process.argv.slice(2), process.env);

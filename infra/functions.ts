@@ -3,14 +3,14 @@
 // lib/contract/deployment.ts. Free of aws-cdk-lib, so the bench bundles the functions with it too.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FunctionId } from '../lib/contract/deployment';
+import type { EntryId } from '../lib/contract/deployment';
 
 // The CDK app and the bench run as ESM (tsx), the tests as CommonJS (jest): both ways of finding this file are needed.
 const HERE = typeof __dirname === 'string' ? __dirname : path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(HERE, '..');
 
 /** The entry file of a function, as the stack and the bench bundle it. */
-export const functionEntry = (id: FunctionId): string => path.join(REPO_ROOT, 'functions', `${id}.ts`);
+export const functionEntry = (id: EntryId): string => path.join(REPO_ROOT, 'functions', `${id}.ts`);
 
 /**
  * A bundled ESM file cannot `require`, yet some bundled CommonJS dependencies still call it; the

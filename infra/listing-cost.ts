@@ -5,7 +5,7 @@ import { LIST_SETTINGS, listingSeconds } from './list-budget';
 import { MEASURED } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS } from '../lib/contract/deployment';
+import { FUNCTIONS, STREAM_MAPPINGS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
@@ -215,19 +215,24 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * the metrics each reads: per API (v1, v2) its 5XX rate; per route its p99 latency, or for a
  * streamed one its function's duration; three on the store's size against one listing; authorizer
  * failures; one on every function's throttles (a metric each); one on the orders indexes' write
- * throttles (a metric each); the web ACL's blocks; and per function the rollback
- * alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the authorizer
- * its refusal rate (two metrics).
+ * throttles (a metric each); the web ACL's blocks; per function released through CodeDeploy the
+ * rollback alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the
+ * authorizer its refusal rate (two metrics); and the sync watch's five.
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
+  // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
+  const released = functions - Object.keys(STREAM_MAPPINGS).length;
   const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
-  const rollback = { alarms: 2 * functions + 1, metrics: 1 + 2 * (functions - 1) + functions + 2 };
+  const rollback = { alarms: 2 * released + 1, metrics: 1 + 2 * (released - 1) + released + 2 };
+  // The sync watch's (infra/constructs/change-stream.ts): late and ahead changes, its iterator age,
+  // its errors and its dead-letter queue, a metric each.
+  const syncWatch = { alarms: 5, metrics: 5 };
   return {
-    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms,
-    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics,
+    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms,
+    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics,
   };
 }
 
@@ -543,6 +548,8 @@ export function monthlyCostAssumptions(): string {
   // A key read is one GetItem of an item under 4 KB, eventually consistent: half a read unit.
   const perKey = (keyInvocations * (PRICES.lambdaRequestPerMillion + PRICES.dynamoReadPerMillion / 2)) / 1e6;
   const cancelMillion = CANCEL_WRITE_UNITS * PRICES.dynamoWritePerMillion;
+  const watch = STREAM_MAPPINGS['sync-watch'];
+  const watchRequests = (1e6 / watch.batchSize) * (PRICES.lambdaRequestPerMillion / 1e6);
   const flood = addressFloodCost();
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
@@ -557,6 +564,9 @@ export function monthlyCostAssumptions(): string {
     `Priced outside the table, for want of a count in the load: a cancel is ${CANCEL_WRITE_UNITS} write units (the order, and a delete and a put in each v2 index,`,
     `since it changes both indexes' keys), $${n0(cancelMillion, 3)} per million cancels; an active key costs at most ${n0(keyInvocations)} authorizer invocations a month`,
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
+    `The sync watch reads the orders stream ${watch.batchSize} changes a batch: $${n0(watchRequests, 4)} of Lambda requests per million changes at full batches (at a trickle, at most one`,
+    `invocation a ${watch.batchingWindowSeconds} s batching window a shard), plus its duration (docs/benchmarks.md); Lambda's reads of the stream are free; a re-stamp is ${CANCEL_WRITE_UNITS} write units,`,
+    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty.`,
     `A steady flood of refused keys from one client address passes the web ACL at ${n0(ADDRESS_LIMIT.limit)} requests in ${ADDRESS_LIMIT.windowSeconds} s at most (${n0(flood.requestsPerDay / 1e6, 2)} million a day),`,
     `so it costs at most $${n0(flood.randomKeysPerDay, 2)} a day with random well-formed keys (each an inspection, an authorizer invocation and its key read; API Gateway bills no request`,
     `its authorizer refuses) or $${n0(flood.revokedKeyPerDay, 2)} with a revoked key whose cached Allow still reaches a handler (an inspection, a REST request, an invocation, the limiter's write),`,

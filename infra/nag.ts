@@ -2,6 +2,8 @@ import { NagSuppressions } from 'cdk-nag';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { BASE_PATH, V2_BASE_PATH } from '../lib/contract/routes';
+import { STREAM_MAPPINGS } from '../lib/contract/deployment';
+import type { StreamConsumer } from './constructs/change-stream';
 import type { OrdersApi } from './constructs/orders-api';
 import type { ServiceAlarms } from './constructs/service-alarms';
 import type { ServiceFunction } from './constructs/service-function';
@@ -14,6 +16,8 @@ export interface StageNagSubjects {
   apis: readonly OrdersApi[];
   alarms: ServiceAlarms;
   releases: ServiceReleases;
+  /** The sync watch's event source mapping and its on-failure destination. */
+  syncWatch: StreamConsumer;
 }
 
 /**
@@ -21,21 +25,33 @@ export interface StageNagSubjects {
  * concerns, with the reason. Anything not listed here fails the infra tests and `cdk synth`.
  */
 export function explainNagFindings(stack: StageNagSubjects): void {
-  for (const fn of Object.values(stack.functions)) {
+  for (const [name, fn] of Object.entries(stack.functions)) {
+    const readsStream = Object.hasOwn(STREAM_MAPPINGS, name);
     suppress(fn.function, {
-      'Serverless-LambdaDLQ':
-        'Invoked synchronously only (by API Gateway, and by its release hook through Invoke with RequestResponse); a dead-letter queue receives failed asynchronous invocations, of which there are none.',
+      'Serverless-LambdaDLQ': readsStream
+        ? "Invoked by its event source mapping only, synchronously; a batch the mapping gives up on is described in the mapping's own on-failure destination (an SQS queue). A function dead-letter queue receives failed asynchronous invocations, of which there are none."
+        : 'Invoked synchronously only (by API Gateway, and by its release hook through Invoke with RequestResponse); a dead-letter queue receives failed asynchronous invocations, of which there are none.',
     });
     const policy = fn.role.node.findChild('DefaultPolicy');
     suppress(
       policy,
       {
         'AwsSolutions-IAM5':
-          'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; X-Ray tracing needs Resource "*". DynamoDB and log permissions name their resources.',
+          'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; X-Ray tracing needs Resource "*".' +
+          (readsStream
+            ? ' dynamodb:ListStreams, which Lambda needs to read a table\'s stream, "returns an array of stream ARNs associated with the current account" and names no stream: CDK grants it on "*" (StreamGrants.list), as AWSLambdaDynamoDBExecutionRole does; the stream\'s reads name the stream.'
+            : '') +
+          ' DynamoDB and log permissions name their resources.',
       },
       ['Resource::*'],
     );
   }
+  suppress(stack.syncWatch.deadLetters, {
+    'AwsSolutions-SQS3':
+      "This queue is the on-failure destination of the sync watch's event source mapping, its dead-letter queue: it holds descriptions of the stream batches given up on, for an operator to read (docs/operations.md#the-sync-watch); nothing consumes it, so nothing could fail to.",
+    'Serverless-SQSRedrivePolicy':
+      "A dead-letter queue itself (the sync watch's on-failure destination): its messages are read by an operator, never processed, so there is no failed processing to redrive; they are kept 14 days, SQS's longest.",
+  });
 
   for (const ordersApi of stack.apis) explainApiFindings(ordersApi);
   if (stack.alarms.email) {

@@ -17,13 +17,15 @@ import {
   CANARY_KEY_SECRET_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
+  STREAM_MAPPINGS,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
   V2_API_URL_OUTPUT,
   V2_EXECUTE_API_URL_OUTPUT,
   V2_REST_API_ID_OUTPUT,
-  type FunctionId,
+  type EntryId,
 } from '../lib/contract/deployment';
+import { StreamConsumer } from './constructs/change-stream';
 import { OrdersApi } from './constructs/orders-api';
 import { AddressFirewall } from './constructs/address-firewall';
 import { pascalCase } from './constructs/names';
@@ -44,7 +46,9 @@ export interface StoreOrdersStackProps extends StackProps {
 export class StoreOrdersStack extends Stack {
   readonly config: StageConfig;
   readonly tables: ServiceTables;
-  readonly functions: Record<FunctionId, ServiceFunction>;
+  readonly functions: Record<EntryId, ServiceFunction>;
+  /** The sync watch's event source mapping on the orders table's stream, and its dead-letter queue. */
+  readonly syncWatch: StreamConsumer;
   /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
   readonly api: OrdersApi;
   /** v2 (beta): a RestApi of its own with stage v2, in v1's usage plans and on its domain. */
@@ -65,7 +69,7 @@ export class StoreOrdersStack extends Stack {
     const removalPolicy = config.disposableData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     this.tables = new ServiceTables(this, 'Tables', { disposable: config.disposableData });
-    const make = (entry: FunctionId): ServiceFunction => {
+    const make = (entry: EntryId): ServiceFunction => {
       const fn = new ServiceFunction(this, pascalCase(entry), {
         entry,
         stage: config.stage,
@@ -96,8 +100,17 @@ export class StoreOrdersStack extends Stack {
       'cancel-order': make('cancel-order'),
       'get-pet': make('get-pet'),
       'list-orders-v2': make('list-orders-v2'),
+      'sync-watch': make('sync-watch'),
       'webhook-endpoints': make('webhook-endpoints'),
     };
+    // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
+    const watch = STREAM_MAPPINGS['sync-watch'];
+    this.syncWatch = new StreamConsumer(this, 'SyncWatchStream', {
+      table: this.tables.tables[watch.table],
+      target: this.functions['sync-watch'].alias,
+      settings: watch,
+      removalPolicy,
+    });
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
     const v2 = this.functions['list-orders-v2'];
@@ -170,6 +183,7 @@ export class StoreOrdersStack extends Stack {
         'list-orders-v2': this.functions['list-orders-v2'].alias,
         'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
+      syncWatch: { fn: this.functions['sync-watch'].function, consumer: this.syncWatch, settings: watch },
       addressLimitBlocked: this.firewall.metricBlocked(),
       config,
     });
@@ -201,6 +215,7 @@ export class StoreOrdersStack extends Stack {
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
+      syncWatch: this.functions['sync-watch'].function,
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);

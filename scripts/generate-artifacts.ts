@@ -25,6 +25,7 @@ import {
   errorExample,
   listingsInFlightTable,
   planLimitsTable,
+  syncRepairTable,
   syncTimingTable,
 } from './generate-docs';
 
@@ -76,6 +77,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:error-example': block(errorExample('ORDER_ALREADY_SHIPPED', false)),
         'generated:error-codes': block(errorCodesList()),
         'generated:sync-timing': block(syncTimingTable()),
+        'generated:sync-repair': block(syncRepairTable()),
       }),
   },
   {
@@ -102,6 +104,7 @@ export const GENERATED: readonly GeneratedFile[] = [
     render: (text) =>
       withBlocks(text, {
         'generated:sync-timing': block(syncTimingTable()),
+        'generated:sync-repair': block(syncRepairTable()),
         'generated:order-storage': block(orderStorageSentence()),
       }),
   },

@@ -10,6 +10,8 @@ import {
   WAF_RATE_RULE,
 } from '../lib/contract/address-limit';
 import { settleMs, SYNC_TIMING } from '../lib/contract/sync';
+import { FUNCTIONS, STREAM_MAPPINGS, syncRepairMs } from '../lib/contract/deployment';
+import { landingAllowanceMs, STREAM_TIME_RESOLUTION_MS } from '../lib/core/sync/lateness';
 import { REQUEST_TIMEOUT_MS } from '../lib/stores/dynamo';
 
 export const count = (n: number) => n.toLocaleString('en-US');
@@ -105,5 +107,26 @@ export function syncTimingTable(): string {
     ...rows.map(([name, ms, what]) => `| \`${name}\` | ${seconds(ms)} | ${what} |`),
     `| **settleMs** (deployed) | **${seconds(settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS))}** | the watermark stands this far behind the walk's start |`,
     `| \`freshnessMs\` | ${seconds(SYNC_TIMING.freshnessMs)} | a change acknowledged to its writer is delivered by any walk that starts this much later |`,
+  ].join('\n');
+}
+
+/** docs/api.md and docs/design.md: what the sync watch allows a change, and the time it repairs a later one in. */
+export function syncRepairTable(): string {
+  const seconds = (ms: number) => `${count(ms / 1000)} s`;
+  const watch = STREAM_MAPPINGS['sync-watch'];
+  const allowance = landingAllowanceMs({
+    settleMs: settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS),
+    clockErrorMs: SYNC_TIMING.clockErrorMs,
+    indexLagMs: SYNC_TIMING.indexLagMs,
+  });
+  return [
+    '| Bound | Value | What it covers |',
+    '|---|---|---|',
+    `| landing allowance | ${seconds(allowance)} | how long after its stamp a change may reach the table (settleMs less \`indexLagMs\` and the walk's \`clockErrorMs\`); a change that may have landed later is re-stamped |`,
+    `| stream time resolution | ${seconds(STREAM_TIME_RESOLUTION_MS)} | a stream record's creation time is rounded down to the second: a change is judged to have landed at the end of its second |`,
+    `| \`iteratorAgeAlarmSeconds\` | ${seconds(watch.iteratorAgeAlarmSeconds * 1000)} | how long a change may wait in the stream before the watch gets it (alarmed: \`SyncWatchIteratorAge\`) |`,
+    `| watch timeout | ${seconds(FUNCTIONS['sync-watch'].timeoutSeconds * 1000)} | how long the watch may take over one batch (its re-stamps included) |`,
+    `| \`freshnessMs\` | ${seconds(SYNC_TIMING.freshnessMs)} | a re-stamp, like any change, is delivered by any walk that starts this much later |`,
+    `| **repair time** (deployed) | **${seconds(syncRepairMs())}** | a change that landed late (by any amount) is delivered by any walk that starts this long after it landed |`,
   ].join('\n');
 }

@@ -25,6 +25,7 @@ declare module 'dynalite/db' {
     TableName: string;
     TableStatus?: string;
     CreationDateTime?: number;
+    KeySchema?: { AttributeName: string; KeyType: string }[];
     GlobalSecondaryIndexes?: IndexDescription[];
   }
   export interface Store {

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId } from '../../lib/contract/deployment';
 import { functionEntry } from '../../infra/functions';
 import { tableNamesWithPrefix } from '../../lib/contract/tables';
 import type { Suite } from '../suite';
@@ -40,8 +40,8 @@ export const moduleInit: Suite<ModuleInitFigures> = {
   async run({ quick, outDir }) {
     const runs = quick ? 8 : 40;
     const bare = await bundle(BARE_ENTRY, outDir, 'bare');
-    const imports: { id: FunctionId; file: string; flags: string[]; samples: Timing[] }[] = [];
-    for (const id of Object.keys(FUNCTIONS) as FunctionId[]) {
+    const imports: { id: EntryId; file: string; flags: string[]; samples: Timing[] }[] = [];
+    for (const id of Object.keys(FUNCTIONS) as EntryId[]) {
       const [file, flags] = [await bundle(functionEntry(id), outDir, id), launchArgs(deployedLaunch(id))];
       imports.push({ id, file, flags, samples: [] }, { id, file: bare, flags, samples: [] });
     }

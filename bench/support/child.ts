@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId } from '../../lib/contract/deployment';
 import { BUNDLING } from '../../infra/functions';
 import { lambdaRuntimeNodeFlags, NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../../infra/runtime/lambda-node';
 import { CHILD_ARGS_VAR } from './env';
@@ -40,7 +40,7 @@ export interface ChildLaunch {
  * As Lambda starts the function: source maps as its NODE_OPTIONS gives them, the runtime's heap
  * flags for its memory (V8 sizes its heap from them), then its own flags through the wrapper.
  */
-export function deployedLaunch(id: FunctionId): ChildLaunch {
+export function deployedLaunch(id: EntryId): ChildLaunch {
   const { memoryMb, nodeFlags = [] } = FUNCTIONS[id];
   const runtime = [...(BUNDLING.sourceMap ? ['--enable-source-maps'] : []), ...lambdaRuntimeNodeFlags(memoryMb)];
   return nodeFlags.length ? { nodeFlags: runtime, wrapperFlags: nodeFlags } : { nodeFlags: runtime };

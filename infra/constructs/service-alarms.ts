@@ -29,6 +29,7 @@ import type { FunctionId } from '../../lib/contract/deployment';
 import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '../stages';
 import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
+import { syncWatchAlarms } from './change-stream';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
 export interface ApiStageAlarms {
@@ -64,6 +65,8 @@ export interface ServiceAlarmsProps {
   functions: Record<string, IFunction>;
   /** The alias of each function that API Gateway invokes, which a release shifts. */
   aliases: Record<FunctionId, IAlias>;
+  /** The sync watch on the orders table's stream: its assumptions and its own health. */
+  syncWatch: Parameters<typeof syncWatchAlarms>[0];
   /** Requests the web ACL's limit per client address blocked (infra/constructs/address-firewall.ts). */
   addressLimitBlocked: IMetric;
   config: StageConfig;
@@ -289,6 +292,8 @@ export class ServiceAlarms extends Construct {
     });
 
     this.addIndexBackPressure(props.indexedTable);
+    for (const [alarmId, alarm] of Object.entries(syncWatchAlarms(props.syncWatch, props.config.stage)))
+      this.add(alarmId, alarm);
 
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));

@@ -3,6 +3,7 @@
 import { Duration, Stack } from 'aws-cdk-lib/core';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
@@ -12,6 +13,8 @@ export interface ServiceDashboardProps {
   stageName: StageName;
   /** The API Gateway stages (v1, v2) whose traffic, errors and latency are shown, a row each. */
   apiStages: readonly { basePath: string; stage: Stage }[];
+  /** The orders table's stream consumer: how long changes wait for it, beside what it found. */
+  syncWatch: IFunction;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -99,6 +102,19 @@ export class ServiceDashboard extends Construct {
             ...business(BUSINESS_METRICS.listedBytes, 'Maximum'),
             // As sent, cut listings included: Lambda cuts a response at 200 MB.
             ...business(BUSINESS_METRICS.listingResponseBytes, 'Maximum'),
+          ]),
+        ],
+        [
+          graph(
+            'Sync watch: changes watched, re-stamped, stamped ahead',
+            business(BUSINESS_METRICS.changesWatched, 'Sum'),
+            [
+              ...business(BUSINESS_METRICS.changesRestamped, 'Sum'),
+              ...business(BUSINESS_METRICS.changesStampedAhead, 'Sum'),
+            ],
+          ),
+          graph('Sync watch: lateness and stream wait (ms)', business(BUSINESS_METRICS.changeLateness, 'Maximum'), [
+            props.syncWatch.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'IteratorAge (max)' }),
           ]),
         ],
       ],

@@ -7,7 +7,7 @@ import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { STAGE_ENV_VAR } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
-import { FUNCTIONS, type FunctionId, type StageName } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId, type StageName } from '../../lib/contract/deployment';
 import { functionEntry } from '../functions';
 import { bundledFunction } from './bundled-function';
 import { NODE_FLAGS_WRAPPER, nodeFlagsEnvironment } from '../runtime/lambda-node';
@@ -21,7 +21,7 @@ export const LIVE_ALIAS = 'live';
 
 export interface ServiceFunctionProps {
   /** The entry file is `functions/<entry>.ts`; memory, timeout and description come from lib/contract/deployment.ts. */
-  entry: FunctionId;
+  entry: EntryId;
   /** The stage the function serves; its business metrics carry it as a dimension. */
   stage: StageName;
   logRetention: RetentionDays;

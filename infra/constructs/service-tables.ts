@@ -1,5 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib/core';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -38,6 +45,8 @@ export class ServiceTables extends Construct {
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,
         ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
+        // The change stream its consumers read (infra/constructs/change-stream.ts).
+        ...(spec.stream ? { stream: StreamViewType[spec.stream] } : {}),
         deletionProtection: !props.disposable,
         removalPolicy: props.disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       });

@@ -9,12 +9,14 @@
 // Where an ARN names the stage (generated names start with the stack's name, and so does the web
 // ACL's, which the stack gives; the project names some resources store-orders-<stage>), the grant
 // names it. Where an ARN carries only an id (secrets, API Gateway and its stages, API Gateway's
-// execution log groups), the resource carries the stage's tag (names.ts, STAGE_TAG) and a deny
-// refuses any resource tagged for another stage, and any request that would tag one so or untag
-// it; all three services support aws:ResourceTag, aws:RequestTag and aws:TagKeys (Service
-// Authorization Reference: list_awssecretsmanager.html, list_amazonapigatewaymanagement.html,
-// list_amazoncloudwatchlogs.html; API Gateway's child resources take their API's or usage plan's
-// tags, apigateway-tagging-supported-resources.html).
+// execution log groups, Lambda's event source mappings), the resource carries the stage's tag
+// (names.ts, STAGE_TAG) and a deny refuses any resource tagged for another stage, and any request
+// that would tag one so or untag it; all four services support aws:ResourceTag, aws:RequestTag
+// and aws:TagKeys (Service Authorization Reference: list_awssecretsmanager.html,
+// list_amazonapigatewaymanagement.html, list_amazoncloudwatchlogs.html, list_awslambda.html; API
+// Gateway's child resources take their API's or usage plan's tags,
+// apigateway-tagging-supported-resources.html). A mapping is also held to the stage's functions
+// by lambda:FunctionArn (stream-permissions.ts).
 // It cannot raise its own permissions: every role it creates or changes must carry the stage's
 // permissions boundary (condition iam:PermissionsBoundary), it passes roles only to the services
 // the stage's roles are for (iam:PassedToService), and it may change no policy of the project.
@@ -32,6 +34,7 @@ import {
 } from './names';
 import { bucketKeyStatement, stackArn } from './permissions';
 import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from './resource-actions';
+import { CREATE_MAPPING_ACTION, streamExecutionStatements } from './stream-permissions';
 
 const arn = (service: string, resource: string, region: string = Aws.REGION) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -91,6 +94,8 @@ const TAGGED_SERVICES = {
   apigateway: { untag: 'apigateway:DELETE', untagResources: [apiGateway('/tags/*')] },
   secretsmanager: { untag: 'secretsmanager:UntagResource', untagResources: ['*'] },
   logs: { untag: 'logs:UntagResource', untagResources: ['*'] },
+  // The event source mappings (stream-permissions.ts); the functions carry no stage tag: their names say it.
+  lambda: { untag: 'lambda:UntagResource', untagResources: ['*'] },
 } as const;
 
 /**
@@ -132,7 +137,10 @@ export function executionStatements(stage: StageName): PolicyStatement[] {
   const roles = [arn('iam', `role/${generated}*`, '')];
   return [
     new PolicyStatement({ actions: ['lambda:*'], resources: [arn('lambda', `function:${generated}*`)] }),
+    // The stage's tables and their streams (`table/<name>/stream/<label>`).
     new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${generated}*`)] }),
+    // The orders table's change stream: the sync watch's event source mapping and dead-letter queue.
+    ...streamExecutionStatements(stage),
     new PolicyStatement({
       actions: ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
       resources: API_GATEWAY_PATHS.map(apiGateway),
@@ -224,8 +232,12 @@ export function executionStatements(stage: StageName): PolicyStatement[] {
       ],
     }),
     new PolicyStatement({ actions: ['apigateway:SetWebACL'], resources: [apiGateway('/restapis/*/stages/*')] }),
-    // Actions IAM matches only with "*" (the secret's generated value, the log group listing, a certificate request).
-    new PolicyStatement({ actions: actionsWithoutResourceType(), resources: ['*'] }),
+    // Actions IAM matches only with "*" (the secret's generated value, the log group listing, a
+    // certificate request), but creating an event source mapping: granted above, for the stage's functions only.
+    new PolicyStatement({
+      actions: actionsWithoutResourceType().filter((action) => action !== CREATE_MAPPING_ACTION),
+      resources: ['*'],
+    }),
     ...otherStageTagDenials(stage),
     // Whatever the allows above say: the bounds stay as the administrator set them.
     new PolicyStatement({ effect: Effect.DENY, actions: PROTECTED_POLICY_ACTIONS, resources: [PROJECT_POLICIES_ARN] }),

@@ -36,8 +36,8 @@ export const projectNamePrefix = (stage: StageName) => `store-orders-${stage}`;
 /**
  * The tag naming a resource's stage, on the resources whose ARNs carry an id rather than a name
  * of the stage: secrets (named `<logical id>-<suffix>`), REST APIs, their stages and other children, usage plans
- * and their keys, custom domain names, and log groups (API Gateway's execution log groups are
- * named after the API id). The execution policies and boundaries refuse a stage the resources
+ * and their keys, custom domain names, log groups (API Gateway's execution log groups are
+ * named after the API id), and Lambda's event source mappings. The execution policies and boundaries refuse a stage the resources
  * tagged with another stage's name, and any change of this tag to another stage.
  */
 export const STAGE_TAG = 'store-orders:stage';
@@ -57,4 +57,6 @@ export const STAGE_TAGGED_TYPES = [
   'AWS::ApiGateway::UsagePlan',
   'AWS::ApiGateway::DomainName',
   'AWS::Logs::LogGroup',
+  // `event-source-mapping:<uuid>`: its tag, and the function it invokes, say its stage (stream-permissions.ts).
+  'AWS::Lambda::EventSourceMapping',
 ] as const;

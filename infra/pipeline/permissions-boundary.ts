@@ -14,6 +14,7 @@ import type { StageName } from '../../lib/contract/deployment';
 import { otherStageTagDenials } from './execution-policy';
 import { generatedNamePrefix, taggedFor } from './names';
 import { deployRolePolicies } from './permissions';
+import { streamBoundaryStatements } from './stream-permissions';
 
 const arn = (service: string, resource: string) =>
   `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -39,6 +40,9 @@ function runtimeStatements(stage: StageName): PolicyStatement[] {
       resources: [arn('secretsmanager', 'secret:*')],
       conditions: taggedFor(stage),
     }),
+    // The sync watch's role: its mapping reads the orders table's stream (the tables' grant covers
+    // `table/<name>/stream/*`) and sends a batch it gives up on to the dead-letter queue.
+    ...streamBoundaryStatements(stage),
     // Actions with no resource type (the Service Authorization Reference): a hook reports its
     // result (list_awscodedeploy.html), functions trace and publish metrics.
     new PolicyStatement({

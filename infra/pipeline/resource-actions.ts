@@ -136,6 +136,20 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
       'codedeploy:GetApplicationRevision',
     ],
   },
+  'AWS::Lambda::EventSourceMapping': {
+    // The sync watch's mapping on the orders table's stream. CreateEventSourceMapping has no resource
+    // type (list_awslambda.html: the execution policy scopes it by the lambda:FunctionArn condition
+    // key, stream-permissions.ts); the others act on the mapping's own ARN (event-source-mapping:<uuid>).
+    actions: [
+      'lambda:GetEventSourceMapping',
+      'lambda:UpdateEventSourceMapping',
+      'lambda:DeleteEventSourceMapping',
+      'lambda:TagResource',
+      'lambda:UntagResource',
+      'lambda:ListTags',
+    ],
+    withoutResourceType: ['lambda:CreateEventSourceMapping'],
+  },
   'AWS::Lambda::Function': {
     // The role is passed to Lambda; the bundle is read from the asset bucket as the caller.
     actions: [
@@ -214,6 +228,20 @@ export const RESOURCE_TYPE_ACTIONS: Record<string, ResourceTypeActions> = {
     ],
   },
   'AWS::SNS::TopicPolicy': { actions: ['sns:SetTopicAttributes', 'sns:GetTopicAttributes'] },
+  'AWS::SQS::Queue': {
+    // The sync watch's dead-letter queue (its mapping's on-failure destination).
+    actions: [
+      'sqs:CreateQueue',
+      'sqs:GetQueueUrl',
+      'sqs:GetQueueAttributes',
+      'sqs:SetQueueAttributes',
+      'sqs:DeleteQueue',
+      'sqs:TagQueue',
+      'sqs:UntagQueue',
+      'sqs:ListQueueTags',
+    ],
+  },
+  'AWS::SQS::QueuePolicy': { actions: ['sqs:SetQueueAttributes', 'sqs:GetQueueAttributes'] },
   'AWS::WAFv2::WebACL': {
     actions: [
       'wafv2:CreateWebACL',

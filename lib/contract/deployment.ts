@@ -5,10 +5,17 @@
 import type { PlanName } from './plans';
 import type { FunctionName } from './routes';
 import { STREAMING_LIMITS } from './streaming-limits';
+import { SYNC_TIMING, type SyncTiming } from './sync';
 import { ORDER_INDEXES, type TableId } from './tables';
 
-/** Every Lambda entry: the route functions and the authorizer. Each has `functions/<id>.ts`. */
+/** The functions behind the APIs: the route functions and the authorizer, each released by CodeDeploy. */
 export type FunctionId = FunctionName | 'authorizer';
+
+/** The functions a table's change stream invokes, through an event source mapping (STREAM_MAPPINGS). */
+export type StreamFunctionId = 'sync-watch';
+
+/** Every Lambda entry: each has `functions/<id>.ts` and its settings in FUNCTIONS. */
+export type EntryId = FunctionId | StreamFunctionId;
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
@@ -52,7 +59,7 @@ export interface FunctionSettings {
 
 const RATE_LIMIT_COUNTERS = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
 
-export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
+export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
   authorizer: {
     description: 'Bearer API key authorizer: one key lookup, answer cached by API Gateway',
     memoryMb: 256,
@@ -126,7 +133,72 @@ export const FUNCTIONS: Record<FunctionId, FunctionSettings> = {
     },
     bundleBudgetKib: 480,
   },
+  'sync-watch': {
+    description: "The orders table's stream: how late each change landed; re-stamps an order a walk could have missed",
+    memoryMb: 256,
+    // A batch is a few conditional writes at most, each a stamped write of up to 3 attempts cut at
+    // the per-attempt timeout (lib/stores/stamped-write.ts): well inside, and counted in the repair time.
+    timeoutSeconds: 30,
+    // UpdateItem: the conditional re-stamp (lib/stores/order-restamps.ts). Reading the stream is
+    // granted with its event source mapping (infra/constructs/change-stream.ts).
+    access: { orders: ['dynamodb:UpdateItem'] },
+    bundleBudgetKib: 480,
+  },
 };
+
+/**
+ * How Lambda's event source mapping feeds a stream function, declared once: the stack deploys it
+ * (AWS::Lambda::EventSourceMapping), the local stack emulates it (tools/local/stream-mapping.ts).
+ * AWS's parameters: docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html.
+ */
+export interface StreamMapping {
+  /** The table whose stream it reads. */
+  table: TableId;
+  /** Records per invocation at most (DynamoDB: 1 to 10,000; CDK allows 1,000). */
+  batchSize: number;
+  /** How long records are gathered before an invocation (MaximumBatchingWindowInSeconds). */
+  batchingWindowSeconds: number;
+  /** Retries of a failed batch before its records go to the on-failure destination (MaximumRetryAttempts). */
+  retryAttempts: number;
+  /** A record older than this goes to the on-failure destination unread (MaximumRecordAgeInSeconds). */
+  maxRecordAgeSeconds: number;
+  /** A failed batch is split in two and each half retried (BisectBatchOnFunctionError); no retry is used up. */
+  bisectOnError: boolean;
+  /** The function names the first record it failed (FunctionResponseTypes ReportBatchItemFailures). */
+  reportBatchItemFailures: boolean;
+  /** TRIM_HORIZON: a new mapping reads the 24 hours the stream keeps, so no change goes unread. */
+  startingPosition: 'TRIM_HORIZON' | 'LATEST';
+  /**
+   * IteratorAge (how long a record waited in the stream before its batch was sent) past which the
+   * function is alarmed on as behind: the repair time counts it (syncRepairMs).
+   */
+  iteratorAgeAlarmSeconds: number;
+}
+
+export const STREAM_MAPPINGS: Record<StreamFunctionId, StreamMapping> = {
+  'sync-watch': {
+    table: 'orders',
+    batchSize: 100,
+    // At most about one invocation a second per shard when changes trickle in; a second of repair delay.
+    batchingWindowSeconds: 1,
+    retryAttempts: 20,
+    maxRecordAgeSeconds: 6 * 3600,
+    bisectOnError: true,
+    reportBatchItemFailures: true,
+    startingPosition: 'TRIM_HORIZON',
+    iteratorAgeAlarmSeconds: 30,
+  },
+};
+
+/**
+ * How long after a change landed late (any lateness) a replica following the sync loop has it:
+ * the stream hands it to the sync watch within the IteratorAge the watch is alarmed on, the watch
+ * re-stamps it within its timeout, and a walk starting freshnessMs after the re-stamp delivers it.
+ */
+export function syncRepairMs(timing: SyncTiming = SYNC_TIMING): number {
+  const watch = STREAM_MAPPINGS['sync-watch'];
+  return (watch.iteratorAgeAlarmSeconds + FUNCTIONS['sync-watch'].timeoutSeconds) * 1000 + timing.freshnessMs;
+}
 
 /** Seconds between a streamed function's timeout and its integration timeout, so the function always stops first. */
 export const STREAMING_INTEGRATION_HEADROOM_SECONDS = 5;
@@ -265,7 +337,7 @@ export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {
 };
 
 export function isFunctionId(value: unknown): value is FunctionId {
-  return typeof value === 'string' && Object.hasOwn(FUNCTIONS, value);
+  return typeof value === 'string' && Object.hasOwn(FUNCTIONS, value) && !Object.hasOwn(STREAM_MAPPINGS, value);
 }
 
 /**

@@ -4,6 +4,7 @@ import { ORDER_SCHEMA_REF } from './openapi/schemas';
 import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
+import { syncRepairMs } from './deployment';
 
 const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
 
@@ -19,8 +20,10 @@ export const LIST_ORDERS_V2: OperationContract = {
     `change while three timing bounds hold: every index read shows a write within ${SYNC_TIMING.indexLagMs / 1000} s, ` +
     `the clocks that stamp changes and start walks are within ${SYNC_TIMING.clockErrorMs / 1000} s of AWS's, and a ` +
     `write its writer gave up on reaches the table within ${SYNC_TIMING.unansweredLandingMs / 1000} s. AWS guarantees ` +
-    'none of them; a change made while one is broken can be missed, and the service does not yet detect or repair ' +
-    'such a miss (a walk from the epoch restores a replica). Each change makes an ' +
+    "none of them, so the service watches the table's changes: one that reached the table later than its stamp " +
+    "allows (however late, a slow writer's clock included) is given a new `updatedAt`, and any walk that starts " +
+    `${syncRepairMs() / 1000} s after it landed delivers it. Index lag beyond its bound is not yet repaired (a walk ` +
+    'from the epoch restores a replica). Each change makes an ' +
     "order's `updatedAt` strictly later, so (`id`, `updatedAt`) names a change; a change may come more than once " +
     '(changes newer than the watermark are served too and come again), so apply an order only when its ' +
     "`updatedAt` is later than the copy held, and drop a departed order's copy only when the copy is older. A " +

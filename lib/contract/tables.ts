@@ -12,6 +12,11 @@ export interface TableSpec {
   ttlAttribute?: string;
   /** Global secondary indexes, each projecting every attribute. */
   indexes?: readonly IndexSpec[];
+  /**
+   * The table's change stream (DynamoDB Streams) and what each record carries: deployed by the
+   * stack, emulated by the local stack from the embedded server's writes (tools/local/change-stream.ts).
+   */
+  stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 /**
@@ -69,6 +74,9 @@ export const TABLES = {
     envVar: 'ORDERS_TABLE',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [ORDER_INDEXES.byUpdate, ORDER_INDEXES.byStatus],
+    // Read by the sync watch (functions/sync-watch.ts), and later by event delivery: both images,
+    // so a consumer sees what changed without reading the table.
+    stream: 'NEW_AND_OLD_IMAGES',
   },
   /** The deprecated GET /pets/{petId}'s own table, keyed like orders by an int64 id. */
   pets: { envVar: 'PETS_TABLE', partitionKey: { name: 'id', type: 'N' } },

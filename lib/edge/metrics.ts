@@ -81,6 +81,31 @@ export const BUSINESS_METRICS = {
     description: 'Keys the authorizer refused, by cause (the key itself is never recorded)',
     dimensions: { cause: KEY_REFUSAL_CAUSES },
   },
+  changesWatched: {
+    name: 'ChangesWatched',
+    unit: MetricUnit.Count,
+    description: "Order changes the sync watch judged, a batch of the orders table's stream at a time",
+    dimensions: {},
+  },
+  changeLateness: {
+    name: 'ChangeLateness',
+    unit: MetricUnit.Milliseconds,
+    description:
+      "Per stream batch, the most any change can have landed after its stamp (the stream's creation time is to the second, so up to 1 s less)",
+    dimensions: {},
+  },
+  changesRestamped: {
+    name: 'ChangesRestamped',
+    unit: MetricUnit.Count,
+    description: 'Changes that may have landed later than the walks allow for, re-stamped so later walks deliver them',
+    dimensions: {},
+  },
+  changesStampedAhead: {
+    name: 'ChangesStampedAhead',
+    unit: MetricUnit.Count,
+    description: "Changes stamped ahead of AWS's clock by more than the clock allowance: a writer's clock is off",
+    dimensions: {},
+  },
 } as const satisfies Record<string, MetricDeclaration>;
 
 type MetricId = keyof typeof BUSINESS_METRICS;
@@ -135,5 +160,15 @@ export const businessMetrics = {
   },
   authorizerRefusal(cause: KeyRefusalCause): void {
     emit<'authorizerRefusals'>({ cause }, { authorizerRefusals: 1 });
+  },
+  /** One stream batch's watch: its lateness only when it judged a change. */
+  syncWatch(batch: { watched: number; latenessMaxMs?: number; restamped: number; stampedAhead: number }): void {
+    const counts = {
+      changesWatched: batch.watched,
+      changesRestamped: batch.restamped,
+      changesStampedAhead: batch.stampedAhead,
+    };
+    if (batch.latenessMaxMs === undefined) emit<keyof typeof counts>({}, counts);
+    else emit<keyof typeof counts | 'changeLateness'>({}, { ...counts, changeLateness: batch.latenessMaxMs });
   },
 };

@@ -4,6 +4,7 @@ import { makeAuthorizerHandler } from '../edge/authorizer-handler';
 import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '../edge/orders-handlers';
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
+import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
 import { makeWebhookEndpointsHandler } from '../edge/webhooks-handler';
 import {
   keysStore,
@@ -12,6 +13,7 @@ import {
   ordersStore,
   pagesStore,
   petsStore,
+  restampsStore,
   webhookEndpointsStore,
 } from './stores';
 import {
@@ -20,6 +22,7 @@ import {
   perWiring,
   stampClockOf,
   walkSettleMsOf,
+  watchBoundsOf,
   webhookDestinationsOf,
   type Wiring,
 } from './wiring';
@@ -67,6 +70,14 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
     settleMs: walkSettleMsOf(w),
     ...deadlineDeps(w),
   }),
+);
+
+/**
+ * The orders table's stream consumer: judges each change against the walks' settling time of this
+ * wiring; its re-stamps carry the invocation's deadline, on the same timers and landing margin as a route's writes.
+ */
+export const syncWatchHandler = /* @__PURE__ */ perWiring((w) =>
+  makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w), ...deadlineDeps(w) }),
 );
 
 export const webhookEndpointsHandler = /* @__PURE__ */ perWiring((w) =>

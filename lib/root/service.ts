@@ -5,6 +5,7 @@ import {
   getPetHandler,
   listOrdersHandler,
   listOrdersV2Handler,
+  syncWatchHandler,
   webhookEndpointsHandler,
 } from './handlers';
 import { storesFor, type Stores } from './stores';
@@ -20,6 +21,8 @@ export interface Service {
   cancelOrder: ReturnType<typeof cancelOrderHandler>;
   getPet: ReturnType<typeof getPetHandler>;
   listOrdersV2: ReturnType<typeof listOrdersV2Handler>;
+  /** The orders table's stream consumer, which the local stack feeds from its emulated stream. */
+  syncWatch: ReturnType<typeof syncWatchHandler>;
   /** Every webhook endpoint route: the function dispatches on the route the event names. */
   webhookEndpoints: ReturnType<typeof webhookEndpointsHandler>;
 }
@@ -36,6 +39,7 @@ export function composeService(wiring: Wiring): Service {
     cancelOrder: cancelOrderHandler(wiring),
     getPet: getPetHandler(wiring),
     listOrdersV2: listOrdersV2Handler(wiring),
+    syncWatch: syncWatchHandler(wiring),
     webhookEndpoints: webhookEndpointsHandler(wiring),
   };
 }

@@ -7,6 +7,7 @@ import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { PetsRepository } from '../stores/pets';
 import { OrderPages } from '../stores/order-pages';
+import { OrderRestamps } from '../stores/order-restamps';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
 import { WebhookEndpointsRepository } from '../stores/webhook-endpoints';
@@ -29,6 +30,7 @@ export interface Stores {
   limiter: RateLimiter;
   listings: ListingsInFlight;
   pages: OrderPages;
+  restamps: OrderRestamps;
   webhookEndpoints: WebhookEndpointsRepository;
 }
 
@@ -97,6 +99,14 @@ export const listingsStore = /* @__PURE__ */ perWiring(
 
 export const pagesStore = /* @__PURE__ */ perWiring((w) => new OrderPages(documentClient(w), tableName(w, 'orders')));
 
+/**
+ * The sync watch's re-stamps: stamped writes, so one attempt per call on the stamp clock, each cut
+ * at the wiring's per-attempt timeout.
+ */
+export const restampsStore = /* @__PURE__ */ perWiring(
+  (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w), attemptTimerOf(w)),
+);
+
 /** Its writes are safe to repeat, so they go through the retrying client, each cut at the per-attempt timeout. */
 export const webhookEndpointsStore = /* @__PURE__ */ perWiring(
   (w) => new WebhookEndpointsRepository(documentClient(w), tableName(w, 'webhookEndpoints'), attemptTimerOf(w)),
@@ -111,6 +121,7 @@ export function storesFor(wiring: Wiring): Stores {
     limiter: limiterStore(wiring),
     listings: listingsStore(wiring),
     pages: pagesStore(wiring),
+    restamps: restampsStore(wiring),
     webhookEndpoints: webhookEndpointsStore(wiring),
   };
 }

@@ -8,6 +8,7 @@ import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
+import type { WatchBounds } from '../core/sync/lateness';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { awsClock, type StampClock } from '../stores/aws-clock';
 import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
@@ -168,6 +169,12 @@ export function landingMsOf(wiring: Wiring): number {
 /** How far a v2 walk's watermark stands behind its start, for writers cut at this wiring's per-attempt timeout. */
 export function walkSettleMsOf(wiring: Wiring): number {
   return settleMs(syncTimingOf(wiring), requestTimeoutOf(wiring));
+}
+
+/** What the sync watch judges a change by: this wiring's settling time, clock allowance and index lag. */
+export function watchBoundsOf(wiring: Wiring): WatchBounds {
+  const { clockErrorMs, indexLagMs } = syncTimingOf(wiring);
+  return { settleMs: walkSettleMsOf(wiring), clockErrorMs, indexLagMs };
 }
 
 export function tableName(wiring: Wiring, id: TableId): string {

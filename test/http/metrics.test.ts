@@ -168,6 +168,38 @@ test('authorizer refusals are counted by cause, and never carry the key', async 
   for (const key of [forged, unknown, revoked.key]) expect(written).not.toContain(key.slice(4, 24));
 });
 
+test("the sync watch publishes each stream batch's changes, worst lateness, re-stamps and early stamps", async () => {
+  // A stack of its own whose orders table has a stream, read by the sync watch on the stack's clock.
+  const watched = await startLocalStack({ dynamo: { stream: {} } });
+  try {
+    const watch = watched.app.streamMappings['sync-watch'];
+    const writer = (offsetMs: number) =>
+      new OrdersRepository(watched.tables.doc, watched.tables.names.orders, {
+        clock: () => watched.clock.now() + offsetMs,
+      });
+    // On time, ten minutes late (a slow clock), and ten minutes ahead (a fast one), in one batch.
+    await watched.app.orders.create({ id: '1', status: 'pending' });
+    await writer(-600_000).create({ id: '2', status: 'pending' });
+    await writer(600_000).create({ id: '3', status: 'pending' });
+    // The three are due together (a shard's batch each); the re-stamp's own record comes later.
+    watched.clock.set(watch?.nextDueAt() ?? NaN);
+    await watch?.deliverDue();
+    const sum = (metric: keyof typeof BUSINESS_METRICS) => recorded(metric).reduce((a, r) => a + Number(r.value), 0);
+    const batch = {
+      changesWatched: sum('changesWatched'),
+      changesRestamped: sum('changesRestamped'),
+      changesStampedAhead: sum('changesStampedAhead'),
+      changeLateness: Math.max(...recorded('changeLateness').map((r) => Number(r.value))),
+    };
+    expect(batch).toMatchObject({ changesWatched: 3, changesRestamped: 1, changesStampedAhead: 1 });
+    // The slow writer's change landed ten minutes after its stamp, to the second (the worst of the batches).
+    expect(batch.changeLateness).toBeGreaterThanOrEqual(600_000);
+    expect(batch.changeLateness).toBeLessThan(601_000);
+  } finally {
+    await watched.close();
+  }
+});
+
 test("the release hook's checks count in no metric: its random key's refusal is not a caller's", async () => {
   const authorizer = makeAuthorizerHandler({ keys: stack.app.keys });
   const [refused] = RELEASE_CHECKS.authorizer;

@@ -7,4 +7,5 @@ import { runSpec } from '../support/specs';
 runSpec('sync-exact', () => require('./sync-exact.spec'));
 runSpec('sync-contract', () => require('./sync-contract.spec'));
 runSpec('sync-interleavings', () => require('./sync-interleavings.spec'));
+runSpec('sync-late-landing', () => require('./sync-late-landing.spec'));
 runSpec('tool-clocks', () => require('./tool-clocks.spec'));

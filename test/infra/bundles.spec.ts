@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../lib/contract/tables';
-import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId } from '../../lib/contract/deployment';
 import {
   LAMBDA_TASK_ROOT,
   lambdaRuntimeCommand,
@@ -67,7 +67,7 @@ function importInFreshNode(file: string): Record<string, string> {
  */
 function deployed(
   stageName: 'staging' | 'prod',
-  entry: FunctionId,
+  entry: EntryId,
 ): { assetDir: string; file: string; exportName: string; environment: Record<string, string> } {
   const { template, stack } = stageNamed(synthesised, stageName);
   const props = template.findResources('AWS::Lambda::Function')[logicalId(stack.functions[entry].function)]
@@ -87,7 +87,7 @@ function deployed(
 }
 
 describe.each(['staging', 'prod'] as const)('bundles of %s', (stageName) => {
-  test.each(['authorizer', 'list-orders', 'cancel-order', 'get-pet'] as const)(
+  test.each(['authorizer', 'list-orders', 'cancel-order', 'get-pet', 'sync-watch'] as const)(
     '%s is a minified ESM bundle within its size budget, with a source map, exporting the handler the template names',
     (entry) => {
       const { file, exportName } = deployed(stageName, entry);

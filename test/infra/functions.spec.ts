@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/contract/tables';
-import { STAGE_LISTINGS_CAP_ENV_VAR, stageListingsCap, type FunctionId } from '../../lib/contract/deployment';
+import {
+  STAGE_LISTINGS_CAP_ENV_VAR,
+  stageListingsCap,
+  type EntryId,
+  type FunctionId,
+} from '../../lib/contract/deployment';
 import { STAGES } from '../../infra/stages';
 import { CURSOR_KEY_SECRET_ENV } from '../../lib/contract/sync';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
@@ -22,7 +27,7 @@ const PINNED_NODE_MAJOR = (
 
 /** What each function may do, written out independently of lib/contract/deployment.ts. */
 const EXPECTED: Record<
-  FunctionId,
+  EntryId,
   {
     memory: number;
     maxTimeout: number;
@@ -30,6 +35,8 @@ const EXPECTED: Record<
     environment?: Record<string, unknown>;
     /** Reads the stage's cursor key secret at run time (GetSecretValue on it alone). */
     readsCursorKey?: true;
+    /** Reads the orders table's stream through an event source mapping, its discarded batches going to a queue. */
+    readsOrdersStream?: true;
   }
 > = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
@@ -72,6 +79,13 @@ const EXPECTED: Record<
     environment: { [CURSOR_KEY_SECRET_ENV]: Match.anyValue() },
     readsCursorKey: true,
   },
+  // The orders table's stream consumer: it re-stamps orders (UpdateItem), nothing else of the store.
+  'sync-watch': {
+    memory: 256,
+    maxTimeout: 60,
+    tables: { orders: ['dynamodb:UpdateItem'] },
+    readsOrdersStream: true,
+  },
   // Its own table, read and written, and nothing of orders or keys: Query of the caller's
   // partition (the table itself, not its index), GetItem of a tombstone.
   'webhook-endpoints': {
@@ -89,7 +103,9 @@ const EXPECTED: Record<
     },
   },
 };
-const ENTRIES = Object.keys(EXPECTED) as FunctionId[];
+const ENTRIES = Object.keys(EXPECTED) as EntryId[];
+/** The functions behind the APIs, each with its pre-traffic hook. */
+const RELEASED = ENTRIES.filter((entry): entry is FunctionId => !EXPECTED[entry].readsOrdersStream);
 
 interface Statement {
   Effect: string;
@@ -98,7 +114,7 @@ interface Statement {
 }
 
 /** Every (action, resource) the function's role allows, as comparable strings. */
-function permissions(s: SynthesisedStage, entry: FunctionId): string[] {
+function permissions(s: SynthesisedStage, entry: EntryId): string[] {
   const role = s.stack.functions[entry].role;
   const policies = Object.values(s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(role)] } }));
   const out: string[] = [];
@@ -144,8 +160,8 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
 
   test('there are exactly the service functions, and the pre-traffic hook of each', () => {
     const { template, stack } = stage();
-    template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length * 2);
-    const hooks = ENTRIES.map((entry) => logicalId(stack.releases.hooks[entry].function));
+    template.resourceCountIs('AWS::Lambda::Function', ENTRIES.length + RELEASED.length);
+    const hooks = RELEASED.map((entry) => logicalId(stack.releases.hooks[entry].function));
     expect(Object.keys(template.findResources('AWS::Lambda::Function')).sort()).toEqual(
       [...ENTRIES.map((entry) => logicalId(stack.functions[entry].function)), ...hooks].sort(),
     );
@@ -223,6 +239,17 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
       }
       if (EXPECTED[entry].readsCursorKey)
         expected.push(`secretsmanager:GetSecretValue ${JSON.stringify(ref(stack.cursorKey))}`);
+      if (EXPECTED[entry].readsOrdersStream) {
+        const stream = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.tables.tables.orders), 'StreamArn'] });
+        const queue = JSON.stringify(arnOf(stack.syncWatch.deadLetters));
+        expected.push(
+          // Lambda's reads of the stream (ListStreams names no stream: docs.aws.amazon.com/lambda/latest/dg/with-ddb.html).
+          'dynamodb:ListStreams "*"',
+          ...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((action) => `dynamodb:${action} ${stream}`),
+          // The on-failure destination: what the mapping sends a discarded batch's description with.
+          ...['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((action) => `sqs:${action} ${queue}`),
+        );
+      }
       expect(permissions(s, entry)).toEqual(expected.sort());
       s.template.hasResourceProperties('AWS::IAM::Role', {
         AssumeRolePolicyDocument: Match.objectLike({

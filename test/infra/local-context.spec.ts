@@ -3,18 +3,18 @@
 // template. Bundling is off: only the function settings are read here.
 
 import { Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, STAGE_NAMES, type FunctionId } from '../../lib/contract/deployment';
+import { FUNCTIONS, STAGE_NAMES, type EntryId } from '../../lib/contract/deployment';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { logicalId, stageStacks } from './synth';
 
-const IDS = Object.keys(FUNCTIONS) as FunctionId[];
+const IDS = Object.keys(FUNCTIONS) as EntryId[];
 const FROZEN_NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 const stacks = stageStacks();
 const templates = Object.fromEntries(STAGE_NAMES.map((stage) => [stage, Template.fromStack(stacks[stage])]));
 
 /** The context the local gateway builds, read at the instant it is made. */
-function localSettings(id: FunctionId): { memoryMb: number; timeoutSeconds: number } {
+function localSettings(id: EntryId): { memoryMb: number; timeoutSeconds: number } {
   jest.useFakeTimers({ now: FROZEN_NOW });
   try {
     const context = lambdaContext(id);

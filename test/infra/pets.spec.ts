@@ -2,7 +2,7 @@
 // like the orders table, and a read-only grant on that table alone. Runs on the shared synthesis.
 import { Match } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../lib/contract/tables';
-import { FUNCTIONS, type FunctionId } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId } from '../../lib/contract/deployment';
 import { routeByOperation } from '../../lib/contract/routes';
 import { arnOf, logicalId, ref, stageNamed, synthesiseStages, type Synthesised, type SynthesisedStage } from './synth';
 
@@ -19,7 +19,7 @@ interface Statement {
 }
 
 /** Every `action resource` a function's role allows on DynamoDB. */
-function dynamoPermissions(s: SynthesisedStage, entry: FunctionId): string[] {
+function dynamoPermissions(s: SynthesisedStage, entry: EntryId): string[] {
   const role = s.stack.functions[entry].role;
   const policies = Object.values(s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [ref(role)] } }));
   const out: string[] = [];
@@ -63,12 +63,13 @@ describe.each(['staging', 'prod'] as const)('the pets route of %s', (stageName) 
     expect(pets?.Properties?.AttributeDefinitions).toEqual([
       { AttributeName: TABLES.pets.partitionKey.name, AttributeType: 'N' },
     ]);
-    // As the orders table but for the v2 listing's indexes, which only orders have, and the tags, which
-    // name each table's own logical id (test/infra/retained-data.spec.ts).
+    // As the orders table but for the v2 listing's indexes and the change stream, which only orders
+    // have, and the tags, which name each table's own logical id (test/infra/retained-data.spec.ts).
     const withoutIndexes = (props: Record<string, unknown> | undefined) => {
       const {
         AttributeDefinitions: _definitions,
         GlobalSecondaryIndexes: _indexes,
+        StreamSpecification: _stream,
         Tags: _tags,
         ...rest
       } = props ?? {};
@@ -91,7 +92,7 @@ describe.each(['staging', 'prod'] as const)('the pets route of %s', (stageName) 
         `dynamodb:UpdateItem ${arn('rateLimits')}`,
       ].sort(),
     );
-    for (const entry of Object.keys(FUNCTIONS) as FunctionId[]) {
+    for (const entry of Object.keys(FUNCTIONS) as EntryId[]) {
       if (entry === 'get-pet') continue;
       expect(dynamoPermissions(s, entry).filter((p) => p.endsWith(arn('pets')))).toEqual([]);
     }
@@ -100,7 +101,7 @@ describe.each(['staging', 'prod'] as const)('the pets route of %s', (stageName) 
   test('only get-pet is told the pets table name', () => {
     const { template, stack } = stage();
     const functions = template.findResources('AWS::Lambda::Function');
-    for (const entry of Object.keys(FUNCTIONS) as FunctionId[]) {
+    for (const entry of Object.keys(FUNCTIONS) as EntryId[]) {
       const variables = (
         functions[logicalId(stack.functions[entry].function)]?.Properties as {
           Environment: { Variables: Record<string, unknown> };

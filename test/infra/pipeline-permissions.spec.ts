@@ -15,6 +15,7 @@ import {
 import { PIPELINE_ROLE_NAMES } from '../../infra/pipeline/names';
 import { CDK_DEPLOY_ACTIONS_NOT_NEEDED } from '../../infra/pipeline/permissions';
 import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from '../../infra/pipeline/resource-actions';
+import { CREATE_MAPPING_ACTION, invokesStageFunction } from '../../infra/pipeline/stream-permissions';
 import { PSEUDO, rendered, statements, type Statement } from '../support/cfn-values';
 import { synthesiseStages, type Synthesised } from './synth';
 
@@ -123,10 +124,16 @@ describe.each(STAGE_NAMES)("%s's CloudFormation execution policy", (stage: Stage
     const unscoped = actionsWithoutResourceType();
     expect(unscoped).toContain('secretsmanager:GetRandomPassword');
     expect(unscoped.filter((action) => !allows(policy, action, '*'))).toEqual([]);
-    const onEverything = policy
-      .filter((s) => s.Effect === 'Allow' && s.Resource.includes('*'))
-      .flatMap((s) => s.Action);
-    expect(onEverything.sort()).toEqual(unscoped);
+    const onEverything = policy.filter((s) => s.Effect === 'Allow' && s.Resource.includes('*'));
+    expect(onEverything.flatMap((s) => s.Action).sort()).toEqual(unscoped);
+    // Creating an event source mapping only for the stage's functions.
+    const conditioned = onEverything.filter((s) => s.Condition !== undefined);
+    expect(conditioned).toEqual([
+      expect.objectContaining({
+        Action: [CREATE_MAPPING_ACTION],
+        Condition: rendered(synthesised.pipeline.stack.resolve(invokesStageFunction(stage))),
+      }),
+    ]);
   });
 
   test("creates or changes a role only with the stage's own permissions boundary", () => {

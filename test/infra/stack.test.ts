@@ -23,6 +23,7 @@ import './stage-isolation.spec';
 import './policy-actions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
+import './sync-watch.spec';
 import './firewall.spec';
 import './retained-data.spec';
 import './webhooks.spec';

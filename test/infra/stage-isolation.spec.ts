@@ -5,9 +5,11 @@
 // worst role a template of the stage could make, one allowed everything under the boundary, and
 // the stage's CloudFormation execution role (its execution policy, no boundary) are refused every
 // action of the Service Authorization Reference on the other stage's tables, secrets, stack,
-// functions, roles, log groups, APIs, API stages, usage plans and web ACL, and so is the stage's
-// deploy role; and each real role is allowed all it needs (the deploy role: cdk's deploy, the
-// preflight's reads, `canary-key create`'s calls, on its own stage's canary secret and tables).
+// functions, roles, log groups, APIs, API stages, usage plans, web ACL, event source mapping,
+// dead-letter queue and table stream, and so is the stage's deploy role; and each real role is
+// allowed all it needs (the deploy role: cdk's deploy, the preflight's reads, `canary-key
+// create`'s calls, on its own stage's canary secret and tables; the sync watch: its stream, its
+// queue, its orders; the execution role: its stage's mapping and queue).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -29,6 +31,11 @@ import {
 } from '../../infra/pipeline/names';
 import { CDK_DEPLOY_STACK_ACTIONS, stackDeletionRefused } from '../../infra/pipeline/permissions';
 import { RESOURCE_TYPE_ACTIONS } from '../../infra/pipeline/resource-actions';
+import {
+  CREATE_MAPPING_ACTION,
+  DEAD_LETTER_SEND_ACTIONS,
+  STREAM_READ_ACTIONS,
+} from '../../infra/pipeline/stream-permissions';
 import { AWS_MANAGED_POLICIES } from '../support/aws-managed-policies';
 import { PSEUDO } from '../support/cfn-values';
 import {
@@ -157,21 +164,18 @@ function stageTargets(stage: StageName): Target[] {
   const apiStageId = first('AWS::ApiGateway::Stage');
   const apiStage = stack.resource(apiStageId).Properties ?? {};
   const webAclId = first('AWS::WAFv2::WebACL');
+  /** Every resource of a CloudFormation type, by its ARN, with the context a request on it carries. */
+  const every = (
+    type: string,
+    [what, service, resourceType]: [string, string, string],
+    context: (id: string) => Record<string, string> = () => ({}),
+  ): Target[] =>
+    stack
+      .ofType(type)
+      .map((id) => ({ what: `${what} ${id}`, service, resourceType, resource: stack.arn(id), context: context(id) }));
   return [
-    ...stack.ofType('AWS::DynamoDB::Table').map((id) => ({
-      what: `table ${id}`,
-      service: 'dynamodb',
-      resourceType: 'table',
-      resource: stack.arn(id),
-      context: {},
-    })),
-    ...stack.ofType('AWS::SecretsManager::Secret').map((id) => ({
-      what: `secret ${id}`,
-      service: 'secretsmanager',
-      resourceType: 'Secret',
-      resource: stack.arn(id),
-      context: stack.tagContext(id),
-    })),
+    ...every('AWS::DynamoDB::Table', ['table', 'dynamodb', 'table']),
+    ...every('AWS::SecretsManager::Secret', ['secret', 'secretsmanager', 'Secret'], (id) => stack.tagContext(id)),
     {
       what: 'stack',
       service: 'cloudformation',
@@ -223,8 +227,25 @@ function stageTargets(stage: StageName): Target[] {
       resource: stack.arn(webAclId),
       context: stack.tagContext(webAclId),
     },
+    // The sync watch's: a request on a mapping carries its tags and the function it invokes.
+    ...every('AWS::Lambda::EventSourceMapping', ['event source mapping', 'lambda', 'eventSourceMapping'], (id) => ({
+      ...stack.tagContext(id),
+      'lambda:FunctionArn': stack.invokedFunctionArn(id),
+    })),
+    ...every('AWS::SQS::Queue', ['queue', 'sqs', 'queue']),
+    ...streamTables(stack).map((id) => ({
+      what: `stream of table ${id}`,
+      service: 'dynamodb',
+      resourceType: 'stream',
+      resource: stack.streamArn(id),
+      context: {},
+    })),
   ];
 }
+
+/** The tables of a stack that have a stream. */
+const streamTables = (stack: DeployedStack) =>
+  stack.ofType('AWS::DynamoDB::Table').filter((id) => stack.resource(id).Properties?.StreamSpecification);
 
 async function allowedAmong(principals: Principal[], requests: (Request & { what: string })[]): Promise<string[]> {
   const allowed: string[] = [];
@@ -249,7 +270,7 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(boundaryArn(stage)).not.toBe(boundaryArn(other(stage)));
   });
 
-  test(`no role of ${stage}, its deploy role and execution role among them, may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs, API stages, web ACL`, async () => {
+  test(`no role of ${stage}, its deploy role and execution role among them, may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs, API stages, web ACL, event source mapping, dead-letter queue, table stream`, async () => {
     const requests: (Request & { what: string })[] = [];
     for (const target of stageTargets(other(stage))) {
       for (const action of await actionsOnResourceType(target.service, target.resourceType)) {
@@ -264,6 +285,10 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     }
     expect(requests.length).toBeGreaterThan(200);
     expect(requests.filter((r) => r.action.startsWith('wafv2:')).length).toBeGreaterThan(5);
+    // The mapping's own actions and its tags', the queue's, the stream's reads.
+    for (const kind of ['event source mapping', 'queue', 'stream of table']) {
+      expect(requests.filter((r) => r.what.startsWith(`${other(stage)} ${kind}`)).length).toBeGreaterThanOrEqual(3);
+    }
     const deployRole = rolePrincipal(pipeline, deployRoleId(stage), `${stage} deploy role`);
     expect(await allowedAmong([worstStageRole(stage), executionRole(stage), deployRole], requests)).toEqual([]);
   }, 120_000);
@@ -504,6 +529,121 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(allowed).toEqual([]);
   });
 
+  test("the sync watch may read its stage's orders stream, send to its queue and re-stamp its orders, none of the other stage's", async () => {
+    const builtStack = (s: StageName) => {
+      const found = synthesised.stages.find((x) => x.stage === s)?.stack;
+      if (!found) throw new Error(`no ${s}`);
+      return found;
+    };
+    const watch = builtStack(stage).functions['sync-watch'];
+    const role = rolePrincipal(stages[stage], logicalId(watch.role), `${stage} sync watch`);
+    // What the mapping does with the role (with-ddb.html), and the watch's own re-stamp (its declared access).
+    const restamps = FUNCTIONS['sync-watch'].access.orders ?? [];
+    expect(restamps.length).toBeGreaterThan(0);
+    const needs = (s: StageName): Request[] => {
+      const orders = logicalId(builtStack(s).tables.tables.orders);
+      const queue = stages[s].arn(logicalId(builtStack(s).syncWatch.deadLetters));
+      return [
+        ...STREAM_READ_ACTIONS.map((action) => ({
+          action,
+          resource: action === 'dynamodb:ListStreams' ? '*' : stages[s].streamArn(orders),
+        })),
+        ...DEAD_LETTER_SEND_ACTIONS.map((action) => ({ action, resource: queue })),
+        ...restamps.map((action) => ({ action, resource: stages[s].arn(orders) })),
+      ];
+    };
+    expect(streamTables(stages[stage])).toEqual([logicalId(builtStack(stage).tables.tables.orders)]);
+    const refused: string[] = [];
+    for (const request of needs(stage)) {
+      const decision = await decide(role, request);
+      if (decision !== 'Allowed') refused.push(`${request.action} on ${request.resource} ${decision}`);
+    }
+    expect(refused).toEqual([]);
+    const allowed: string[] = [];
+    for (const request of needs(other(stage)).filter((r) => r.resource !== '*')) {
+      if ((await decide(role, request)) === 'Allowed') allowed.push(`${request.action} on ${request.resource}`);
+    }
+    expect(allowed).toEqual([]);
+  });
+
+  test("the execution role may make, change and delete its stage's mapping and queue; no mapping onto or of the other stage", async () => {
+    const role = executionRole(stage);
+    const mapping = (s: StageName) => {
+      const id = stages[s].ofType('AWS::Lambda::EventSourceMapping')[0] ?? '';
+      return {
+        resource: stages[s].arn(id),
+        tags: stages[s].tagContext(id),
+        functionArn: stages[s].invokedFunctionArn(id),
+      };
+    };
+    const queue = (s: StageName) => stages[s].arn(stages[s].ofType('AWS::SQS::Queue')[0] ?? '');
+    const own = mapping(stage);
+    const theirs = mapping(other(stage));
+    expect(own.tags).toEqual({ [`aws:ResourceTag/${STAGE_TAG}`]: stage });
+    expect(own.functionArn).toMatch(new RegExp(`:function:${generatedNamePrefix(stage)}.+:live$`));
+    const onMapping = (
+      target: ReturnType<typeof mapping>,
+      action: string,
+      functionArn = target.functionArn,
+    ): Request => ({
+      action,
+      resource: target.resource,
+      context: { ...target.tags, 'lambda:FunctionArn': functionArn },
+    });
+    const create = (functionArn: string, tagStage: StageName): Request => ({
+      action: CREATE_MAPPING_ACTION,
+      resource: '*',
+      context: { 'lambda:FunctionArn': functionArn, [`aws:RequestTag/${STAGE_TAG}`]: tagStage },
+    });
+    const mappingActions = [
+      'lambda:GetEventSourceMapping',
+      'lambda:UpdateEventSourceMapping',
+      'lambda:DeleteEventSourceMapping',
+      'lambda:TagResource',
+      'lambda:ListTags',
+    ];
+    const queueActions = ['sqs:CreateQueue', 'sqs:SetQueueAttributes', 'sqs:GetQueueAttributes', 'sqs:DeleteQueue'];
+    const mayDo: Request[] = [
+      create(own.functionArn, stage),
+      ...mappingActions.map((action) => onMapping(own, action)),
+      ...queueActions.map((action) => ({ action, resource: queue(stage) })),
+    ];
+    const refused: string[] = [];
+    for (const request of mayDo) {
+      const decision = await decide(role, request);
+      if (decision !== 'Allowed') refused.push(`${request.action} on ${request.resource} ${decision}`);
+    }
+    expect(refused).toEqual([]);
+    // Not: a mapping onto the other stage's function, or tagged for it; its mapping, whichever
+    // function the request names (an update pointing it at this stage's function reads its
+    // stream); this stage's own pointed at the other's function; its queue; the stage tag taken off.
+    const mayNot: [string, Request][] = [
+      ['create onto theirs', create(theirs.functionArn, stage)],
+      ['create tagged theirs', create(own.functionArn, other(stage))],
+      ...mappingActions.map((action): [string, Request] => [`theirs`, onMapping(theirs, action)]),
+      ...mappingActions.map((action): [string, Request] => [
+        'theirs, at our function',
+        onMapping(theirs, action, own.functionArn),
+      ]),
+      ['ours, at their function', onMapping(own, 'lambda:UpdateEventSourceMapping', theirs.functionArn)],
+      ...queueActions.map((action): [string, Request] => ['their queue', { action, resource: queue(other(stage)) }]),
+      [
+        'untag ours',
+        {
+          action: 'lambda:UntagResource',
+          resource: own.resource,
+          context: { ...own.tags, 'aws:TagKeys': [STAGE_TAG] },
+        },
+      ],
+    ];
+    const allowed: string[] = [];
+    for (const [what, request] of mayNot) {
+      if ((await decide(role, request)) === 'Allowed')
+        allowed.push(`${what}: ${request.action} on ${request.resource}`);
+    }
+    expect(allowed).toEqual([]);
+  });
+
   test("the execution role may attach only its stage's web ACL, and detach none of the other stage's", async () => {
     const role = executionRole(stage);
     const acl = (s: StageName) => stages[s].arn(stages[s].ofType('AWS::WAFv2::WebACL')[0] ?? '');
@@ -537,7 +677,7 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
       const declared = RESOURCE_TYPE_ACTIONS[type];
       if (!declared) throw new Error(`${type} is not in RESOURCE_TYPE_ACTIONS`);
       for (const action of [...declared.actions, ...(declared.withoutResourceType ?? [])]) {
-        const request = await stageSample(stage, action);
+        const request = await stageSample(stage, action, SAMPLE_RESOURCE_TYPES[type]);
         const decision = await decideOn(role, request);
         if (decision !== 'Allowed') refused.push(`${type} ${action} on ${request.resource} ${decision}`);
       }
@@ -605,28 +745,52 @@ const STAGE_RESOURCE_TYPES = [
   'apigateway',
 ];
 
+/** The resource type to try an action on for a CloudFormation type, where the action takes several (tagging). */
+const SAMPLE_RESOURCE_TYPES: Record<string, string> = { 'AWS::Lambda::EventSourceMapping': 'eventSourceMapping' };
+
+/** The name a sample resource of the stage gets: one CloudFormation would generate. */
+const sampleName = (stage: StageName) => `${generatedNamePrefix(stage)}Sample`;
+
+/** The context CloudFormation's requests for the stage carry. */
+function cdkContext(stage: StageName): Record<string, string> {
+  return {
+    [`aws:ResourceTag/${STAGE_TAG}`]: stage,
+    [`aws:RequestTag/${STAGE_TAG}`]: stage,
+    'iam:PermissionsBoundary': arnOf('iam', `policy/${PIPELINE_ROLE_NAMES.permissionsBoundary(stage)}`, ''),
+    'iam:PassedToService': 'lambda.amazonaws.com',
+    'kms:ViaService': `s3.${REGION}.amazonaws.com`,
+    // An event source mapping's: the function it invokes.
+    'lambda:FunctionArn': arnOf('lambda', `function:${sampleName(stage)}`),
+  };
+}
+
 /**
  * A request the stage's execution role makes for an action: "*" for an action without a resource
  * type, else a resource of the stage of the action's required (or first) resource type, named as
- * the stage names it, with the context CloudFormation's request carries (the stage tag, the
- * boundary of a role it makes, the service a role is passed to, S3 asking KMS).
+ * the stage names it (of `resourceType`, when the action takes it), with the context
+ * CloudFormation's request carries (the stage tag, the boundary of a role it makes, the service a
+ * role is passed to, S3 asking KMS, the function a mapping invokes).
  */
-async function stageSample(stage: StageName, action: string): Promise<Request> {
+async function stageSample(stage: StageName, action: string, resourceType?: string): Promise<Request> {
   const { wildcardOnly, types } = await resourceTypesOf(action);
-  if (wildcardOnly) return { action, resource: '*' };
+  if (wildcardOnly) return { action, resource: '*', context: cdkContext(stage) };
   const [service] = action.split(':') as [string];
   // API Gateway's verbs act on its paths: a REST API (POST creates one under /restapis); apigateway:SetWebACL on a stage.
   const apiType = action === 'apigateway:POST' ? 'RestApis' : 'RestApi';
   const type =
     service === 'apigateway' && types.some((t) => t.name === apiType)
       ? apiType
-      : (types.find((t) => t.required) ?? types.find((t) => STAGE_RESOURCE_TYPES.includes(t.name)) ?? types[0])?.name;
+      : (
+          types.find((t) => t.name === resourceType) ??
+          types.find((t) => t.required) ??
+          types.find((t) => STAGE_RESOURCE_TYPES.includes(t.name)) ??
+          types[0]
+        )?.name;
   // A stage's ARN has a REST API's form and an HTTP API's: the stacks make REST APIs.
   const formats = types.find((t) => t.name === type)?.arnFormats ?? [];
   const format = formats.find((f) => f.includes('/restapis/')) ?? formats[0];
   if (!format) throw new Error(`No resource type of ${action}`);
   const bootstrap = stageBootstrap(stage);
-  const generated = `${generatedNamePrefix(stage)}Sample`;
   const values: Record<string, string> = {
     Partition: 'aws',
     Region: REGION,
@@ -643,15 +807,8 @@ async function stageSample(stage: StageName, action: string): Promise<Request> {
     // A web ACL in front of API Gateway is regional (list_awswafv2.html: `${Scope}/webacl/...`).
     Scope: 'regional',
   };
-  const resource = format.replace(/\$\{([^}]+)\}/g, (_, name: string) => values[name] ?? generated);
-  const context: Record<string, string> = {
-    [`aws:ResourceTag/${STAGE_TAG}`]: stage,
-    [`aws:RequestTag/${STAGE_TAG}`]: stage,
-    'iam:PermissionsBoundary': arnOf('iam', `policy/${PIPELINE_ROLE_NAMES.permissionsBoundary(stage)}`, ''),
-    'iam:PassedToService': 'lambda.amazonaws.com',
-    'kms:ViaService': `s3.${REGION}.amazonaws.com`,
-  };
-  return { action, resource, context };
+  const resource = format.replace(/\$\{([^}]+)\}/g, (_, name: string) => values[name] ?? sampleName(stage));
+  return { action, resource, context: cdkContext(stage) };
 }
 
 describe('KMS and the permissions boundary (the asset bucket is SSE-KMS)', () => {

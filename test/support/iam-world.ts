@@ -4,7 +4,9 @@
 // one CloudFormation generates, `<stack name>-<logical id>-<random>`
 // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-name.html),
 // except a secret's, which the stack name is not part of: `<logical id>-<random>`, to which Secrets
-// Manager adds `-` and six characters in the ARN.
+// Manager adds `-` and six characters in the ARN. Ids a service picks (an event source mapping's
+// UUID, a stream's label) are made up, one per resource.
+import { createHash } from 'node:crypto';
 import { PSEUDO } from './cfn-values';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -40,7 +42,11 @@ const NAME_PROPERTY: Record<string, string> = {
   'AWS::CloudWatch::Alarm': 'AlarmName',
   'AWS::CloudWatch::Dashboard': 'DashboardName',
   'AWS::WAFv2::WebACL': 'Name',
+  'AWS::SQS::Queue': 'QueueName',
 };
+
+/** A stream's label: the time DynamoDB made the stream (list_amazondynamodb.html, `${StreamLabel}`). */
+const STREAM_LABEL = '2025-01-01T00:00:00.000';
 
 export const arnOf = (service: string, resource: string, region: string = REGION) =>
   `arn:${PARTITION}:${service}:${region}:${ACCOUNT}:${resource}`;
@@ -94,6 +100,10 @@ export class DeployedStack {
         return arnOf('secretsmanager', `secret:${name}-AbCdEf`);
       case 'AWS::SNS::Topic':
         return arnOf('sns', name);
+      case 'AWS::SQS::Queue':
+        return arnOf('sqs', name);
+      case 'AWS::Lambda::EventSourceMapping':
+        return arnOf('lambda', `event-source-mapping:${this.ref(id)}`);
       case 'AWS::CloudWatch::Alarm':
         return arnOf('cloudwatch', `alarm:${name}`);
       case 'AWS::WAFv2::WebACL':
@@ -111,6 +121,21 @@ export class DeployedStack {
     }
   }
 
+  /** What `Fn::GetAtt [id, StreamArn]` gives: the table's stream. */
+  streamArn(id: string): string {
+    if (this.resource(id).Properties?.StreamSpecification === undefined) throw new Error(`${id} has no stream`);
+    return `${this.arn(id)}/stream/${STREAM_LABEL}`;
+  }
+
+  /**
+   * The function an event source mapping invokes, as `lambda:FunctionArn` names it: the full ARN
+   * of what its FunctionName names (a name, with its alias, in these templates).
+   */
+  invokedFunctionArn(id: string): string {
+    const name = this.string(this.resource(id).Properties?.FunctionName ?? null);
+    return name.startsWith('arn:') ? name : arnOf('lambda', `function:${name}`);
+  }
+
   /** What `Ref` gives, for the types the policies name. */
   ref(id: string): string {
     const resource = this.resource(id);
@@ -123,6 +148,12 @@ export class DeployedStack {
         return `${arnOf('lambda', `function:${this.string(resource.Properties?.FunctionName ?? null)}`)}:1`;
       case 'AWS::Lambda::Alias':
         return `${arnOf('lambda', `function:${this.string(resource.Properties?.FunctionName ?? null)}`)}:${this.string(resource.Properties?.Name ?? null)}`;
+      case 'AWS::SQS::Queue':
+        return `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${this.name(id)}`;
+      case 'AWS::Lambda::EventSourceMapping': {
+        const hex = createHash('sha256').update(`${this.stackName}/${id}`).digest('hex');
+        return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+      }
       case 'AWS::IAM::OIDCProvider':
         return arnOf('iam', 'oidc-provider/token.actions.githubusercontent.com', '');
       case 'AWS::ApiGateway::RestApi':
@@ -147,12 +178,24 @@ export class DeployedStack {
       if (key === 'Fn::GetAtt' && Array.isArray(arg)) {
         const [id, attribute] = arg as [string, string];
         if (attribute === 'Arn') return this.arn(id);
+        if (attribute === 'StreamArn') return this.streamArn(id);
         if (attribute === 'Version') return '1';
         throw new Error(`No value for Fn::GetAtt ${id}.${attribute}`);
       }
       if (key === 'Fn::Join' && Array.isArray(arg)) {
         const [separator, parts] = arg as [string, Json[]];
         return parts.map((part) => this.string(part)).join(separator);
+      }
+      if (key === 'Fn::Split' && Array.isArray(arg)) {
+        const [separator, source] = arg as [string, Json];
+        return this.string(source).split(separator);
+      }
+      if (key === 'Fn::Select' && Array.isArray(arg)) {
+        const [index, options] = arg as [number, Json];
+        const resolved = this.value(options);
+        const chosen = Array.isArray(resolved) ? resolved[Number(index)] : undefined;
+        if (chosen === undefined) throw new Error(`Fn::Select ${index} of ${JSON.stringify(options)}`);
+        return chosen;
       }
       // Another stack's output (the account stack's CloudWatch role, in a tag): a value, not a grant.
       if (key === 'Fn::GetStackOutput') return `<output of ${JSON.stringify(arg)}>`;

@@ -12,7 +12,7 @@ export interface LaggingTables extends TestTables {
   close(): Promise<void>;
 }
 
-export type LagOptions = Pick<EmbeddedDynamoOptions, 'indexLag' | 'holdWrites' | 'dataDir' | 'clock'>;
+export type LagOptions = Pick<EmbeddedDynamoOptions, 'indexLag' | 'holdWrites' | 'dataDir' | 'clock' | 'stream'>;
 
 /**
  * A private embedded server inside this test worker, as late as DynamoDB can be where asked (index

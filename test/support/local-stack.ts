@@ -73,7 +73,8 @@ export interface LocalStackOptions extends Partial<Omit<LocalAppOptions, 'endpoi
   /**
    * Run on a private embedded server in this worker, as late as DynamoDB where asked (index lag,
    * held writes), instead of the shared prompt one. The index lag runs on the stack's clock unless
-   * it brings its own.
+   * it brings its own; so does the change stream, whose consumers (the sync watch) the app then runs,
+   * their batches sent by the test (app.streamMappings, deliverDue).
    */
   dynamo?: LagOptions;
   /**
@@ -129,9 +130,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.clock ? { clock: clock.now } : {}),
       ...dynamo,
       ...(dynamo.indexLag ? { indexLag: { now: clock.now, ...dynamo.indexLag } } : {}),
+      ...(dynamo.stream ? { stream: { now: clock.now, ...dynamo.stream } } : {}),
     }));
   const tables = lagging ?? (await createTestTables());
-  const app = createLocalApp({ endpoint: tables.endpoint, tables: tables.names, now: clock.now, ...appOptions });
+  const changeStream = lagging?.dynamo.stream;
+  const app = createLocalApp({
+    endpoint: tables.endpoint,
+    tables: tables.names,
+    now: clock.now,
+    ...(changeStream ? { changeStream } : {}),
+    ...appOptions,
+  });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

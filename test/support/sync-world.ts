@@ -3,7 +3,9 @@
 // stamps, the walks, the index lag and the holds all read (no real waiting), and replicas that
 // follow docs/client.md: sync from the server's watermark, apply an order when it is later (and,
 // for a replica of one status, drop the copy of an order that left it when the copy is older).
-// Every walk's watermark is checked: never past the walk's start less the settling time.
+// Every walk's watermark is checked: never past the walk's start less the settling time. The orders
+// table's stream runs too, read by the sync watch as on AWS (unless a test turns it off to show what
+// is lost without it): a walk first lets the watch have the batches due by the virtual clock.
 import { StoreOrdersClient } from '../../client/client';
 import { applySync, type SyncedListedOrder } from '../../client/pages';
 import type { OrderStatus } from '../../lib/contract/order';
@@ -11,6 +13,7 @@ import { MAX_CUSTOM_LIMITS } from '../../lib/contract/plans';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { SYNC_TIMING } from '../../lib/contract/sync';
 import type { createLocalApp } from '../../tools/local/app';
+import type { EventSourceMapping } from '../../tools/local/stream-mapping';
 import type { HeldWrite } from '../../tools/local/embedded-dynamo';
 import type { TestTables } from './dynamo';
 import { bearer, startLocalStack, type LocalStack, type TestClock } from './local-stack';
@@ -56,12 +59,25 @@ export interface SyncWorld {
   expectConverged(limit?: number): Promise<void>;
   /** A replica of the orders of one status, empty, syncing from the epoch. */
   replicaOf(status: OrderStatus): Replica;
+  /** The sync watch's event source mapping on the orders table's stream; absent with `watch: false`. */
+  watch: EventSourceMapping | undefined;
+  /**
+   * Moves the virtual clock to each batch of the stream as it comes due and lets the watch have it,
+   * until none waits (the watch's own re-stamps included); resolves to the time moved.
+   */
+  drainStream(): Promise<number>;
   close(): Promise<void>;
 }
 
-export async function startSyncWorld(
-  options: { indexLagMs?: number; random?: () => number; clock?: TestClock } = {},
-): Promise<SyncWorld> {
+export interface SyncWorldOptions {
+  indexLagMs?: number;
+  random?: () => number;
+  clock?: TestClock;
+  /** Run the sync watch on the orders table's stream (default true). */
+  watch?: boolean;
+}
+
+export async function startSyncWorld(options: SyncWorldOptions = {}): Promise<SyncWorld> {
   let policy: HoldPolicy | undefined;
   let writes = 0;
   const holds: { until: number; release: () => void }[] = [];
@@ -90,9 +106,11 @@ export async function startSyncWorld(
           wake();
         });
       },
+      ...(options.watch === false ? {} : { stream: {} }),
     },
   });
   const { clock, app, tables } = stack;
+  const watch = app.streamMappings['sync-watch'];
   ordersTable = tables.names.orders;
   const { key } = await stack.newKey('enterprise', MAX_CUSTOM_LIMITS);
   // Through stack.call, so every answer the client reads is also checked against the v2 document.
@@ -109,6 +127,8 @@ export async function startSyncWorld(
       watermark: '1970-01-01T00:00:00.000Z',
       orders: new Map(),
       sync: async (limit = 100) => {
+        // The watch runs beside the walks: whatever the stream holds that is due by now is its.
+        await watch?.deliverDue();
         const started = clock.now();
         const result = await api.syncOrders({ since: replica.watermark, limit, ...(status ? { status } : {}) });
         // Never past what had settled when the walk began, whatever it asked from.
@@ -129,6 +149,8 @@ export async function startSyncWorld(
         );
         expect(missed).toEqual([]);
         expect(replica.orders).toEqual(store);
+        // The watch gave up on no batch (its on-failure destination stayed empty).
+        expect(watch?.discarded ?? []).toEqual([]);
       },
     };
     return replica;
@@ -179,7 +201,17 @@ export async function startSyncWorld(
     sync: (limit) => main.sync(limit),
     expectConverged: (limit) => main.expectConverged(limit),
     replicaOf: (status) => newReplica(status),
+    watch,
+    drainStream: async () => {
+      const from = clock.now();
+      for (let due = watch?.nextDueAt(); due !== undefined; due = watch?.nextDueAt()) {
+        if (due > clock.now()) world.advance(due - clock.now());
+        await watch?.deliverDue();
+      }
+      return clock.now() - from;
+    },
     close: async () => {
+      watch?.close();
       for (const hold of holds.splice(0)) hold.release();
       await stack.close();
     },

@@ -12,6 +12,7 @@ runSpec('cursor-keyring', () => require('./cursor-keyring.spec'));
 runSpec('sync-keys', () => require('./sync-keys.spec'));
 runSpec('sync-query', () => require('./sync-query.spec'));
 runSpec('sync-stamps', () => require('./sync-stamps.spec'));
+runSpec('sync-lateness', () => require('./sync-lateness.spec'));
 runSpec('stamp-rules', () => require('./stamp-rules.spec'));
 runSpec('call-deadlines', () => require('./call-deadlines.spec'));
 runSpec('error-mapping', () => require('./error-mapping.spec'));

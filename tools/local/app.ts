@@ -4,11 +4,15 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { composeService, type Stores, type Wiring } from '../../lib/root/service';
 import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
+import { STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
+import type { ChangeStream } from './change-stream';
 import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
+import { lambdaContext } from './proxy-event';
+import { EventSourceMapping, type StreamHandler } from './stream-mapping';
 import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
@@ -23,6 +27,12 @@ export type LocalAppOptions = Pick<
     cursorKey?: Wiring['cursorKey'];
     /** Extra routes and their handlers, e.g. a deprecated fixture route in tests. */
     extraRoutes?: { route: Route; handler: ProxyHandler | StreamingLambdaHandler }[];
+    /**
+     * The embedded server's change streams: each stream function (the sync watch) then reads its
+     * table's stream through an emulated event source mapping, on real timers unless the app runs
+     * on a given clock (tests deliver its batches themselves, deliverDue).
+     */
+    changeStream?: ChangeStream;
   };
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
@@ -31,8 +41,10 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   /** The stores' DynamoDB client (tests count its calls). */ dynamo: DynamoDBDocumentClient;
   /** How far a v2 walk's watermark stands behind its start on this stack (lib/contract/sync.ts settleMs). */
   settleMs: number;
+  /** Each stream function's event source mapping, when the app was given a change stream. */
+  streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
 } {
-  const { extraRoutes = [], publicRoutes = [], ...rest } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, ...rest } = options;
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
@@ -64,5 +76,25 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     addressLimit,
     ...(settings.timers ? { timers: settings.timers } : {}),
   });
-  return { server, ...service.stores, dynamo: documentClient(wiring), settleMs: walkSettleMsOf(wiring) };
+  const consumers: Record<StreamFunctionId, StreamHandler> = { 'sync-watch': service.syncWatch };
+  const streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>> = {};
+  for (const id of Object.keys(consumers) as StreamFunctionId[]) {
+    if (changeStream === undefined) break;
+    const settings = STREAM_MAPPINGS[id];
+    const now = options.now ?? Date.now;
+    streamMappings[id] = new EventSourceMapping(changeStream, options.tables[settings.table], {
+      settings,
+      handler: consumers[id],
+      context: () => lambdaContext(id, { now }),
+      now,
+      autoDeliver: options.now === undefined,
+    });
+  }
+  return {
+    server,
+    ...service.stores,
+    dynamo: documentClient(wiring),
+    settleMs: walkSettleMsOf(wiring),
+    streamMappings,
+  };
 }

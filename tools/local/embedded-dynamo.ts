@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { ChangeStream, streamChanges, type ChangeStreamOptions } from './change-stream';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
 import { holdWrites, type HeldWrite, type WriteHold, type WriteHolds } from './write-holds';
 
@@ -14,6 +15,8 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
   /** Makes every deferred index change visible now (a test's final, settled comparison). */
   settleIndexes(): Promise<void>;
+  /** The tables' change streams, when asked for: what the local stack's stream consumers read. */
+  stream?: ChangeStream;
 }
 
 export interface EmbeddedDynamoOptions {
@@ -31,6 +34,11 @@ export interface EmbeddedDynamoOptions {
   indexLag?: IndexLagOptions;
   /** Writes that reach the table late, even after their client gave up, as on AWS: see write-holds.ts. */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  /**
+   * Record every applied write as DynamoDB Streams would (tools/local/change-stream.ts), for the
+   * tables a consumer subscribes to: the change stream of lib/contract/tables.ts, emulated.
+   */
+  stream?: ChangeStreamOptions;
   /**
    * AWS's clock (epoch ms), which each reply's `Date` header gives, to the whole second, as it is
    * sent: the machine's by default; a test's world passes its own, so a tool that reads AWS's
@@ -53,6 +61,8 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     ...(options.dataDir ? { path: options.dataDir } : {}),
   };
   if (lag) lagIndexes(dynaliteOptions, lag);
+  const stream = options.stream ? new ChangeStream(options.stream) : undefined;
+  if (stream) streamChanges(dynaliteOptions, stream);
   const server = dynalite(dynaliteOptions);
   dateReplies(server, options.clock ?? Date.now);
   const holds: WriteHolds | undefined = options.holdWrites
@@ -69,6 +79,7 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     endpoint: `http://${host}:${port}`,
     port,
     settleIndexes: async () => lag?.settle(),
+    ...(stream ? { stream } : {}),
     close: async () => {
       // Writes sent are applied, and their index changes too, before the store closes (and, with
       // dataDir, so that a restart finds them).

@@ -3,7 +3,7 @@
 // build theirs with it too, so a field API Gateway sets differently is fixed in one place.
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionId, type FunctionSettings } from '../../lib/contract/deployment';
+import { FUNCTIONS, type EntryId, type FunctionSettings } from '../../lib/contract/deployment';
 import { BASE_PATH, basePathOf, pathParameterNames, type Route } from '../../lib/contract/routes';
 
 const LOCAL_ACCOUNT = '000000000000';
@@ -157,7 +157,7 @@ export function buildProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
  * `settings` replaces them only in tests that need a short deadline.
  */
 export function lambdaContext(
-  id: FunctionId,
+  id: EntryId,
   options: { settings?: FunctionSettings; awsRequestId?: string; now?: () => number } = {},
 ): Context {
   const settings = options.settings ?? FUNCTIONS[id];

@@ -17,6 +17,7 @@ import { DEMO_ORDERS, DEMO_PETS } from './demo-content';
 import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
 import { everyKthWrite } from './write-holds';
+import type { ChangeStream } from './change-stream';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
 
@@ -36,7 +37,9 @@ async function checkDataDir(dir: string): Promise<void> {
   if (found && !found.isDirectory()) throw new StartUsageError(`--data-dir ${dir} is a file, not a folder`);
 }
 
-async function openDynamo(options: StartOptions): Promise<{ endpoint: string; close(): Promise<void> }> {
+async function openDynamo(
+  options: StartOptions,
+): Promise<{ endpoint: string; close(): Promise<void>; stream?: ChangeStream }> {
   if (options.dynamodbEndpoint !== undefined)
     return { endpoint: options.dynamodbEndpoint, close: async () => undefined };
   if (options.dataDir !== undefined) await checkDataDir(options.dataDir);
@@ -48,6 +51,8 @@ async function openDynamo(options: StartOptions): Promise<{ endpoint: string; cl
       // No kinder than DynamoDB: index reads lag writes, and writes can arrive late (docs/local-development.md).
       ...(options.indexLagMs ? { indexLag: { maxMs: options.indexLagMs } } : {}),
       ...(options.holdWrites ? { holdWrites: everyKthWrite(options.holdWrites.ms, options.holdWrites.every) } : {}),
+      // The orders table's stream, which the sync watch reads as it does on AWS.
+      stream: {},
     });
   } catch (error) {
     if (field(error, 'code') !== 'EADDRINUSE') throw hostProblem(error, options) ?? error;
@@ -104,6 +109,7 @@ function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
     ...(holdWrites
       ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
       : []),
+    "the orders table's change stream read by the sync watch",
   ];
 }
 
@@ -128,10 +134,11 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys, pets } = createLocalApp({
+    const { server, orders, keys, pets, streamMappings } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       publicRoutes: docsRoutes({ server: () => server }),
+      ...(dynamo.stream ? { changeStream: dynamo.stream } : {}),
       ...(options.addressLimit ? { addressLimit: { ...ADDRESS_LIMIT, limit: options.addressLimit } } : {}),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
@@ -184,6 +191,7 @@ export async function startLocalStack(
       close: async () => {
         server.close();
         server.closeAllConnections();
+        for (const mapping of Object.values(streamMappings)) mapping.close();
         await closeAll();
       },
     };

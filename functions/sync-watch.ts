@@ -1,0 +1,4 @@
+import { syncWatchHandler } from '../lib/root/handlers';
+import { wiringFromEnv } from '../lib/root/wiring';
+
+export const handler = syncWatchHandler(wiringFromEnv());
