@@ -102,6 +102,13 @@ export const V2_ROUTES: readonly Route[] = [
     '/{endpointId}/rotate-secret',
     "Replace a webhook endpoint's signing secret; the previous one keeps signing for a while",
   ),
+  webhookRoute(
+    'listWebhookDeliveries',
+    'GET',
+    '/{endpointId}/deliveries',
+    "A webhook endpoint's recent delivery attempts: outcome, latency, response code, next retry",
+  ),
+  webhookRoute('sendWebhookTestEvent', 'POST', '/{endpointId}/test', 'Send a test event to a webhook endpoint'),
 ];
 
 /** A route of the webhook endpoints, under `/v2/webhook-endpoints`. */
