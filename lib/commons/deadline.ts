@@ -96,3 +96,18 @@ export function requestDeadline(timers: Timers, answerInMs: number, landingMs: n
       }),
   };
 }
+
+/**
+ * An event-driven invocation's deadline (a stream's or a queue's consumer): answered
+ * DEADLINE_MARGIN_MS before the runtime would stop it; none when the context gives no remaining time.
+ */
+export function invocationDeadline(
+  context: { getRemainingTimeInMillis?: () => number },
+  timers: Timers,
+  landingMs: number,
+): (RequestDeadline & { stop(): void }) | undefined {
+  const remaining = context.getRemainingTimeInMillis?.();
+  return remaining === undefined
+    ? undefined
+    : timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs);
+}

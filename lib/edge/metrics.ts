@@ -158,6 +158,17 @@ export const BUSINESS_METRICS = {
   },
 } as const satisfies Record<string, MetricDeclaration>;
 
+/** What one batch of the delivery queue came to: attempts by outcome, waits, the oldest change acknowledged. */
+export interface DeliveredBatch {
+  delivered: number;
+  failed: number;
+  gone: number;
+  superseded: number;
+  waits: number;
+  /** The most time from an order change to its acknowledgement, when one was acknowledged. */
+  eventAgeMaxMs?: number;
+}
+
 type MetricId = keyof typeof BUSINESS_METRICS;
 type DimensionsOf<M extends MetricId> = { [D in keyof (typeof BUSINESS_METRICS)[M]['dimensions']]: string };
 
@@ -226,14 +237,7 @@ export const businessMetrics = {
     emit<'webhookEvents' | 'webhookQueued'>({}, { webhookEvents: batch.events, webhookQueued: batch.queued });
   },
   /** One queue batch's deliveries: attempts by outcome, waits, and the oldest change acknowledged. */
-  webhookDeliveries(batch: {
-    delivered: number;
-    failed: number;
-    gone: number;
-    superseded: number;
-    waits: number;
-    eventAgeMaxMs?: number;
-  }): void {
+  webhookDeliveries(batch: DeliveredBatch): void {
     const counts = {
       webhookDelivered: batch.delivered,
       webhookFailed: batch.failed,

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DEADLINE_MARGIN_MS, timedDeadline, type Deadline } from '../commons/deadline';
+import { invocationDeadline, type Deadline } from '../commons/deadline';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { CodedError } from '../contract/errors';
@@ -42,7 +42,7 @@ import { checkDestination, type DestinationCheck } from '../stores/webhook-desti
 import type { EndpointRef, WebhookEndpointsRepository } from '../stores/webhook-endpoints';
 import type { DeliveryQueue } from '../stores/webhook-queue';
 import { postWebhook, type PostOutcome, type WebhookPost } from '../stores/webhook-sender';
-import { businessMetrics } from './metrics';
+import { businessMetrics, type DeliveredBatch } from './metrics';
 
 export interface WebhookDeliveryDeps {
   endpoints: Pick<
@@ -66,17 +66,6 @@ export interface WebhookDeliveryDeps {
    * taken as failed all the same (as if the answer were lost), so a receiver sees its retries. Never deployed.
    */
   failRate?: number;
-}
-
-/** What one batch came to: the metrics it publishes. */
-export interface DeliveredBatch {
-  delivered: number;
-  failed: number;
-  gone: number;
-  superseded: number;
-  waits: number;
-  /** The most time from an order change to its acknowledgement, when one was acknowledged. */
-  eventAgeMaxMs?: number;
 }
 
 export type WebhookDeliveryHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -375,11 +364,7 @@ export function makeWebhookDeliveryHandler(deps: WebhookDeliveryDeps): WebhookDe
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler(async (event, context) => {
-      const remaining = context.getRemainingTimeInMillis?.();
-      const deadline =
-        remaining === undefined
-          ? undefined
-          : timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), SYNC_TIMING.unansweredLandingMs);
+      const deadline = invocationDeadline(context, timers, SYNC_TIMING.unansweredLandingMs);
       try {
         const { batch, unfinished } = await deliverBatch(event, deps, deadline);
         businessMetrics.webhookDeliveries(batch);

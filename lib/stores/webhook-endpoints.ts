@@ -209,31 +209,13 @@ export class WebhookEndpointsRepository {
    * The delivery's: disables an enabled endpoint, saying why (it leaves the `enabled` index). False
    * when the slot no longer holds that endpoint or it is disabled already.
    */
-  async disable(ref: EndpointRef, reason: WebhookDisabledReason, detail: string, at: Date): Promise<boolean> {
-    const outcome = await conditionalWrite(() =>
-      sendWrite(this.attemptTimer, undefined, (options) =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
-            ConditionExpression: 'id = :id AND #status = :enabled',
-            UpdateExpression:
-              'SET #status = :disabled, statusSince = :at, disabledReason = :reason, disabledDetail = :detail REMOVE enabledKey',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':id': ref.id,
-              ':enabled': 'enabled',
-              ':disabled': 'disabled',
-              ':at': at.toISOString(),
-              ':reason': reason,
-              ':detail': detail,
-            },
-          }),
-          options,
-        ),
-      ),
+  disable(ref: EndpointRef, reason: WebhookDisabledReason, detail: string, at: Date): Promise<boolean> {
+    return this.updateEnabled(
+      ref,
+      '',
+      'SET #status = :disabled, statusSince = :at, disabledReason = :reason, disabledDetail = :detail REMOVE enabledKey',
+      { ':disabled': 'disabled', ':at': at.toISOString(), ':reason': reason, ':detail': detail },
     );
-    return outcome.applied;
   }
 
   /** The delivery's: the endpoint as it is now (its URL, state and secrets), or undefined when its slot no longer holds it. */
@@ -254,38 +236,23 @@ export class WebhookEndpointsRepository {
    * or its last counted failure) and the endpoint is enabled. False when another worker changed it
    * first: the caller reads the endpoint again and decides afresh.
    */
-  async markFailing(
+  markFailing(
     ref: EndpointRef,
     seen: WebhookEndpointFailing | undefined,
     next: WebhookEndpointFailing,
   ): Promise<boolean> {
-    const outcome = await conditionalWrite(() =>
-      sendWrite(this.attemptTimer, undefined, (options) =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
-            ConditionExpression: `id = :id AND #status = :enabled AND ${
-              seen ? 'lastFailureAt = :seen' : 'attribute_not_exists(lastFailureAt)'
-            }`,
-            UpdateExpression:
-              'SET failingSince = :since, failures = :failures, retryAt = :retryAt, lastFailureAt = :last',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':id': ref.id,
-              ':enabled': 'enabled',
-              ...(seen ? { ':seen': seen.lastFailureAt } : {}),
-              ':since': next.since,
-              ':failures': next.failures,
-              ':retryAt': next.retryAt,
-              ':last': next.lastFailureAt,
-            },
-          }),
-          options,
-        ),
-      ),
+    return this.updateEnabled(
+      ref,
+      seen ? ' AND lastFailureAt = :seen' : ' AND attribute_not_exists(lastFailureAt)',
+      'SET failingSince = :since, failures = :failures, retryAt = :retryAt, lastFailureAt = :last',
+      {
+        ...(seen ? { ':seen': seen.lastFailureAt } : {}),
+        ':since': next.since,
+        ':failures': next.failures,
+        ':retryAt': next.retryAt,
+        ':last': next.lastFailureAt,
+      },
     );
-    return outcome.applied;
   }
 
   /**
@@ -293,46 +260,46 @@ export class WebhookEndpointsRepository {
    * its retry to `holdUntil` while the retry is still the one `seenRetryAt` names. False when another
    * worker claimed it first.
    */
-  async claimProbe(ref: EndpointRef, seenRetryAt: string, holdUntil: string): Promise<boolean> {
+  claimProbe(ref: EndpointRef, seenRetryAt: string, holdUntil: string): Promise<boolean> {
+    return this.updateEnabled(ref, ' AND retryAt = :seen', 'SET retryAt = :hold', {
+      ':seen': seenRetryAt,
+      ':hold': holdUntil,
+    });
+  }
+
+  /** The delivery's: an attempt succeeded, so the endpoint is failing no more (nothing written when it was not). */
+  async markHealthy(ref: EndpointRef): Promise<void> {
+    await this.updateEnabled(
+      ref,
+      ' AND attribute_exists(failingSince)',
+      'REMOVE failingSince, failures, retryAt, lastFailureAt',
+      {},
+    );
+  }
+
+  /** One conditional update of the delivery's, on the endpoint while its slot holds it, enabled: whether it applied. */
+  private async updateEnabled(
+    ref: EndpointRef,
+    condition: string,
+    update: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     const outcome = await conditionalWrite(() =>
       sendWrite(this.attemptTimer, undefined, (options) =>
         this.doc.send(
           new UpdateCommand({
             TableName: this.table,
             Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
-            ConditionExpression: 'id = :id AND #status = :enabled AND retryAt = :seen',
-            UpdateExpression: 'SET retryAt = :hold',
+            ConditionExpression: `id = :id AND #status = :enabled${condition}`,
+            UpdateExpression: update,
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':id': ref.id,
-              ':enabled': 'enabled',
-              ':seen': seenRetryAt,
-              ':hold': holdUntil,
-            },
+            ExpressionAttributeValues: { ':id': ref.id, ':enabled': 'enabled', ...values },
           }),
           options,
         ),
       ),
     );
     return outcome.applied;
-  }
-
-  /** The delivery's: an attempt succeeded, so the endpoint is failing no more (nothing written when it was not). */
-  async markHealthy(ref: EndpointRef): Promise<void> {
-    await conditionalWrite(() =>
-      sendWrite(this.attemptTimer, undefined, (options) =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
-            ConditionExpression: 'id = :id AND attribute_exists(failingSince)',
-            UpdateExpression: 'REMOVE failingSince, failures, retryAt, lastFailureAt',
-            ExpressionAttributeValues: { ':id': ref.id },
-          }),
-          options,
-        ),
-      ),
-    );
   }
 
   /**
