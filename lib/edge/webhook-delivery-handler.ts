@@ -40,7 +40,7 @@ import type { WebhookDeliveriesRepository } from '../stores/webhook-deliveries';
 import { REQUEST_TIMEOUT_MS } from '../stores/dynamo';
 import { checkDestination, type DestinationCheck } from '../stores/webhook-destinations';
 import type { EndpointRef, WebhookEndpointsRepository } from '../stores/webhook-endpoints';
-import type { DeliveryQueue } from '../stores/webhook-queue';
+import { DeliveryQueueError, type DeliveryQueue, type QueuedDelivery } from '../stores/webhook-queue';
 import { postWebhook, type PostOutcome, type WebhookPost } from '../stores/webhook-sender';
 import { businessMetrics, type DeliveredBatch } from './metrics';
 
@@ -87,6 +87,14 @@ interface Run {
   random: () => number;
   deadline: Deadline | undefined;
   batch: DeliveredBatch;
+  /** Messages to queue again (retries and waits), with the message of the batch each replaces. */
+  requeued: { messageId: string; delivery: QueuedDelivery }[];
+}
+
+/** One message of the batch being handled. */
+interface Handling {
+  messageId: string;
+  message: DeliveryMessage;
 }
 
 /** The attempt's outcome, as the log and the rules read it. */
@@ -95,17 +103,20 @@ type Outcome =
   | { kind: 'gone'; status: number; latencyMs: number }
   | { kind: 'failed'; detail: string; refused: boolean; status?: number; latencyMs?: number };
 
-/** Queues the message again, to go at `untilMs` (a hop of at most 15 minutes at a time). */
-async function requeue(run: Run, message: DeliveryMessage, untilMs: number): Promise<void> {
+/**
+ * Queues the message again, to go at `untilMs` (a hop of at most 15 minutes at a time): held until
+ * the batch is handled, then sent together, before any message of the batch is deleted.
+ */
+function requeue(run: Run, handling: Handling, untilMs: number): void {
   const now = run.deps.now();
-  await run.deps.queue.send([
-    { message: { ...message, notBefore: iso(untilMs) }, delaySeconds: hopDelaySeconds(untilMs, now) },
-  ]);
+  const { message } = handling;
+  const delivery = { message: { ...message, notBefore: iso(untilMs) }, delaySeconds: hopDelaySeconds(untilMs, now) };
+  run.requeued.push({ messageId: handling.messageId, delivery });
 }
 
 /** Queues the message again to wait for its time, its endpoint's turn or its order's lease. */
-async function later(run: Run, message: DeliveryMessage, untilMs: number): Promise<void> {
-  await requeue(run, message, untilMs);
+function later(run: Run, handling: Handling, untilMs: number): void {
+  requeue(run, handling, untilMs);
   run.batch.waits++;
 }
 
@@ -198,11 +209,12 @@ async function recordFailure(run: Run, ref: EndpointRef, seen: WebhookEndpointRe
 }
 
 /** Handles one message to the end: sent and acknowledged, retried, waiting, or dropped. */
-async function handle(run: Run, message: DeliveryMessage): Promise<void> {
+async function handle(run: Run, handling: Handling): Promise<void> {
   const { deps, random } = run;
+  const { message } = handling;
   const now = deps.now();
   const due = message.notBefore === undefined ? now : Date.parse(message.notBefore);
-  if (due > now) return later(run, message, due);
+  if (due > now) return later(run, handling, due);
   const ref = refOf(message);
   const record = await deps.endpoints.getForDelivery(ref);
   if (record === undefined || record.state.status !== 'enabled') {
@@ -213,7 +225,7 @@ async function handle(run: Run, message: DeliveryMessage): Promise<void> {
     return;
   }
   const turn = endpointTurn(record.failing, now);
-  if (!turn.go) return later(run, message, waitForEndpoint(turn.until, random));
+  if (!turn.go) return later(run, handling, waitForEndpoint(turn.until, random));
   const attempt = message.attempts + 1;
   const owner = randomUUID();
   const { order } = message;
@@ -229,7 +241,7 @@ async function handle(run: Run, message: DeliveryMessage): Promise<void> {
           : `not sent: a later change of the order (${by.sent}) was sent first`;
       return log(run, message, { attempt, attemptedAt: iso(now), outcome: 'superseded', detail });
     }
-    if (!claim.claimed) return later(run, message, claim.busyUntil + Math.floor(random() * 1000));
+    if (!claim.claimed) return later(run, handling, claim.busyUntil + Math.floor(random() * 1000));
     endsBy = claim.until - LEASE_MARGIN_MS;
   }
   const release = () => (order ? deps.deliveries.release(ref.id, order.id, owner) : Promise.resolve());
@@ -237,7 +249,7 @@ async function handle(run: Run, message: DeliveryMessage): Promise<void> {
     const hold = probeHoldUntil(now);
     if (!(await deps.endpoints.claimProbe(ref, record.failing.retryAt, iso(hold)))) {
       await release();
-      return later(run, message, waitForEndpoint(hold, random));
+      return later(run, handling, waitForEndpoint(hold, random));
     }
   }
   const startedAt = deps.now();
@@ -304,7 +316,7 @@ async function handle(run: Run, message: DeliveryMessage): Promise<void> {
       outcome: 'failed',
       detail: `${outcome.detail}; given up: retried for ${WEBHOOK_LIMITS.retryWindowMs / 3_600_000} hours`,
     });
-  await requeue(run, { ...message, attempts: attempt, firstAttemptAt: iso(firstAttemptAt) }, next);
+  requeue(run, { ...handling, message: { ...message, attempts: attempt, firstAttemptAt: iso(firstAttemptAt) } }, next);
   return log(run, message, {
     ...sent,
     ...answered,
@@ -330,6 +342,7 @@ export async function deliverBatch(
     random: deps.random ?? Math.random,
     deadline,
     batch: { delivered: 0, failed: 0, gone: 0, superseded: 0, waits: 0 },
+    requeued: [],
   };
   const unfinished: string[] = [];
   await Promise.all(
@@ -345,7 +358,7 @@ export async function deliverBatch(
         return;
       }
       try {
-        await handle(run, message);
+        await handle(run, { messageId: record.messageId, message });
       } catch (error) {
         logger.error('a delivery could not be finished: it comes back after the visibility timeout', {
           error: error as Error,
@@ -356,6 +369,16 @@ export async function deliverBatch(
       }
     }),
   );
+  // The retries and waits, before the batch's messages are deleted: one not queued keeps its message.
+  try {
+    await deps.queue.send(run.requeued.map(({ delivery }) => delivery));
+  } catch (error) {
+    const from = error instanceof DeliveryQueueError ? error.firstUnsent : 0;
+    logger.error('could not queue retries and waits: their messages come back after the visibility timeout', {
+      error: error as Error,
+    });
+    unfinished.push(...run.requeued.slice(from).map(({ messageId }) => messageId));
+  }
   return { batch: run.batch, unfinished };
 }
 

@@ -14,11 +14,22 @@ import { installLocalLambdaRuntime } from './lambda-streaming';
 import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
 import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
+import { QUEUE_MAPPINGS } from '../../lib/contract/deployment';
+import { createSqsClient, SqsDeliveryQueue, type DeliveryQueue } from '../../lib/stores/webhook-queue';
+import { LocalQueue, QueueEventSourceMapping, type LocalQueueOptions } from './delivery-queue';
+import { lazySqsEndpoint } from './sqs-endpoint';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
 export type LocalAppOptions = Pick<
   Wiring,
-  'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming' | 'webhookDestinations'
+  | 'requestTimeoutMs'
+  | 'now'
+  | 'stageListingsCap'
+  | 'timers'
+  | 'syncTiming'
+  | 'webhookDestinations'
+  | 'webhookFailRate'
+  | 'random'
 > &
   Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
@@ -33,7 +44,17 @@ export type LocalAppOptions = Pick<
      * on a given clock (tests deliver its batches themselves, deliverDue).
      */
     changeStream?: ChangeStream;
+    /** The emulated delivery queue's duplicates and randomness (tests); none and Math.random by default. */
+    deliveryQueue?: Pick<LocalQueueOptions, 'duplicateRate' | 'random'>;
   };
+
+/** The emulated delivery queue, its event source mapping, and the URL it is served at over SQS's protocol. */
+export interface LocalWebhookQueue {
+  queue: LocalQueue;
+  mapping: QueueEventSourceMapping;
+  /** Starts the queue's SQS endpoint on first call (the state file and the admin command send to it). */
+  queueUrl(): Promise<string>;
+}
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
 export function createLocalApp(options: LocalAppOptions): Stores & {
@@ -43,16 +64,31 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   settleMs: number;
   /** Each stream function's event source mapping, when the app was given a change stream. */
   streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
+  webhookQueue: LocalWebhookQueue;
 } {
-  const { extraRoutes = [], publicRoutes = [], changeStream, ...rest } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, deliveryQueue, ...rest } = options;
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
+  const now = options.now ?? Date.now;
+  // The delivery queue as SQS: sent to through the SDK over SQS's protocol, read by its mapping.
+  const queue = new LocalQueue({ settings: QUEUE_MAPPINGS['webhook-delivery'], now, ...deliveryQueue });
+  const endpoint = lazySqsEndpoint(queue);
+  let sqs: Promise<DeliveryQueue> | undefined;
+  const sending: DeliveryQueue = {
+    send: async (deliveries) =>
+      (
+        await (sqs ??= endpoint
+          .queueUrl()
+          .then((url) => new SqsDeliveryQueue(createSqsClient({ endpoint: new URL(url).origin }), url)))
+      ).send(deliveries),
+  };
   const wiring: Wiring = {
     ...settings,
     cursorKey: settings.cursorKey ?? randomBytes(32),
     // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
     webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
+    webhookQueue: sending,
   };
   const service = composeService(wiring);
   const handlers: LocalGatewayOptions['handlers'] = {
@@ -76,12 +112,14 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     addressLimit,
     ...(settings.timers ? { timers: settings.timers } : {}),
   });
-  const consumers: Record<StreamFunctionId, StreamHandler> = { 'sync-watch': service.syncWatch };
+  const consumers: Record<StreamFunctionId, StreamHandler> = {
+    'sync-watch': service.syncWatch,
+    'webhook-fanout': service.webhookFanout,
+  };
   const streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>> = {};
   for (const id of Object.keys(consumers) as StreamFunctionId[]) {
     if (changeStream === undefined) break;
     const settings = STREAM_MAPPINGS[id];
-    const now = options.now ?? Date.now;
     streamMappings[id] = new EventSourceMapping(changeStream, options.tables[settings.table], {
       settings,
       handler: consumers[id],
@@ -90,11 +128,23 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
       autoDeliver: options.now === undefined,
     });
   }
+  const mapping = new QueueEventSourceMapping(queue, {
+    settings: QUEUE_MAPPINGS['webhook-delivery'],
+    handler: service.webhookDelivery,
+    context: () => lambdaContext('webhook-delivery', { now }),
+    now,
+    autoDeliver: options.now === undefined,
+  });
+  server.once('close', () => {
+    mapping.close();
+    endpoint.close();
+  });
   return {
     server,
     ...service.stores,
     dynamo: documentClient(wiring),
     settleMs: walkSettleMsOf(wiring),
     streamMappings,
+    webhookQueue: { queue, mapping, queueUrl: endpoint.queueUrl },
   };
 }

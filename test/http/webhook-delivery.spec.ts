@@ -1,0 +1,127 @@
+// Black box: order events delivered through the local stack (issue 45), from the orders table's
+// emulated stream, through the fan-out and the emulated SQS queue, to receivers on loopback that
+// verify every delivery with the `standardwebhooks` package. The clock is the world's: no real waiting.
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { BASE_PATH, V2_BASE_PATH, WEBHOOK_ENDPOINTS_PATH } from '../../lib/contract/routes';
+import { WEBHOOK_HEADERS, WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, webhookEventId } from '../../lib/contract/webhooks';
+import { WEBHOOK_TEST_EVENT_TYPE } from '../../lib/contract/webhook-delivery';
+import { bearer } from '../support/local-stack';
+import { eventIdOf, startWebhookWorld, verifyAt, type WebhookWorld } from '../support/webhook-world';
+
+const ENDPOINTS = `${V2_BASE_PATH}${WEBHOOK_ENDPOINTS_PATH}`;
+
+let world: WebhookWorld;
+beforeEach(async () => {
+  world = await startWebhookWorld();
+});
+afterEach(() => world?.close());
+
+/** Seeds pending orders (each an `order.created` event) and lets the stream and the queue deliver them. */
+async function seed(ids: string[]): Promise<void> {
+  const at = new Date(world.stack.clock.now()).toISOString();
+  await world.stack.app.orders.putMany(
+    ids.map((id) => ({ id, petId: '7', quantity: 1, status: 'pending', updatedAt: at })),
+  );
+}
+
+const cancel = (id: string) => world.stack.call('DELETE', `${BASE_PATH}/store/orders/${id}`, bearer(world.key));
+
+test('each change is delivered, signed, to the endpoints wanting its type; standardwebhooks accepts it and refuses a forgery', async () => {
+  const all = await world.receiver();
+  const shipped = await world.receiver(['order.shipped']);
+  await seed(['9223372036854775807']);
+  await world.runFor(5_000);
+  expect((await cancel('9223372036854775807')).status).toBe(204);
+  await world.runFor(5_000);
+
+  expect(shipped.received).toEqual([]);
+  expect(all.received.map((r) => [r.verified, r.event?.type])).toEqual([
+    [true, 'order.created'],
+    [true, 'order.cancelled'],
+  ]);
+  const [, cancelled] = all.received;
+  if (!cancelled?.event || !('id' in cancelled.event.data)) throw new Error('no order event');
+  const order = cancelled.event.data;
+  expect(order).toEqual((await world.store()).get('9223372036854775807'));
+  expect(eventIdOf(cancelled)).toBe(webhookEventId(order.id, order.updatedAt ?? '', 'order.cancelled'));
+  expect(cancelled.body).toContain('"id":9223372036854775807,');
+
+  const { body, headers, at } = cancelled;
+  expect(() => verifyAt(at, all.secret, body.replace('cancelled', 'pending'), headers)).toThrow();
+  expect(() => verifyAt(at, shipped.secret, body, headers)).toThrow();
+  const replayedAt = at + (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS + 1) * 1000;
+  expect(() => verifyAt(replayedAt, all.secret, body, headers)).toThrow(/timestamp/i);
+  // The replica is the store.
+  expect(all.replica).toEqual(await world.store());
+});
+
+test('a test event goes to its endpoint alone, signed, and shows in the deliveries log', async () => {
+  const one = await world.receiver(['order.shipped']);
+  const other = await world.receiver();
+  const sent = await world.stack.call('POST', `${ENDPOINTS}/${one.endpoint.id}/test`, bearer(world.key));
+  expect(sent.status).toBe(202);
+  const { eventId } = (await sent.json()) as { eventId: string };
+  await world.runFor(1_000);
+  expect(other.received).toEqual([]);
+  expect(one.received.map((r) => [r.verified, eventIdOf(r), r.event])).toEqual([
+    [
+      true,
+      eventId,
+      { type: WEBHOOK_TEST_EVENT_TYPE, timestamp: expect.any(String), data: { endpointId: one.endpoint.id } },
+    ],
+  ]);
+  expect(await world.deliveries(one.endpoint.id)).toEqual([
+    expect.objectContaining({
+      eventId,
+      type: WEBHOOK_TEST_EVENT_TYPE,
+      attempt: 1,
+      outcome: 'delivered',
+      responseStatus: 200,
+    }),
+  ]);
+});
+
+test('410 Gone disables the endpoint at once: its owner sees why, and it gets nothing more', async () => {
+  const gone = await world.receiver();
+  gone.answer = () => 410;
+  await seed(['1']);
+  await world.runFor(2_000);
+  const read = await world.stack.call('GET', `${ENDPOINTS}/${gone.endpoint.id}`, bearer(world.key));
+  expect(await read.json()).toMatchObject({ status: 'disabled', disabledReason: 'gone' });
+  await seed(['2']);
+  await world.runFor(2_000);
+  expect(gone.received).toHaveLength(1);
+  expect(await world.deliveries(gone.endpoint.id)).toEqual([
+    expect.objectContaining({ outcome: 'gone', responseStatus: 410 }),
+  ]);
+});
+
+test('a redirect is never followed: a 3xx to a private address is a failed attempt, retried, and the address gets nothing', async () => {
+  // The private target: a server the redirect points at, which must never be reached.
+  let reached = 0;
+  const target = createServer((_request, response) => {
+    reached++;
+    response.end();
+  });
+  target.listen(0, '127.0.0.2');
+  await once(target, 'listening');
+  const { port } = target.address() as AddressInfo;
+  try {
+    const redirecting = await world.receiver();
+    redirecting.answer = () => ({ status: 302, headers: { Location: `http://127.0.0.2:${port}/latest/meta-data/` } });
+    await seed(['3']);
+    await world.runFor(30_000);
+    expect(reached).toBe(0);
+    const [first] = (await world.deliveries(redirecting.endpoint.id)).reverse();
+    expect(first).toMatchObject({ outcome: 'failed', responseStatus: 302, detail: expect.stringMatching(/redirect/) });
+    expect(first?.nextAttemptAt).toBeDefined();
+    expect(redirecting.received.length).toBeGreaterThan(1);
+    expect(
+      redirecting.received.every((r) => r.headers[WEBHOOK_HEADERS.id] === eventIdOf(redirecting.received[0]!)),
+    ).toBe(true);
+  } finally {
+    target.close();
+  }
+});
