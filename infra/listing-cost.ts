@@ -5,7 +5,7 @@ import { LIST_SETTINGS, listingSeconds } from './list-budget';
 import { MEASURED } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { FUNCTIONS, QUEUE_MAPPINGS, STREAM_MAPPINGS } from '../lib/contract/deployment';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
@@ -217,12 +217,12 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * failures; one on every function's throttles (a metric each); one on the orders indexes' write
  * throttles (a metric each); the web ACL's blocks; per function released through CodeDeploy the
  * rollback alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the
- * authorizer its refusal rate (two metrics); and the sync watch's five.
+ * authorizer its refusal rate (two metrics); the sync watch's five; and event delivery's seven.
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
   // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
-  const released = functions - Object.keys(STREAM_MAPPINGS).length;
+  const released = functions - Object.keys(STREAM_MAPPINGS).length - Object.keys(QUEUE_MAPPINGS).length;
   const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
@@ -230,9 +230,14 @@ function stageAlarms(): { alarms: number; metrics: number } {
   // The sync watch's (infra/constructs/change-stream.ts): late and ahead changes, its iterator age,
   // its errors and its dead-letter queue, a metric each.
   const syncWatch = { alarms: 5, metrics: 5 };
+  // Event delivery's (infra/constructs/webhook-delivery.ts): the oldest queued delivery, the failure
+  // rate (delivered and failed: two metrics), both dead-letter queues, the fan-out's iterator age and
+  // errors, the worker's errors.
+  const webhooks = { alarms: 7, metrics: 8 };
   return {
-    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms,
-    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics,
+    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms + webhooks.alarms,
+    metrics:
+      single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics + webhooks.metrics,
   };
 }
 

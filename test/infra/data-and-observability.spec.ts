@@ -486,8 +486,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       // Authorizer failures, throttles, two store-size alarms, the bytes a listing sent (cut ones
       // included), order writes throttled by the indexes, the web ACL's blocks; per API (v1, v2) its
       // 5XX rate, and one per route (latency or duration); two rollback alarms (errors, latency) per
-      // function released by CodeDeploy, and the authorizer's refusal rate; and the sync watch's five
-      // (sync-watch.spec.ts).
+      // function released by CodeDeploy, and the authorizer's refusal rate; the sync watch's five
+      // (sync-watch.spec.ts) and event delivery's seven (webhooks.spec.ts).
       expect(alarms).toHaveLength(
         7 +
           stack.apis.length +
@@ -495,7 +495,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
           V2_ROUTES.length +
           2 * Object.keys(stack.releases.groups).length +
           1 +
-          5,
+          5 +
+          7,
       );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;

@@ -27,3 +27,4 @@ import './sync-watch.spec';
 import './firewall.spec';
 import './retained-data.spec';
 import './webhooks.spec';
+import './webhook-delivery.spec';
