@@ -231,7 +231,7 @@ async function handle(run: Run, handling: Handling): Promise<void> {
   const { order } = message;
   let endsBy = now + WEBHOOK_DELIVERY.leaseMs - LEASE_MARGIN_MS;
   if (order) {
-    const claim = await deps.deliveries.claimOrder(ref.id, order.id, order.updatedAt, owner, now);
+    const claim = await deps.deliveries.claimOrder(ref.id, order.id, order.updatedAt, owner, now, message.resend);
     if (!claim.claimed && 'superseded' in claim) {
       run.batch.superseded++;
       const by = claim.superseded;

@@ -9,9 +9,8 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../commons/logger';
-import { webhookEvent, webhookEventId, webhookEventJson } from '../contract/webhooks';
 import { changeEventType, isCanarySentinel } from '../core/webhooks/change-events';
-import type { DeliveryMessage } from '../core/webhooks/delivery-message';
+import { orderDelivery, type DeliveryMessage } from '../core/webhooks/delivery-message';
 import { orderChangeOf } from '../stores/order-changes';
 import type { EnabledEndpointsCache } from '../stores/webhook-endpoints';
 import { DeliveryQueueError, type DeliveryQueue } from '../stores/webhook-queue';
@@ -68,19 +67,9 @@ export async function fanOutBatch(
     const order = change.after;
     if (type === undefined || order?.updatedAt === undefined) continue;
     batch.events++;
-    const eventId = webhookEventId(order.id, order.updatedAt, type);
-    const body = webhookEventJson(webhookEvent(type, { ...order, updatedAt: order.updatedAt }));
-    for (const { ownerKeyId, entry, id } of await deps.endpoints.wanting(type)) {
-      const message: DeliveryMessage = {
-        eventId,
-        type,
-        body,
-        endpoint: { ownerKeyId, entry, id },
-        order: { id: order.id, updatedAt: order.updatedAt },
-        attempts: 0,
-      };
-      pending.push({ record: change.sequenceNumber, message });
-    }
+    const stamped = { ...order, updatedAt: order.updatedAt };
+    for (const endpoint of await deps.endpoints.wanting(type))
+      pending.push({ record: change.sequenceNumber, message: orderDelivery(endpoint, type, stamped) });
     if (pending.length >= FLUSH_AT) {
       const failedAt = await flush();
       if (failedAt !== undefined) return { batch, failedAt };

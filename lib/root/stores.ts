@@ -142,7 +142,7 @@ export const deliveryQueueOf = /* @__PURE__ */ perWiring((w): DeliveryQueue => {
   const given = w.webhookQueue;
   if (given !== undefined && 'send' in given) return given;
   const client = createSqsClient({
-    ...(given ? { endpoint: given.endpoint } : {}),
+    ...(given?.endpoint !== undefined ? { endpoint: given.endpoint } : {}),
     ...(w.region !== undefined ? { region: w.region } : {}),
   });
   return new SqsDeliveryQueue(client, given ? given.url : () => requireEnv(WEBHOOK_QUEUE_URL_ENV));

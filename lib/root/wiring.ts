@@ -72,7 +72,7 @@ export interface Wiring {
    * (WEBHOOK_QUEUE_URL_ENV); the local stack's emulated SQS endpoint and queue URL; or a queue of a
    * test's own.
    */
-  webhookQueue?: { endpoint: string; url: string } | DeliveryQueue;
+  webhookQueue?: { endpoint?: string; url: string } | DeliveryQueue;
   /** The local stack's `--webhook-fail-rate` (tools/local/start-args.ts): never deployed. */
   webhookFailRate?: number;
   /** The delivery's jitter; Math.random unless a test fixes it. */

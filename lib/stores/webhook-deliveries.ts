@@ -69,16 +69,19 @@ export class WebhookDeliveriesRepository {
     updatedAt: string,
     owner: string,
     nowMs: number,
+    /** A replay's: the change is sent again even when the receiver acknowledged it (it lost it). */
+    resend = false,
   ): Promise<OrderClaim> {
     const until = nowMs + WEBHOOK_DELIVERY.leaseMs;
+    const unacknowledged = resend ? '' : ' AND (attribute_not_exists(acked) OR acked < :change)';
     const outcome = await conditionalWrite(() =>
       this.write(
         new UpdateCommand({
           TableName: this.table,
           Key: orderKey(endpointId, orderId),
           ConditionExpression:
-            '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND ' +
-            '(attribute_not_exists(sent) OR sent <= :change) AND (attribute_not_exists(acked) OR acked < :change)',
+            '(attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(sent) OR sent <= :change)' +
+            unacknowledged,
           UpdateExpression: 'SET sent = :change, leaseOwner = :owner, leaseUntil = :until, #expires = :expires',
           ExpressionAttributeNames: { '#expires': EXPIRES_AT },
           ExpressionAttributeValues: {
@@ -99,7 +102,8 @@ export class WebhookDeliveriesRepository {
     // This very claim landed already (a reply lost, the write tried again): the lease is ours.
     if (found?.leaseOwner === owner) return { claimed: true, until: numberOf(found.leaseUntil) ?? until };
     const acked = text(found?.acked);
-    if (acked !== undefined && acked >= updatedAt) return { claimed: false, superseded: { acknowledged: acked } };
+    if (!resend && acked !== undefined && acked >= updatedAt)
+      return { claimed: false, superseded: { acknowledged: acked } };
     const sent = text(found?.sent);
     if (sent !== undefined && sent > updatedAt) return { claimed: false, superseded: { sent } };
     // Held by another attempt (or, read a moment later, just freed: wait a moment all the same).

@@ -6,7 +6,12 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { BASE_PATH, V2_BASE_PATH, WEBHOOK_ENDPOINTS_PATH } from '../../lib/contract/routes';
 import { WEBHOOK_HEADERS, WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, webhookEventId } from '../../lib/contract/webhooks';
-import { WEBHOOK_TEST_EVENT_TYPE } from '../../lib/contract/webhook-delivery';
+import {
+  retryStepMs,
+  WEBHOOK_DELIVERY,
+  WEBHOOK_RETRY,
+  WEBHOOK_TEST_EVENT_TYPE,
+} from '../../lib/contract/webhook-delivery';
 import { bearer } from '../support/local-stack';
 import { eventIdOf, startWebhookWorld, verifyAt, type WebhookWorld } from '../support/webhook-world';
 
@@ -125,3 +130,67 @@ test('a redirect is never followed: a 3xx to a private address is a failed attem
     target.close();
   }
 });
+
+test("the local stack's --webhook-fail-rate: acknowledged deliveries taken as failed come again, same id, on the schedule", async () => {
+  await world.close();
+  world = await startWebhookWorld({ webhookFailRate: 1, random: () => 0 });
+  const receiver = await world.receiver();
+  await seed(['77']);
+  await world.runFor(60_000);
+  const ids = new Set(receiver.received.map(eventIdOf));
+  expect(ids.size).toBe(1);
+  expect(receiver.received.length).toBeGreaterThanOrEqual(3);
+  receiver.received.slice(1).forEach((r, n) => {
+    const [step, waited] = [retryStepMs(n + 1), r.at - (receiver.received[n]?.at ?? 0)];
+    expect([n + 1, waited >= step / 2 && waited <= step + WEBHOOK_DELIVERY.leaseMs]).toEqual([n + 1, true]);
+  });
+  const [latest] = await world.deliveries(receiver.endpoint.id);
+  expect(latest).toMatchObject({ outcome: 'failed', responseStatus: 200, detail: expect.stringMatching(/on purpose/) });
+});
+
+test('an endpoint failing for the whole window is disabled, and its owner saw since when; one whose host turns to a refused address is refused at every attempt and disabled so', async () => {
+  await world.close();
+  const dns: Record<string, string[]> = { 'hooks.test': ['127.0.0.1'] };
+  world = await startWebhookWorld({
+    webhookDestinations: { resolve: async (host) => dns[host] ?? [] },
+    random: () => 0.5,
+  });
+  const failing = await world.receiver();
+  failing.answer = () => 503;
+  const rebinding = await world.receiver();
+  const port = new URL(rebinding.url).port;
+  // The second receiver's endpoint, registered by a name that resolves to it, then to the metadata address.
+  const named = await world.stack.call(
+    'POST',
+    ENDPOINTS,
+    { ...bearer(world.key), 'Content-Type': 'application/json' },
+    JSON.stringify({ url: `http://hooks.test:${port}/hooks` }),
+  );
+  expect(named.status).toBe(201);
+  const { id: namedId, secret: namedSecret } = (await named.json()) as { id: string; secret: string };
+  // What reached the receiver through the name (its own endpoint, by its address, is another).
+  const byName = () => rebinding.received.filter((r) => r.headers.host === `hooks.test:${port}`);
+  await seed(['88']);
+  await world.runFor(60_000);
+  expect(byName().map((r) => verifyAt(r.at, namedSecret, r.body, r.headers).type)).toEqual(['order.created']);
+  const read = async (id: string) =>
+    (await (await world.stack.call('GET', `${ENDPOINTS}/${id}`, bearer(world.key))).json()) as Record<string, string>;
+  expect(await read(failing.endpoint.id)).toMatchObject({ status: 'enabled', failingSince: expect.any(String) });
+  dns['hooks.test'] = ['169.254.169.254'];
+  await seed(['89']);
+  await world.runFor(WEBHOOK_RETRY.windowMs + 2 * WEBHOOK_RETRY.maxStepMs);
+  expect(await read(failing.endpoint.id)).toMatchObject({
+    status: 'disabled',
+    disabledReason: 'failing',
+    disabledDetail: expect.stringMatching(/answered 503/),
+  });
+  expect(await read(namedId)).toMatchObject({
+    status: 'disabled',
+    disabledReason: 'refused-address',
+    disabledDetail: expect.stringMatching(/169\.254\.169\.254 is the cloud metadata address/),
+  });
+  // Nothing reached the receiver by the name once it pointed elsewhere.
+  expect(byName()).toHaveLength(1);
+  const [last] = await world.deliveries(namedId);
+  expect(last).toMatchObject({ outcome: 'failed', detail: expect.stringMatching(/refused.*disabled/) });
+}, 120_000);

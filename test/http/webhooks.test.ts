@@ -6,3 +6,4 @@ import { runSpec } from '../support/specs';
 runSpec('webhook-endpoints', () => require('./webhook-endpoints.spec'));
 runSpec('webhook-delivery', () => require('./webhook-delivery.spec'));
 runSpec('webhook-outage', () => require('./webhook-outage.spec'));
+runSpec('webhook-admin', () => require('./webhook-admin.spec'));

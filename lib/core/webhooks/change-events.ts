@@ -36,6 +36,17 @@ export function changeEventType(
 }
 
 /**
+ * The event a replay sends for an order as it is now (`webhooks replay`): named for its status,
+ * `order.created` for a pending one, since no writer of today changes a pending order otherwise; so
+ * the replay of an order's last change carries that change's own event id.
+ */
+export function replayEventType(order: SyncedOrder): WebhookEventType {
+  if (order.status === 'cancelled') return 'order.cancelled';
+  if (order.status === 'shipped') return 'order.shipped';
+  return 'order.created';
+}
+
+/**
  * HOOK for the index-lag canary (issue 44, item 2; branch h/lagcanary): the canary keeps a sentinel
  * item in the orders table, which is no order of the store and must raise no event. Its predicate
  * (an `isSentinel` in lib/core) is not on main yet: until it is, nothing is taken for the sentinel.

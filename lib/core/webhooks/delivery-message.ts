@@ -3,7 +3,14 @@
 // re-sends it with its attempts counted and the time it may next go (SQS messages cannot be changed:
 // a retry is a new message). Everything an attempt needs but the endpoint's URL and secrets, which
 // the worker reads afresh before each attempt.
-import { isWebhookEventType } from '../../contract/webhooks';
+import {
+  isWebhookEventType,
+  webhookEvent,
+  webhookEventId,
+  webhookEventJson,
+  type WebhookEventType,
+} from '../../contract/webhooks';
+import type { StampedOrder } from './change-events';
 import { WEBHOOK_TEST_EVENT_TYPE, type DeliveredEventType } from '../../contract/webhook-delivery';
 
 /** Where the endpoint's item is (lib/stores/webhook-endpoints.ts EndpointRef). */
@@ -28,6 +35,28 @@ export interface DeliveryMessage {
   firstAttemptAt?: string;
   /** Not attempted before this (ISO 8601): a retry's backoff, or a wait for the endpoint's or the order's turn. */
   notBefore?: string;
+  /**
+   * A replay (`webhooks replay`): sent even when the receiver acknowledged this change already (it
+   * lost it), never when a later change of the order was sent.
+   */
+  resend?: true;
+}
+
+/** The delivery of `type`'s event of a change of `order` to one endpoint, not yet attempted. */
+export function orderDelivery(
+  endpoint: DeliveryEndpoint,
+  type: WebhookEventType,
+  order: StampedOrder,
+): DeliveryMessage {
+  const { ownerKeyId, entry, id } = endpoint;
+  return {
+    eventId: webhookEventId(order.id, order.updatedAt, type),
+    type,
+    body: webhookEventJson(webhookEvent(type, order)),
+    endpoint: { ownerKeyId, entry, id },
+    order: { id: order.id, updatedAt: order.updatedAt },
+    attempts: 0,
+  };
 }
 
 /** The message as the queue carries it (a version, so a later shape can be told apart). */
@@ -61,7 +90,7 @@ export function parseDeliveryMessage(text: string): DeliveryMessage | undefined 
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const fields = parsed as Record<string, unknown>;
-  const { v, eventId, type, body, attempts, firstAttemptAt, notBefore } = fields;
+  const { v, eventId, type, body, attempts, firstAttemptAt, notBefore, resend } = fields;
   const endpoint = endpointOf(fields.endpoint);
   const order = orderOf(fields.order);
   const known = type === WEBHOOK_TEST_EVENT_TYPE || isWebhookEventType(type);
@@ -69,6 +98,7 @@ export function parseDeliveryMessage(text: string): DeliveryMessage | undefined 
   if (!(Number.isSafeInteger(attempts) && (attempts as number) >= 0)) return undefined;
   if (firstAttemptAt !== undefined && !isInstant(firstAttemptAt)) return undefined;
   if (notBefore !== undefined && !isInstant(notBefore)) return undefined;
+  if (resend !== undefined && resend !== true) return undefined;
   // An order event names its change; a test event names none.
   if ((type === WEBHOOK_TEST_EVENT_TYPE) !== (order === undefined)) return undefined;
   return {
@@ -80,5 +110,6 @@ export function parseDeliveryMessage(text: string): DeliveryMessage | undefined 
     attempts: attempts as number,
     ...(firstAttemptAt !== undefined ? { firstAttemptAt } : {}),
     ...(notBefore !== undefined ? { notBefore } : {}),
+    ...(resend ? { resend } : {}),
   };
 }
