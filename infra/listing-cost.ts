@@ -134,6 +134,14 @@ export const PRICES = {
   /** DynamoDB storage (Standard table class) per GB-month, beyond the first 25 GB of the account and Region. */
   dynamoStorageGbMonth: 0.25,
   dynamoFreeStorageGb: 25,
+  /**
+   * SQS standard queue, per million requests (each 64 KB of a request's payload one request), and the
+   * surcharge on the requests of a fair queue's messages (those with a MessageGroupId), as a
+   * third-party summary of the SQS pricing page gives it (cloudburn.io, 2026-03): to be checked
+   * against aws.amazon.com/sqs/pricing, which this model could not read.
+   */
+  sqsRequestPerMillion: 0.4,
+  sqsFairQueueSurchargePerMillion: 0.1,
 } as const;
 
 const GB = 1024 * MiB;
