@@ -11,10 +11,14 @@ export const WEBHOOK_SUITE = 'webhook delivery';
 /** One consumer's batches as the webhook suite measured them (this process's CPU and wall time). */
 export interface ConsumerMeasured {
   batches: number;
+  /** Changes read (the fan-out) or deliveries handled (the worker). */
   items: number;
+  /** Deliveries the fan-out queued; deliveries the worker saw acknowledged. */
   events: number;
+  /** Per batch, the mean: this process's CPU and wall time. */
   cpuMsPerBatch: number;
   wallMsPerBatch: number;
+  /** Events one consumer handles a second, one batch after another. */
   eventsPerSecond: number;
   batchSize: number;
   memoryMb: number;

@@ -25,25 +25,11 @@ import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { lazySqsEndpoint } from '../../tools/local/sqs-endpoint';
 import { variedOrders } from '../support/fixtures';
 import type { Suite } from '../suite';
+import type { ConsumerMeasured, MeasuredRun, WEBHOOK_SUITE } from '../../infra/measured';
 
-export interface ConsumerFigures {
-  batches: number;
-  /** Changes read (the fan-out) or deliveries handled (the worker). */
-  items: number;
-  /** Deliveries the fan-out queued; deliveries the worker saw acknowledged. */
-  events: number;
-  /** Per batch, the mean: this process's CPU and wall time. */
-  cpuMsPerBatch: number;
-  wallMsPerBatch: number;
-  /** Events one consumer handles a second, one batch after another. */
-  eventsPerSecond: number;
-}
-
-export interface WebhookDeliveryFigures {
-  endpoints: number;
-  fanout: ConsumerFigures & { batchSize: number; memoryMb: number };
-  worker: ConsumerFigures & { batchSize: number; memoryMb: number };
-}
+/** One consumer's figures as the suite measures them; infra/measured.ts adds its batch size and memory. */
+type ConsumerFigures = Omit<ConsumerMeasured, 'batchSize' | 'memoryMb'>;
+export type WebhookDeliveryFigures = NonNullable<MeasuredRun['suites'][typeof WEBHOOK_SUITE]>;
 
 type Measured = Omit<ConsumerFigures, 'cpuMsPerBatch' | 'wallMsPerBatch' | 'eventsPerSecond'> & {
   cpuMs: number;
