@@ -45,16 +45,3 @@ export function replayEventType(order: SyncedOrder): WebhookEventType {
   if (order.status === 'shipped') return 'order.shipped';
   return 'order.created';
 }
-
-/**
- * HOOK for the index-lag canary (issue 44, item 2; branch h/lagcanary): the canary keeps a sentinel
- * item in the orders table, which is no order of the store and must raise no event. Its predicate
- * (an `isSentinel` in lib/core) is not on main yet: until it is, nothing is taken for the sentinel.
- * When merging, make this return that predicate's answer for the change's item.
- */
-export function isCanarySentinel(_change: {
-  before?: SyncedOrder | undefined;
-  after?: SyncedOrder | undefined;
-}): boolean {
-  return false;
-}
