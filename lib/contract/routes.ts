@@ -137,7 +137,7 @@ export type OperationId = DeclaredRoute['operationId'];
 export type OperationOf<F extends FunctionName> = Extract<DeclaredRoute, { function: F }>['operationId'];
 
 /** A route of the webhook endpoints, under `/v2/webhook-endpoints`. */
-function webhookRoute<const Op extends string>(
+function webhookRoute<Op extends string>(
   operationId: Op,
   method: HttpMethod,
   below: string,

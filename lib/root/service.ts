@@ -62,7 +62,7 @@ export function routeHandlers(service: Service): Record<OperationId, RouteHandle
   };
 }
 
-/** One handler for each of a function's routes. */
+/** One handler for each of a function's routes: they are all of its operations, so the record is whole. */
 function servedBy<Op extends OperationId>(routes: readonly { operationId: Op }[], handler: RouteHandler) {
   return Object.fromEntries(routes.map((route) => [route.operationId, handler])) as Record<Op, RouteHandler>;
 }
