@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
-import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
+import { ROUTES, V2_ROUTES, type OperationId, type Route } from '../lib/contract/routes';
 import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../lib/contract/sync';
 import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -143,7 +143,7 @@ export class StoreOrdersStack extends Stack {
       apiStages: Object.fromEntries(this.apis.map((api) => [api.stageName, api.api.deploymentStage])),
     });
 
-    const buffered = (api: OrdersApi, routes: readonly Route[]) =>
+    const buffered = (api: OrdersApi, routes: readonly Route<OperationId>[]) =>
       Object.fromEntries(
         routes.filter((r) => !r.streaming).map((r) => [r.operationId, api.routeMethods[r.operationId] as Method]),
       );

@@ -1,7 +1,8 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
+import { CURSOR_LIFETIME_MS, SYNC_FILTERS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
+import { SYNC_FILTER_DECLARATIONS } from './sync-filters';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { syncRepairMs } from './deployment';
@@ -56,24 +57,13 @@ export const LIST_ORDERS_V2: OperationContract = {
         '`INVALID_CURSOR`: start the walk again from your last watermark.',
       schema: { type: 'string', maxLength: SYNC_TEXT_LIMITS.cursor },
     },
-    {
-      name: SYNC_PARAMETERS.status,
+    // The filters' own, as each is declared (lib/contract/sync-filters.ts).
+    ...SYNC_FILTERS.map((name) => ({
+      name,
       in: 'query',
       required: false,
-      description: 'Only orders with this status.',
-      schema: { type: 'string', enum: [...SYNC_STATUSES] },
-    },
-    {
-      name: SYNC_PARAMETERS.updatedSince,
-      in: 'query',
-      required: false,
-      description:
-        'Only orders whose `updatedAt` is at or after this instant (RFC 3339 date-time, any offset), ' +
-        "in ascending `updatedAt`. Not later than the server's time: a later instant is 400 `INVALID_QUERY`, " +
-        `whose message gives the server's time. At most ${SYNC_TEXT_LIMITS.updatedSince} characters (a fraction to ` +
-        'the nanosecond with a numeric offset); a longer value is 400 `INVALID_QUERY`.',
-      schema: { type: 'string', format: 'date-time', maxLength: SYNC_TEXT_LIMITS.updatedSince },
-    },
+      ...SYNC_FILTER_DECLARATIONS[name].parameter,
+    })),
   ],
   success: {
     status: 200,

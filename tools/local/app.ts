@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { composeService, type Stores, type Wiring } from '../../lib/root/service';
+import { composeService, routeHandlers, type Stores, type Wiring } from '../../lib/root/service';
 import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
 import { STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
@@ -55,18 +55,12 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
   };
   const service = composeService(wiring);
-  const handlers: LocalGatewayOptions['handlers'] = {
-    listOrders: service.listOrders,
-    cancelOrder: service.cancelOrder,
-    getPetById: service.getPet,
-    listOrdersV2: service.listOrdersV2,
-  };
-  for (const route of V2_ROUTES)
-    if (route.function === 'webhook-endpoints') handlers[route.operationId] = service.webhookEndpoints;
-  for (const extra of extraRoutes) handlers[extra.route.operationId] = extra.handler;
   const server = createLocalGateway({
     routes: [...ROUTES, ...V2_ROUTES, ...extraRoutes.map((extra) => extra.route)],
-    handlers,
+    handlers: {
+      ...routeHandlers(service),
+      ...Object.fromEntries(extraRoutes.map((extra) => [extra.route.operationId, extra.handler])),
+    },
     authorizer: service.authorizer,
     publicRoutes,
     now: settings.now,
