@@ -36,9 +36,12 @@ export function encodeWhole(body: string, coding: ContentCoding): Buffer {
  * a compression window. A failure of the input destroys the encoder and is rethrown, so the
  * encoded stream ends without its trailer and decodes to a cut text, never to a finished one.
  */
-export async function* encodeChunks(chunks: AsyncIterable<string>, coding: ChosenCoding): AsyncGenerator<Buffer> {
+export async function* encodeChunks(
+  chunks: AsyncIterable<string | Buffer>,
+  coding: ChosenCoding,
+): AsyncGenerator<Buffer> {
   if (coding === 'identity') {
-    for await (const chunk of chunks) yield Buffer.from(chunk);
+    for await (const chunk of chunks) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     return;
   }
   const { make, flush } = ENCODERS[coding];

@@ -16,7 +16,6 @@ import { ListingRun } from './listing-run';
 import { tooLargeUncompressed, UNCOMPRESSED_LISTING_MAX_ORDERS } from '../core/orders/listing-size';
 import { businessMetrics } from './metrics';
 import { logger } from '../commons/logger';
-import type { Order } from '../contract/order';
 import { parseOrderId } from '../core/orders/order-id';
 import { ordersJsonChunks } from '../core/orders/orders-json';
 import { measuredListing } from './listing-metrics';
@@ -27,7 +26,7 @@ import { chooseContentCoding, requestHeader } from './content-coding';
 import { encodeChunks } from './encoded-stream';
 
 export interface OrdersHandlerDeps extends ApiHandlerDeps {
-  orders: Pick<OrdersRepository, 'scanPages' | 'cancel'> &
+  orders: Pick<OrdersRepository, 'listingPages' | 'cancel'> &
     Partial<Pick<OrdersRepository, 'suggestedSegments' | 'approximateOrderCount' | 'orderCountBound'>>;
   /**
    * The per-key cap on listings in flight (LISTINGS_IN_FLIGHT by plan). The deployed entry and the
@@ -63,7 +62,7 @@ async function scanOptions(deps: OrdersHandlerDeps): Promise<ScanOptions> {
  * A failure after the first byte cannot change the status any more. It is logged and rethrown,
  * which ends the stream early: the client sees invalid JSON, never a silently short array.
  */
-async function* failLoudly(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* failLoudly(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   try {
     yield* chunks;
   } catch (error) {
@@ -76,7 +75,7 @@ async function* failLoudly(chunks: AsyncIterable<string>): AsyncGenerator<string
  * Reads the first page before anything is sent, so a table that cannot be read at all is still an
  * ordinary 503 with its headers rather than a 200 cut short.
  */
-async function withFirstPageRead(pages: AsyncIterable<Order[]>): Promise<AsyncIterable<Order[]>> {
+async function withFirstPageRead<T>(pages: AsyncIterable<T>): Promise<AsyncIterable<T>> {
   const iterator = pages[Symbol.asyncIterator]();
   const first = await iterator.next();
   return (async function* () {
@@ -120,7 +119,7 @@ export function makeListOrdersHandler(deps: OrdersHandlerDeps): StreamingLambdaH
         });
       const run = new ListingRun(lease, context);
       runs.set(event, run);
-      const pages = await withFirstPageRead(deps.orders.scanPages(await scanOptions(deps)));
+      const pages = await withFirstPageRead(deps.orders.listingPages(await scanOptions(deps)));
       const body = Readable.from(
         run.counted(encodeChunks(failLoudly(measuredListing(pages, ordersJsonChunks)), coding)),
         { objectMode: false },

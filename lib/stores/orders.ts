@@ -5,6 +5,8 @@ import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync/keys';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
+import { ordersJsonPage, type OrdersJsonPage } from '../core/orders/orders-json';
+import { scanOrdersJson } from './scan-json';
 import type { StampClock } from './aws-clock';
 import { stampedWrite } from './stamped-write';
 import { conditionalWrite, ON_EMBEDDED_SERVER, type ConditionFailureItems, type Item } from './conditional';
@@ -108,8 +110,11 @@ export class OrdersRepository {
     return counted + added;
   }
 
-  /** Every order, one Scan page at a time, following pages to the end of the table. */
-  scanPages(options: ScanOptions = {}): AsyncIterable<Order[]> {
+  /**
+   * Every order as the listing's JSON, one Scan page at a time, following pages to the end of the
+   * table: each reply written by the transcoder, or by the reference path where it declines one.
+   */
+  listingPages(options: ScanOptions = {}): AsyncIterable<OrdersJsonPage> {
     const segments = Math.max(1, options.segments ?? 1);
     if (segments === 1) return this.scanSegment(undefined, options.pageSize);
     return mergeAsyncIterables(
@@ -122,19 +127,17 @@ export class OrdersRepository {
   private async *scanSegment(
     segment: { segment: number; total: number } | undefined,
     pageSize: number | undefined,
-  ): AsyncGenerator<Order[]> {
+  ): AsyncGenerator<OrdersJsonPage> {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: startKey,
-          Limit: pageSize,
-          ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
-        }),
-      );
-      startKey = page.LastEvaluatedKey;
-      yield (page.Items ?? []).map(orderFromAttributes);
+      const reply = await scanOrdersJson(this.doc, {
+        TableName: this.table,
+        ExclusiveStartKey: startKey,
+        Limit: pageSize,
+        ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
+      });
+      startKey = reply.lastKey;
+      yield reply.page ?? ordersJsonPage((reply.items ?? []).map(orderFromAttributes));
     } while (startKey);
   }
 

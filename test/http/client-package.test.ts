@@ -273,7 +273,7 @@ test('proxy variables: honoured under NODE_USE_ENV_PROXY=1 (NO_PROXY too), else 
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: unknown) => ({ code: -1, stdout: '', stderr: '', ...(error as object) }),
     );
-  const orders = [...(await ordersById(stack.app.orders)).values()];
+  const orders = [...(await ordersById(stack.tables)).values()];
   const pending = orders.filter((order) => order.status === 'pending').length;
   const listed = [
     `listOrders: ${orders.length} orders, ${pending} pending`,
