@@ -1,45 +1,19 @@
-import { Readable } from 'node:stream';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { HttpResponse, type HttpRequest } from '@smithy/core/protocols';
 import fc from 'fast-check';
 import { INT64_MAX, INT64_MIN, ORDER_STATUSES, orderJson } from '../../lib/contract/order';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { OrdersRepository, orderFromAttributes } from '../../lib/stores/orders';
 import { scanOrdersJson } from '../../lib/stores/scan-json';
+import { answeringClient } from '../support/answering-client';
 
 // The listing's transcoder (lib/stores/scan-transcoder.ts, through the Scan middleware of
 // lib/stores/scan-json.ts) against the reference path it replaces (the SDK's parsed reply,
 // orderFromAttributes, orderJson), on the same reply bytes: the same listing bytes, or the same
-// error. The replies are given to the real SDK client as its HTTP handler would (a stream of chunks),
-// so everything but the socket is the listing's own code; test/http/listing-bytes.spec.ts does the
+// error. The replies are given to the real SDK client as its HTTP handler would (a stream of chunks,
+// test/support/answering-client.ts), so everything but the socket is the listing's own code; test/http/listing-bytes.spec.ts does the
 // same through the embedded server and HTTP.
 
-/** An HTTP handler that answers every request with `reply`, in chunks of `chunk` bytes. */
-class Answering {
-  constructor(
-    private readonly reply: Buffer,
-    private readonly chunk = 4096,
-  ) {}
-  async handle(_request: HttpRequest) {
-    const chunks: Buffer[] = [];
-    for (let at = 0; at < this.reply.length; at += this.chunk) chunks.push(this.reply.subarray(at, at + this.chunk));
-    const body = Readable.from(chunks);
-    const headers = { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(this.reply.length) };
-    return { response: new HttpResponse({ statusCode: 200, headers, body }) };
-  }
-  updateHttpClientConfig(): void {}
-  httpHandlerConfigs() {
-    return {};
-  }
-}
-
-/** The service's document client (as composed for a function), its replies coming from `handler`. */
-function clientAnswering(handler: Answering) {
-  const client = createDynamoClient({ region: 'us-east-1', maxAttempts: 1 });
-  client.config.credentials = async () => ({ accessKeyId: 'test', secretAccessKey: 'test' });
-  client.config.requestHandler = handler;
-  return createDocumentClient(client);
-}
+const clientAnswering = (reply: Buffer, chunk?: number, length?: (bytes: Buffer) => string | undefined) =>
+  answeringClient(() => reply, chunk, length);
 
 /** A listing's bytes, as one character a byte: equal exactly when the bytes are. */
 type Outcome = { json: string } | { error: string };
@@ -56,15 +30,15 @@ async function outcome(run: () => Promise<Buffer>): Promise<Outcome> {
 /** What the listing wrote before the transcoder: the SDK's items, each order's JSON after a comma. */
 function reference(reply: Buffer): Promise<Outcome> {
   return outcome(async () => {
-    const page = await clientAnswering(new Answering(reply)).send(new ScanCommand({ TableName: 'orders' }));
+    const page = await clientAnswering(reply).send(new ScanCommand({ TableName: 'orders' }));
     return Buffer.from((page.Items ?? []).map((item) => `,${orderJson(orderFromAttributes(item))}`).join(''));
   });
 }
 
 /** What the listing writes now: the repository's listing pages, as the handler gets them. */
-function listing(reply: Buffer, chunk?: number): Promise<Outcome> {
+function listing(reply: Buffer, chunk?: number, length?: (bytes: Buffer) => string | undefined): Promise<Outcome> {
   return outcome(async () => {
-    const orders = new OrdersRepository(clientAnswering(new Answering(reply, chunk)), 'orders');
+    const orders = new OrdersRepository(clientAnswering(reply, chunk, length), 'orders');
     const pages: Buffer[] = [];
     for await (const page of orders.listingPages()) pages.push(page.json);
     return Buffer.concat(pages);
@@ -73,7 +47,7 @@ function listing(reply: Buffer, chunk?: number): Promise<Outcome> {
 
 /** Whether the transcoder wrote the reply's page (it did not decline it). */
 async function transcoded(reply: Buffer): Promise<boolean> {
-  const { page } = await scanOrdersJson(clientAnswering(new Answering(reply)), { TableName: 'orders' });
+  const { page } = await scanOrdersJson(clientAnswering(reply), { TableName: 'orders' });
   return page !== undefined;
 }
 
@@ -103,13 +77,35 @@ describe('the transcoder writes what the reference path writes', () => {
     expect(await listing(body)).toEqual(bytes(`${full},{"id":-9223372036854775808,"status":"shipped"}${full}`));
   });
 
+  test('large replies one after another, each read into the buffer the one before gave back', async () => {
+    const items = (count: number, shipDate: string) =>
+      Array.from({ length: count }, (_, i) => ({ ...ORDER, id: { N: String(i) }, shipDate: { S: shipDate } }));
+    // The longest first: a later, shorter reply is read into its buffer, whose tail holds old bytes.
+    for (const body of [reply(items(900, 'a'.repeat(40))), reply(items(300, 'b')), reply(items(600, 'c'))]) {
+      expect(body.length).toBeGreaterThan(64 * 1024);
+      expect(await listing(body, 16 * 1024)).toEqual(await reference(body));
+    }
+  });
+
+  test.each([
+    ['none', () => undefined],
+    ['too short', (bytes: Buffer) => String(bytes.length - 10)],
+    // Its last chunk would fit where the one before did not: the bytes must keep their order.
+    ['shorter by a chunk', (bytes: Buffer) => String(bytes.length - 8 * 1024)],
+    ['too long', (bytes: Buffer) => String(bytes.length + 10)],
+    ['not a number', () => 'lots'],
+  ])('a Content-Length of %s: the bytes as they came, as the SDK reads them', async (_case, length) => {
+    const body = reply(Array.from({ length: 400 }, (_, i) => ({ ...ORDER, id: { N: String(i) } })));
+    expect(await listing(body, 8 * 1024, length)).toEqual(await reference(body));
+  });
+
   test('an empty page, and a reply whose other members come back to the SDK', async () => {
     expect(await listing(reply([]))).toEqual(bytes(''));
     const last = {
       LastEvaluatedKey: { id: { N: '12' } },
       ConsumedCapacity: { TableName: 'orders', CapacityUnits: 0.5 },
     };
-    const { page, lastKey } = await scanOrdersJson(clientAnswering(new Answering(reply([ORDER], last))), {
+    const { page, lastKey } = await scanOrdersJson(clientAnswering(reply([ORDER], last)), {
       TableName: 'orders',
     });
     expect(page?.orders).toBe(1);
