@@ -20,6 +20,8 @@ export interface ScanOptions {
   segments?: number;
   /** Items per Scan page (DynamoDB stops a page at 1 MB anyway). */
   pageSize?: number;
+  /** Items in each segment's first page, when it should differ: a small first page answers sooner. */
+  firstPageSize?: number;
 }
 
 /** Orders per parallel Scan segment when sizing a scan to the table. */
@@ -116,24 +118,22 @@ export class OrdersRepository {
    */
   listingPages(options: ScanOptions = {}): AsyncIterable<OrdersJsonPage> {
     const segments = Math.max(1, options.segments ?? 1);
-    if (segments === 1) return this.scanSegment(undefined, options.pageSize);
+    if (segments === 1) return this.scanSegment(undefined, options);
     return mergeAsyncIterables(
-      Array.from({ length: segments }, (_, segment) =>
-        this.scanSegment({ segment, total: segments }, options.pageSize),
-      ),
+      Array.from({ length: segments }, (_, segment) => this.scanSegment({ segment, total: segments }, options)),
     );
   }
 
   private async *scanSegment(
     segment: { segment: number; total: number } | undefined,
-    pageSize: number | undefined,
+    { pageSize, firstPageSize = pageSize }: ScanOptions,
   ): AsyncGenerator<OrdersJsonPage> {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const reply = await scanOrdersJson(this.doc, {
         TableName: this.table,
         ExclusiveStartKey: startKey,
-        Limit: pageSize,
+        Limit: startKey ? pageSize : firstPageSize,
         ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
       });
       startKey = reply.lastKey;
