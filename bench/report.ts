@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../infra/functions';
 import { budgetTable, listSettings } from '../infra/list-budget';
-import { PRICES } from '../infra/listing-cost';
+import { memoryTable, PRICES } from '../infra/listing-cost';
 import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
 import type { HandlerOverheadFigures } from './suites/handler-overhead';
@@ -169,6 +169,7 @@ export const DOC_BLOCKS: readonly { file: string; name: string; render: (results
     name: 'capacity',
     render: (r) => budgetTable(measuredFigures(r), listSettings(measuredFigures(r))),
   },
+  { file: 'docs/design.md', name: 'memory', render: (r) => memoryTable(measuredFigures(r)) },
 ];
 
 const block = (name: string) => new RegExp(`(?<=<!-- bench:${name} -->\n)[^]*?(?=<!-- /bench:${name} -->)`);

@@ -78,10 +78,29 @@ export function clientWireSeconds(bytes: number, clientBytesPerSecond: number): 
   return Math.max(bytes / clientBytesPerSecond, wireSeconds(bytes));
 }
 
+/** A listing's two clocks: the CPU's time to write it, and the wire's to send it (Lambda's cap). */
+export interface ListingTime {
+  cpuSeconds: number;
+  wireSeconds: number;
+  /** The slower of the two: they work at once. */
+  seconds: number;
+  boundBy: 'CPU' | 'wire';
+}
+
+export function listingTime(figures: CodingFigures, memoryMb: number, orders: number): ListingTime {
+  const cpuSeconds = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
+  const wire = wireSeconds(orders * figures.bytesPerOrder);
+  return {
+    cpuSeconds,
+    wireSeconds: wire,
+    seconds: Math.max(cpuSeconds, wire),
+    boundBy: cpuSeconds >= wire ? 'CPU' : 'wire',
+  };
+}
+
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
 export function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
-  const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
-  return Math.max(cpu, wireSeconds(orders * figures.bytesPerOrder));
+  return listingTime(figures, memoryMb, orders).seconds;
 }
 
 export interface ListSettings {
