@@ -109,10 +109,12 @@ export interface ListSettings {
 }
 
 /**
- * listOrders' memory and timeout: one full vCPU (the work is CPU-bound and single-threaded, and
- * memory beyond it buys nothing), and time for the largest response a client can get whole (200
- * MB of gzip): its CPU time with TIMEOUT_SAFETY, or its time on the wire to a client at
- * MIN_CLIENT_BYTES_PER_SECOND, whichever is longer, within API Gateway's 15-minute stream.
+ * listOrders' memory and timeout: one full vCPU (a listing's first 6 MB, which Lambda sends
+ * uncapped, and so most stores' whole listing, take as long as the CPU does, and the listing is
+ * written on one thread: docs/design.md#what-memory-buys-a-listing), and time for the largest
+ * response a client can get whole (200 MB of gzip): its CPU time with TIMEOUT_SAFETY, or its time
+ * on the wire to a client at MIN_CLIENT_BYTES_PER_SECOND, whichever is longer, within API
+ * Gateway's 15-minute stream.
  */
 export function listSettings(
   figures: ListFigures,
