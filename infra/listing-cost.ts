@@ -1,8 +1,8 @@
 // The worst a single key can cost per day by listing, with and without the cap on listings in
 // flight, from the deployed settings (list-budget.ts) and the plans. docs/listing-limits.md
 // shows this table; a test keeps the two the same.
-import { LIST_SETTINGS, listingSeconds } from './list-budget';
-import { MEASURED } from './measured';
+import { LIST_SETTINGS, listingSeconds, listingTime } from './list-budget';
+import { MEASURED, type ListFigures } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
 import { FUNCTIONS, STREAM_MAPPINGS } from '../lib/contract/deployment';
@@ -540,7 +540,7 @@ export function addressFloodCost(): { requestsPerDay: number; randomKeysPerDay: 
 /** The load and the prices behind the table, and what it leaves unpriced, as docs/deployment.md states them under it. */
 export function monthlyCostAssumptions(): string {
   const f = MEASURED.compressed;
-  const seconds = listingSeconds(f, LIST_SETTINGS.memoryMb, PROD_LOAD.storeOrders);
+  const time = listingTime(f, LIST_SETTINGS.memoryMb, PROD_LOAD.storeOrders);
   const n0 = (v: number, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d });
   const listingBytes = PROD_LOAD.storeOrders * f.bytesPerOrder;
   // An active key costs at most one authorizer invocation per API (v1, v2) per cache TTL.
@@ -553,7 +553,8 @@ export function monthlyCostAssumptions(): string {
   const flood = addressFloodCost();
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
-    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
+    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(time.seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each:`,
+    `${time.boundBy === 'wire' ? `the time Lambda takes to stream it, at most ${n0(STREAMING_LIMITS.cappedBytesPerSecond / MiB)} MiB/s past its first ${n0(STREAMING_LIMITS.fullSpeedBytes / MiB)} MiB, its CPU needing ${n0(time.cpuSeconds, 1)} s` : `its CPU time, ${n0(f.ordersPerCpuSecond)} orders a CPU second, streaming it taking ${n0(time.wireSeconds, 1)} s`};`,
     `a stored item of ${TYPICAL_ORDER_ITEM_BYTES} bytes with its v2 index keys, so an eventually consistent Scan of the store is ${n0(scanReadUnits(PROD_LOAD.storeOrders))} read units).`,
     `Prices (${PRICES.region}, ${PRICES.asOf}): egress ${PRICES.egressTiers.map((t) => `$${t.perGb}`).join(' / ')} per GB by tier (first 100 GB free, then to 10 TB, 50 TB, 150 TB, beyond);`,
     `DynamoDB on demand $${PRICES.dynamoReadPerMillion} per million reads, $${PRICES.dynamoWritePerMillion} per million writes (provisioned $${PRICES.dynamoRcuHour} per RCU-hour); Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s,`,
@@ -577,5 +578,31 @@ export function monthlyCostAssumptions(): string {
     `current and previous versions, and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
     '',
     orderStorageSentence(),
+  ].join('\n');
+}
+
+/** Memory list-orders could be given: below, at and above one full vCPU. */
+export const MEMORY_CHOICES_MB = [512, 1024, STREAMING_LIMITS.memoryMbPerVcpu, 2 * STREAMING_LIMITS.memoryMbPerVcpu];
+
+/**
+ * What each memory gives a listing, from the measured figures (docs/design.md's table): the prod
+ * load's listing (its CPU time, its time on the wire, the slower of the two) and its month of
+ * list-orders compute, and a store a tenth its size, whose listing Lambda streams mostly uncapped.
+ */
+export function memoryTable(figures: ListFigures): string {
+  const f = figures.compressed;
+  const orders = PROD_LOAD.storeOrders;
+  const n1 = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+  const rows = MEMORY_CHOICES_MB.map((memoryMb) => {
+    const large = listingTime(f, memoryMb, orders);
+    const small = listingTime(f, memoryMb, orders / 10);
+    const compute = PROD_LOAD.listingsPerMonth * large.seconds * (memoryMb / 1024) * PRICES.lambdaGbSecond;
+    const deployed = memoryMb === LIST_SETTINGS.memoryMb ? ' (deployed)' : '';
+    return `| ${n(memoryMb)} MB${deployed} | ${n1(large.cpuSeconds)} s / ${n1(large.wireSeconds)} s: **${n1(large.seconds)} s** | ${n1(small.seconds)} s | ${usd(compute)} |`;
+  });
+  return [
+    `| list-orders memory | ${n(orders)}-order gzip listing: CPU / wire: its time | ${n(orders / 10)} orders | its compute a month at the prod load (${n(PROD_LOAD.listingsPerMonth)} listings) |`,
+    '| --- | --- | --- | --- |',
+    ...rows,
   ].join('\n');
 }

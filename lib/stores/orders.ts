@@ -7,6 +7,8 @@ import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } fr
 import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
 import { REAL_TIMERS } from '../commons/timers';
+import { ordersJsonPage, type OrdersJsonPage } from '../core/orders/orders-json';
+import { scanOrdersJson } from './scan-json';
 import type { StampClock } from './aws-clock';
 import { readOptions, type AttemptTimer } from './call-deadlines';
 import { stampedWrite, type Judged } from './stamped-write';
@@ -27,6 +29,8 @@ export interface ScanOptions {
   segments?: number;
   /** Items per Scan page (DynamoDB stops a page at 1 MB anyway). */
   pageSize?: number;
+  /** Items in each segment's first page, when it should differ: a small first page answers sooner. */
+  firstPageSize?: number;
 }
 
 /** Orders per parallel Scan segment when sizing a scan to the table. */
@@ -124,33 +128,32 @@ export class OrdersRepository {
     return counted + added;
   }
 
-  /** Every order, one Scan page at a time, following pages to the end of the table. */
-  scanPages(options: ScanOptions = {}): AsyncIterable<Order[]> {
+  /**
+   * Every order as the listing's JSON, one Scan page at a time, following pages to the end of the
+   * table: each reply written by the transcoder, or by the reference path where it declines one.
+   */
+  listingPages(options: ScanOptions = {}): AsyncIterable<OrdersJsonPage> {
     const segments = Math.max(1, options.segments ?? 1);
-    if (segments === 1) return this.scanSegment(undefined, options.pageSize);
+    if (segments === 1) return this.scanSegment(undefined, options);
     return mergeAsyncIterables(
-      Array.from({ length: segments }, (_, segment) =>
-        this.scanSegment({ segment, total: segments }, options.pageSize),
-      ),
+      Array.from({ length: segments }, (_, segment) => this.scanSegment({ segment, total: segments }, options)),
     );
   }
 
   private async *scanSegment(
     segment: { segment: number; total: number } | undefined,
-    pageSize: number | undefined,
-  ): AsyncGenerator<Order[]> {
+    { pageSize, firstPageSize = pageSize }: ScanOptions,
+  ): AsyncGenerator<OrdersJsonPage> {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: startKey,
-          Limit: pageSize,
-          ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
-        }),
-      );
-      startKey = page.LastEvaluatedKey;
-      yield (page.Items ?? []).map(orderFromAttributes);
+      const reply = await scanOrdersJson(this.doc, {
+        TableName: this.table,
+        ExclusiveStartKey: startKey,
+        Limit: startKey ? pageSize : firstPageSize,
+        ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
+      });
+      startKey = reply.lastKey;
+      yield reply.page ?? ordersJsonPage((reply.items ?? []).map(orderFromAttributes));
     } while (startKey);
   }
 

@@ -13,10 +13,10 @@ import { failingAfterPages, stackListingFrom } from '../support/list-route';
 let stack: LocalStack;
 let key: string;
 /**
- * Orders in the table: more than one page of the deployed Scan, so the listing arrives as more
- * than one flush of its gzip stream, as 2,000 did (two full pages).
+ * Orders in the table: more than the deployed Scan's first page, so the listing arrives as more
+ * than one flush of its gzip stream.
  */
-const COUNT = DEPLOYED_SCAN.pageSize + 200;
+const COUNT = DEPLOYED_SCAN.firstPageSize + 200;
 
 beforeAll(async () => {
   stack = await startLocalStack();

@@ -16,6 +16,7 @@ import {
   largeListingReader,
 } from '../support/large-listing';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
+import { ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 let stack: LocalStack;
 let key: string;
@@ -58,10 +59,10 @@ test('the head and the first page reach the client while the table is still bein
   const gate = new Promise<void>((resolve) => (release = resolve));
   const gated = {
     cancel: async () => undefined,
-    async *scanPages() {
-      yield [{ id: '1', status: 'pending' as const }];
+    async *listingPages() {
+      yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
       await gate;
-      yield [{ id: '2', status: 'shipped' as const }];
+      yield ordersJsonPage([{ id: '2', status: 'shipped' as const }]);
     },
   };
   const local = await stackListingFrom(stack, gated, '/gated');
@@ -152,10 +153,10 @@ test('a client that hangs up before the first byte does not take the local stack
   const gate = new Promise<void>((resolve) => (release = resolve));
   const slow = {
     cancel: async () => undefined,
-    async *scanPages() {
+    async *listingPages() {
       reached();
       await gate;
-      yield [{ id: '1', status: 'pending' as const }];
+      yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
     },
   };
   const local = await stackListingFrom(stack, slow, '/slow');

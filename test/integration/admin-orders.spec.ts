@@ -211,7 +211,7 @@ describe('orders import', () => {
     expect(written).toBeGreaterThanOrEqual(count / 5);
     expect(written).toBeLessThan(count);
     // One Scan of the table, not a read per order: which of this file's orders are stored.
-    const table = await ordersById(repo);
+    const table = await ordersById(imports.tables);
     expect(many.filter((_, i) => table.has(String(40_000 + i)))).toHaveLength(written);
 
     const resumed = await admin('orders', 'import', path);

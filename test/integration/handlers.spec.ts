@@ -69,7 +69,7 @@ test('a handler without an authorizer context answers 401, not 500', async () =>
 
 test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and still has rate-limit headers', async () => {
   const broken = {
-    scanPages: () => {
+    listingPages: () => {
       throw new TypeError('secret internal detail at /var/task/index.mjs');
     },
   } as unknown as OrdersRepository;

@@ -26,6 +26,7 @@ import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 import { failingAfterPages } from '../support/list-route';
+import { ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 let tables: TestTables;
 let orders: OrdersRepository;
@@ -162,11 +163,11 @@ describe('the per-key cap on listings in flight', () => {
     let started = 0;
     const gated: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      async *scanPages() {
+      async *listingPages() {
         started++;
-        yield [{ id: '1', status: 'pending' as const }];
+        yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
         await gate;
-        yield [{ id: '2', status: 'pending' as const }];
+        yield ordersJsonPage([{ id: '2', status: 'pending' as const }]);
       },
     };
     const handler = handlerWith({ orders: gated });
@@ -218,7 +219,7 @@ describe('the per-key cap on listings in flight', () => {
     const { event, keyId } = listEvent('free');
     const broken: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      scanPages: () => {
+      listingPages: () => {
         throw new TypeError('broken before the first byte');
       },
     };
@@ -232,8 +233,8 @@ describe('the per-key cap on listings in flight', () => {
     const isStuck = new Promise<void>((resolve) => (stuckAt = resolve));
     const stuck: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      async *scanPages() {
-        yield [{ id: '1', status: 'pending' as const }];
+      async *listingPages() {
+        yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
         stuckAt();
         await new Promise<never>(() => undefined);
       },

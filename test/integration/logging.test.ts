@@ -63,7 +63,7 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     cancel: async () => {
       throw new Error('boom');
     },
-    scanPages: () => [],
+    listingPages: () => [],
   } as unknown as OrdersRepository;
   const handler = makeCancelOrderHandler({
     orders: failing,

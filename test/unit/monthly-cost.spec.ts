@@ -7,6 +7,8 @@ import {
   egressPrice,
   INDEX_WRITES_PER_SECOND,
   LEASE_WRITES_PER_LISTING,
+  MEMORY_CHOICES_MB,
+  memoryTable,
   scanCapacity,
   STREAMED_BYTES_PER_BILLED_REQUEST,
   IDLE,
@@ -137,4 +139,23 @@ test('storage is priced per GB of the table and its indexes together', () => {
   const ordersInOneGb = (1024 * 1024 * 1024) / (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes);
   expect(orderStoragePrice(ordersInOneGb)).toBeCloseTo(PRICES.dynamoStorageGbMonth);
   expect(orderStoragePrice(2 * ordersInOneGb)).toBeCloseTo(2 * PRICES.dynamoStorageGbMonth);
+});
+
+test('what memory buys: the deployed row marked, the wire-bound listing as long at any memory that keeps up, its compute in proportion', () => {
+  const figures = {
+    plain: { bytesPerOrder: 130, ordersPerCpuSecond: 300_000 },
+    compressed: { bytesPerOrder: 30, ordersPerCpuSecond: 250_000 },
+    source: 'test',
+  };
+  const rows = memoryTable(figures).split('\n').slice(2);
+  expect(rows).toHaveLength(MEMORY_CHOICES_MB.length);
+  expect(rows.filter((row) => row.includes('(deployed)'))).toHaveLength(1);
+  const times = rows.map((row) => /\*\*([\d.]+) s\*\*/.exec(row)?.[1]);
+  const cost = (row: string) => Number(/\$([\d,]+)/.exec(row.split('|').at(-2) ?? '')?.[1]?.replace(/,/g, ''));
+  // 1M orders of 30 B: about 11.3 s on the wire; at 1,024 MB and above the CPU keeps up.
+  expect(times.slice(1)).toEqual(['11.3', '11.3', '11.3']);
+  expect(Number(times[0])).toBeGreaterThan(11.3);
+  const [, oneGb = '', deployed = '', twoVcpus = ''] = rows;
+  expect(cost(twoVcpus)).toBeCloseTo(2 * cost(deployed), -1);
+  expect(cost(oneGb)).toBeLessThan(cost(deployed));
 });

@@ -7,6 +7,7 @@ import { runSpec } from '../support/specs';
 runSpec('order-id', () => require('./order-id.spec'));
 runSpec('order-attributes', () => require('./order-attributes.spec'));
 runSpec('orders-json', () => require('./orders-json.spec'));
+runSpec('scan-transcoder', () => require('./scan-transcoder.spec'));
 runSpec('sync-cursor', () => require('./sync-cursor.spec'));
 runSpec('cursor-keyring', () => require('./cursor-keyring.spec'));
 runSpec('sync-keys', () => require('./sync-keys.spec'));

@@ -76,7 +76,7 @@ function slowService(
   const cancelled = new Set<string>();
   let orderCalls = 0;
   const orders = {
-    scanPages: async function* () {},
+    listingPages: async function* () {},
     cancel: async (id: string) => {
       await time.sleep(late(++orderCalls));
       cancelled.add(id);
