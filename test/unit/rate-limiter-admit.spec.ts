@@ -6,6 +6,7 @@ import { BAN, limitsFor, PLAN_LIMITS, type Limits } from '../../lib/contract/pla
 import { admit, markRevoked } from '../../lib/core/limiter/limiter';
 import { KeyRevokedError, MinutePassedError } from '../../lib/core/limiter/limit-errors';
 import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter/rules';
+import type { LimiterStore } from '../../lib/core/limiter/store';
 import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import {
   InMemoryLimiterStore,
@@ -516,6 +517,62 @@ describe('lost and failed writes', () => {
     expect(await under.admit(key, limits)).toMatchObject({ reason: 'KEY_TEMPORARILY_BANNED', banStarted: true });
     expect(under.warnings).toEqual(['ban not extended past midnight']);
     expect(under.stored(key, dayEnd(start) * 1000)).toBeUndefined();
+  });
+});
+
+describe('an item that another request changes before each write of ours', () => {
+  const AUTHORIZER_TTL_SECONDS = 60;
+  const start = Date.parse('2026-11-22T10:00:30.000Z');
+
+  /**
+   * A request at `start` whose every write finds the item changed just before it: a request of the
+   * minute before stored its minute; ahead of our second write another request starts our minute,
+   * ahead of the third one a function whose clock reads the next minute starts that, and ahead of
+   * the fourth `last` runs. Each failed condition sends the algorithm to try again.
+   */
+  async function beaten(last: (at: (ms: number) => Promise<Admission>, memory: LimiterStore, key: string) => unknown) {
+    const memory = new InMemoryLimiterStore();
+    const key = newKey();
+    /** Another request of the key, on a clock reading `ms`. */
+    const at = (ms: number) => admit({ store: memory, now: () => ms, warn: () => {} }, key, free);
+    await at(start - 60_000);
+    const meanwhile = [async () => {}, () => at(start), () => at(start + 60_000), () => last(at, memory, key)];
+    let takes = 0;
+    const store: LimiterStore = {
+      take: async (item, write, deadline) => {
+        await meanwhile[takes++]?.();
+        return memory.take(item, write, deadline);
+      },
+      recordRefusal: (item, write, deadline) => memory.recordRefusal(item, write, deadline),
+      writeBan: (item, ban, deadline) => memory.writeBan(item, ban, deadline),
+      giveBack: (item, write, deadline) => memory.giveBack(item, write, deadline),
+      markRevoked: (item, mark) => memory.markRevoked(item, mark),
+      read: (item, deadline) => memory.read(item, deadline),
+    };
+    const answer = admit({ store, now: () => start, warn: () => {} }, key, free);
+    return { answer, memory, key, takes: () => takes };
+  }
+
+  test('gives up after four writes with an error, its request counted nowhere', async () => {
+    const under = await beaten((at) => at(start + 120_000));
+    await expect(under.answer).rejects.toThrow(/kept changing/);
+    expect(under.takes()).toBe(4);
+    // The four other requests, each in a minute of its own; ours in none.
+    expect(under.memory.peek({ keyId: under.key, day: windowAt('day', seconds(start)) })).toMatchObject({
+      day: 4,
+      inMinute: 1,
+      minute: windowAt('minute', seconds(start)).start + 2 * MINUTE_SECONDS,
+    });
+  });
+
+  test('a revocation met by the last of the four writes is still a KeyRevokedError (401)', async () => {
+    const under = await beaten((_at, memory, key) => markRevoked(memory, key, start, AUTHORIZER_TTL_SECONDS));
+    await expect(under.answer).rejects.toBeInstanceOf(KeyRevokedError);
+    expect(under.takes()).toBe(4);
+    expect(under.memory.peek({ keyId: under.key, day: windowAt('day', seconds(start)) })).toMatchObject({
+      day: 3,
+      revoked: true,
+    });
   });
 });
 
