@@ -5,7 +5,13 @@
 import { BAN, limitsFor, PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
 import { admit, markRevoked } from '../../lib/core/limiter/limiter';
 import { KeyRevokedError, MinutePassedError } from '../../lib/core/limiter/limit-errors';
-import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter/rules';
+import {
+  banThreshold,
+  REVOCATION_CLOCK_SKEW_SECONDS,
+  revocationDays,
+  type Admission,
+  type LimiterState,
+} from '../../lib/core/limiter/rules';
 import type { LimiterStore } from '../../lib/core/limiter/store';
 import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import {
@@ -124,6 +130,9 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
       slot: { minute: minuteEnd(under.clock.ms) - MINUTE_SECONDS, day: expect.objectContaining({ kind: 'day' }) },
     });
     expect(under.stored(key)).toMatchObject({ day: limits.perMinute + 1, inMinute: 1, refused: 0 });
+    // In the second the ban ends, a window's refusal is the window's, not the ended ban's.
+    await under.many(key, limits, limits.perMinute - 1);
+    expect(await under.admit(key, limits)).toMatchObject({ reason: 'RATE_LIMITED' });
   });
 
   test('the minute rolls over at the boundary of the clock', async () => {
@@ -160,6 +169,19 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
     const remaining = admissions.filter((a) => a.admitted).map((a) => a.headers.remaining);
     expect(new Set(remaining).size).toBe(limits.perMinute);
   });
+});
+
+test('requests crossing the threshold together on clocks a second apart all report the one ban stored', async () => {
+  const under = limiter();
+  const key = newKey();
+  const limits = { perMinute: 1, perDay: 100 };
+  await under.many(key, limits, limits.perMinute + banThreshold(limits));
+  const aSecondAhead = { store: under.store, now: () => under.clock.ms + 1000, warn: () => {} };
+  const answers = await Promise.all([under.admit(key, limits), admit(aSecondAhead, key, limits)]);
+  const stored = under.stored(key)?.bannedUntil;
+  expect(answers.map((a) => a.headers.resetAt)).toEqual([stored, stored]);
+  expect(answers.map((a) => outcome(a))).toEqual(['KEY_TEMPORARILY_BANNED', 'KEY_TEMPORARILY_BANNED']);
+  expect(answers.filter((a) => !a.admitted && a.banStarted)).toHaveLength(1);
 });
 
 describe('the day window', () => {
@@ -228,6 +250,17 @@ describe('the day window', () => {
       ...Array(banThreshold(limits)).fill('QUOTA_EXCEEDED'),
       'KEY_TEMPORARILY_BANNED',
     ]);
+  });
+
+  test('refusals of a full day in a new minute are all recorded there, whichever starts the minute', async () => {
+    const under = limiter();
+    const key = newKey();
+    const limits = { perMinute: 5, perDay: 2 };
+    await under.many(key, limits, limits.perDay);
+    under.clock.ms += 60_000;
+    const refused = await under.parallel(key, limits, 3);
+    expect(refused.map(outcome)).toEqual(Array(3).fill('QUOTA_EXCEEDED'));
+    expect(under.stored(key)).toMatchObject({ minute: minuteEnd(T0), day: limits.perDay, inMinute: 0, refused: 3 });
   });
 
   test('parallel requests on a full day minute by minute: no QUOTA_EXCEEDED while the day is below its limit', async () => {
@@ -593,10 +626,13 @@ describe('revocation', () => {
       for (const key of [served, overLimit, banned]) {
         const before = under.stored(key);
         await markRevoked(under.store, key, under.clock.ms, AUTHORIZER_TTL_SECONDS);
+        // With no call beyond the one every request makes.
+        const calls = under.store.calls.length;
         await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
         // A new minute too: the mark is on the day's item, not the minute's.
         under.clock.ms += MINUTE_SECONDS * 1000;
         await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
+        expect(under.store.calls.slice(calls).map((call) => call.operation)).toEqual(['take', 'take']);
         under.clock.ms -= MINUTE_SECONDS * 1000;
         expect(under.stored(key)).toEqual({ ...before, revoked: true });
       }
@@ -620,6 +656,12 @@ describe('revocation', () => {
     expect(days.map((d) => d.start)).toEqual([windowAt('day', seconds(late)).start, dayEnd(late)]);
     const midday = Date.parse('2026-11-22T12:00:00.000Z');
     expect(revocationDays(seconds(midday), AUTHORIZER_TTL_SECONDS)).toEqual([windowAt('day', seconds(midday))]);
+    // The clocks ahead of the operator's by the skew reach the next day only through the cache time.
+    const beforeSkew = (dayEnd(late) - REVOCATION_CLOCK_SKEW_SECONDS - AUTHORIZER_TTL_SECONDS / 2) * 1000;
+    expect(revocationDays(seconds(beforeSkew), AUTHORIZER_TTL_SECONDS).map((d) => d.start)).toEqual([
+      windowAt('day', seconds(late)).start,
+      dayEnd(late),
+    ]);
     const justAfter = Date.parse('2026-11-23T00:00:10.000Z');
     expect(revocationDays(seconds(justAfter), AUTHORIZER_TTL_SECONDS).map((d) => d.start)).toEqual([
       windowAt('day', seconds(late)).start,

@@ -8,7 +8,7 @@ import { requestDeadline } from '../../lib/commons/deadline';
 import type { Limits } from '../../lib/contract/plans';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { RECENT_CALLS, RecentLatency, timedStore, type TimeBudget } from '../../lib/core/limiter/budget';
-import { NoTimeToServeError } from '../../lib/core/limiter/limit-errors';
+import { KeyRevokedError, NoTimeToServeError } from '../../lib/core/limiter/limit-errors';
 import { admit, timedLimiter } from '../../lib/core/limiter/limiter';
 import { banThreshold } from '../../lib/core/limiter/rules';
 import { unixSeconds, windowAt } from '../../lib/core/limiter/windows';
@@ -169,7 +169,27 @@ describe('the time budget of an admission', () => {
     if (!served.admitted) throw new Error('the first request is served');
     await under.giveBack(key, served.slot, deadline);
     expect(under.store.calls.at(-1)).toMatchObject({ operation: 'giveBack', deadline });
-    expect(under.stored(key)).toMatchObject({ day: 0 });
+    expect(under.stored(key)).toMatchObject({ day: 0, inMinute: 0 });
+  });
+
+  test('a slot its request did not use after all is given back (a failed give-back only warns); a key marked revoked is refused', async () => {
+    const failing = { on: false };
+    const under = limiter(
+      () => 0,
+      (call) => (failing.on && call.operation === 'giveBack' ? { kind: 'failed-before-write' } : undefined),
+    );
+    const key = newKey();
+    const first = await under.admit(key, free);
+    const second = await under.admit(key, free);
+    if (!first.admitted || !second.admitted) throw new Error('both requests are served');
+    await under.giveBack(key, first.slot);
+    expect(under.stored(key)).toMatchObject({ day: 1, inMinute: 1 });
+    failing.on = true;
+    await under.giveBack(key, second.slot);
+    expect(under.warnings).toEqual(['slot not given back']);
+    expect(under.stored(key)).toMatchObject({ day: 1, inMinute: 1 });
+    await under.markRevoked(key, under.clock.ms, 60);
+    await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
   });
 });
 
