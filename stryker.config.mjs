@@ -14,7 +14,8 @@ export default {
   coverageAnalysis: 'perTest',
   // Two cores, shared: one jest at a time.
   concurrency: 1,
-  // A rerun tests again only the mutants whose code or covering tests changed since the last.
+  // A rerun reuses the results of mutants whose code and test files are unchanged. jest reports a
+  // spec's tests under its runner, so a change to any spec of a runner reruns all their mutants.
   incremental: true,
   incrementalFile: 'reports/mutation/incremental.json',
   reporters: ['clear-text', 'progress', 'html'],
