@@ -4,6 +4,7 @@
 // deploy and smoke commands find a stage's stack and outputs), and so does the bench.
 import type { PlanName } from './plans';
 import type { FunctionName } from './routes';
+import { INDEX_CANARY } from './index-canary';
 import { STREAMING_LIMITS } from './streaming-limits';
 import { SYNC_TIMING, type SyncTiming } from './sync';
 import { ORDER_INDEXES, type TableId } from './tables';
@@ -198,6 +199,21 @@ export const STREAM_MAPPINGS: Record<StreamFunctionId, StreamMapping> = {
 export function syncRepairMs(timing: SyncTiming = SYNC_TIMING): number {
   const watch = STREAM_MAPPINGS['sync-watch'];
   return (watch.iteratorAgeAlarmSeconds + FUNCTIONS['sync-watch'].timeoutSeconds) * 1000 + timing.freshnessMs;
+}
+
+/**
+ * How long after the indexes are back within the budget (every write reaching them within
+ * indexLagMs again) a replica following the sync loop has every change that landed while they lagged
+ * more (docs/design.md#the-index-lag-canary): the canary's next run (a period and its lateness) sees
+ * its probe back, ending the episode; the run after it (another) asks for the episode's second sweep,
+ * which finds every change still on its way at the first; the stream hands that request to the sync
+ * watch within the IteratorAge it is alarmed on and the watch re-stamps within its timeout; a walk
+ * starting freshnessMs later delivers the re-stamps, once the walks' hold (a measurement's, in force
+ * up to the read-back time past a period and its lateness) is over.
+ */
+export function indexLagRepairMs(timing: SyncTiming = SYNC_TIMING): number {
+  const run = INDEX_CANARY.periodSeconds * 1000 + INDEX_CANARY.lateAllowanceMs;
+  return 2 * run + INDEX_CANARY.readBackMs + syncRepairMs(timing);
 }
 
 /** Seconds between a streamed function's timeout and its integration timeout, so the function always stops first. */
