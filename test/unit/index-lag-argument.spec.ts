@@ -15,8 +15,7 @@
 // (test/unit/sync-lateness.spec.ts).
 import fc from 'fast-check';
 import { indexLagRepairMs, STREAM_MAPPINGS, FUNCTIONS } from '../../lib/contract/deployment';
-import { INDEX_CANARY, INDEX_CANARY_TIMING } from '../../lib/contract/index-canary';
-import { settleMs, SYNC_TIMING } from '../../lib/contract/sync';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import {
   lagHold,
   withMeasurement,
@@ -26,14 +25,9 @@ import {
   type RepairWindow,
 } from '../../lib/core/sync/index-lag';
 import { heldWatermarkMs } from '../../lib/core/sync/watermark';
-import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
+import { DEPLOYED_LAG_TIMING } from '../support/lag-timing';
 
-const T: LagTiming = {
-  indexLagMs: SYNC_TIMING.indexLagMs,
-  settleMs: settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS),
-  clockErrorMs: SYNC_TIMING.clockErrorMs,
-  ...INDEX_CANARY_TIMING,
-};
+const T: LagTiming = DEPLOYED_LAG_TIMING;
 const P = T.periodMs;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 /** How long after a sweep is asked for the watch may do it: the stream's wait, then its own timeout. */

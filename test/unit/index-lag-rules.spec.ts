@@ -1,8 +1,7 @@
 // The index-lag canary's rules (lib/core/sync/index-lag.ts, lib/core/sync/watermark.ts), table by
 // table: what a run records, when an episode opens and ends and what its sweeps cover, how far a walk
 // holds its watermark back, and when it vouches for nothing past the last probe seen.
-import { INDEX_CANARY, INDEX_CANARY_TIMING } from '../../lib/contract/index-canary';
-import { settleMs, SYNC_TIMING } from '../../lib/contract/sync';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import {
   canaryRecordOf,
   lagHold,
@@ -14,14 +13,9 @@ import {
   type LagTiming,
 } from '../../lib/core/sync/index-lag';
 import { heldWatermarkMs } from '../../lib/core/sync/watermark';
-import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
+import { DEPLOYED_LAG_TIMING } from '../support/lag-timing';
 
-const T: LagTiming = {
-  indexLagMs: SYNC_TIMING.indexLagMs,
-  settleMs: settleMs(SYNC_TIMING, REQUEST_TIMEOUT_MS),
-  clockErrorMs: SYNC_TIMING.clockErrorMs,
-  ...INDEX_CANARY_TIMING,
-};
+const T: LagTiming = DEPLOYED_LAG_TIMING;
 const KEPT = INDEX_CANARY.keptMeasurements;
 const P = T.periodMs;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
