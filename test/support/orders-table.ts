@@ -1,5 +1,6 @@
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SyncedOrder } from '../../lib/contract/synced-order';
+import { isSentinel } from '../../lib/core/sync/sentinel';
 import { syncedOrderFromAttributes } from '../../lib/stores/orders';
 import type { Order } from '../../lib/contract/order';
 import type { OrdersRepository } from '../../lib/stores/orders';
@@ -33,6 +34,7 @@ export async function syncedOrdersById(client: DynamoDBClient, table: string): P
       new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
+      if (isSentinel(item)) continue;
       const order = syncedOrderFromAttributes(item);
       byId.set(order.id, order);
     }
