@@ -340,7 +340,7 @@ test('--index-lag-ms and --hold-writes-ms make the embedded server as late as as
     doc.send(new GetCommand({ TableName: LOCAL_TABLES.orders, Key: { id } })).then(({ Item }) => Item !== undefined);
   try {
     expect(stack.banner.join('\n')).toContain(
-      "(in memory; indexes up to 600000 ms behind writes; 1 write in 2 held 600000 ms; the orders table's change stream read by the sync watch)",
+      "(in memory; indexes up to 600000 ms behind writes; 1 write in 2 held 600000 ms; the orders table's change stream read by the sync watch; the index-lag canary every minute)",
     );
     // Of two writes, one is held: the other is answered and stored, and yet not in the index.
     const gaveUp = new AbortController();
