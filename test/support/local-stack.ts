@@ -160,7 +160,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     call: contractCheckedFetch(baseUrl, openapi, publicPaths),
     openapi,
     close: async () => {
-      app.indexCanary?.close();
+      await app.indexCanary?.close();
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await (lagging ? lagging.close() : tables.drop());

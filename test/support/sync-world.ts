@@ -242,7 +242,7 @@ export async function startSyncWorld(options: SyncWorldOptions = {}): Promise<Sy
     },
     close: async () => {
       watch?.close();
-      canary?.close();
+      await canary?.close();
       for (const hold of holds.splice(0)) hold.release();
       await stack.close();
     },

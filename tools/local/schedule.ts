@@ -6,6 +6,7 @@
 // when its time has come on that clock and runs until the function sleeps or ends, so a test that
 // moves the clock a step at a time reads the lag the embedded server's indexes really have.
 // A run that fails is counted, as Lambda's Errors would count it, and the next one comes anyway.
+// Closing stops a run's wait and waits for its end, so the stack's DynamoDB closes after it.
 
 /** One invocation, given the schedule's sleep. */
 export type ScheduledRun = (sleep: (ms: number) => Promise<void>) => Promise<void>;
@@ -20,7 +21,8 @@ export interface LocalScheduleOptions {
 
 export class LocalSchedule {
   private nextRunAt: number;
-  private sleepers: { at: number; wake: () => void; stop: (reason: Error) => void }[] = [];
+  private sleepers: { at: number; wake: () => void; stop: (reason: Error) => void; timer?: NodeJS.Timeout }[] = [];
+  private readonly running = new Set<Promise<void>>();
   /** Runs between a step's start and their next sleep or their end. */
   private active = 0;
   private idleWaiters: (() => void)[] = [];
@@ -37,10 +39,17 @@ export class LocalSchedule {
 
   /** The sleep a run waits with between its steps: on the schedule's clock. */
   readonly sleep = (ms: number): Promise<void> => {
-    if (this.options.autoRun) return new Promise((resolve) => setTimeout(resolve, ms).unref());
+    if (this.closed) return Promise.reject(new Error('The local schedule was closed'));
     return new Promise((wake, stop) => {
-      this.sleepers.push({ at: this.options.now() + ms, wake, stop });
-      this.settle(-1);
+      const sleeper = { at: this.options.now() + ms, wake, stop };
+      this.sleepers.push(sleeper);
+      if (!this.options.autoRun) return this.settle(-1);
+      Object.assign(sleeper, {
+        timer: setTimeout(() => {
+          this.sleepers.splice(this.sleepers.indexOf(sleeper), 1);
+          wake();
+        }, ms),
+      });
     });
   };
 
@@ -67,22 +76,30 @@ export class LocalSchedule {
     }
   }
 
-  /** No more runs; a run still waiting is stopped, as Lambda stops an invocation at its timeout. */
-  close(): void {
+  /** No more runs; a run still waiting is stopped, as Lambda stops an invocation at its timeout. Resolves once none runs. */
+  async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    for (const sleeper of this.sleepers.splice(0)) sleeper.stop(new Error('The local schedule was closed'));
+    for (const sleeper of this.sleepers.splice(0)) {
+      clearTimeout(sleeper.timer);
+      sleeper.stop(new Error('The local schedule was closed'));
+    }
+    await Promise.allSettled(this.running);
   }
 
   private start(): void {
     this.runs++;
     this.settle(1);
-    this.options
+    const run = this.options
       .run(this.sleep)
       .catch((error: unknown) => {
-        this.failures.push(error);
+        if (!this.closed) this.failures.push(error);
       })
-      .finally(() => this.settle(-1));
+      .finally(() => {
+        this.running.delete(run);
+        this.settle(-1);
+      });
+    this.running.add(run);
   }
 
   private settle(change: number): void {

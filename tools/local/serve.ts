@@ -195,7 +195,7 @@ export async function startLocalStack(
         server.close();
         server.closeAllConnections();
         for (const mapping of Object.values(streamMappings)) mapping.close();
-        indexCanary?.close();
+        await indexCanary?.close();
         await closeAll();
       },
     };
