@@ -5,8 +5,9 @@
 // replica walks every few seconds. With the index-lag canary running every minute, as deployed, the
 // walks hold their watermark back by the lag it measures and the sync watch sweeps the episode once
 // the lag is back: the replica ends equal to the store within the documented repair time. Without
-// it, the same replica loses cancels.
+// it, the same replica loses cancels. While the canary is silent, walks vouch for nothing new.
 import { indexLagRepairMs } from '../../lib/contract/deployment';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import { SYNC_TIMING } from '../../lib/contract/sync';
 import { syncedOrdersById } from '../support/orders-table';
 import { startSyncWorld, type SyncWorld } from '../support/sync-world';
@@ -95,4 +96,23 @@ test('with the canary, the walks hold back while it lasts and the replica ends e
   expect(world.watch?.discarded).toEqual([]);
   // And stays so.
   await world.expectConverged();
+}, 120_000);
+
+test('while the canary is silent, walks vouch for nothing new: the watermark stays, and the replica loses nothing', async () => {
+  world = await startSyncWorld({ indexLagMs: BASELINE_LAG_MS, random: () => 1, canary: true });
+  await world.app.orders.putMany(ids.map((id) => ({ id, status: 'pending' as const })));
+  await world.expectConverged();
+  await walkFor(60_000);
+  await world.canary?.close();
+  // Past a period and its lateness without a probe: the record is stale.
+  await walkFor(INDEX_CANARY.periodSeconds * 1000 + INDEX_CANARY.lateAllowanceMs);
+  const stuck = world.watermark;
+  world.setIndexLagMs(EPISODE_LAG_MS);
+  for (const id of ids.slice(0, 5)) expect(await world.cancel(id)).toBe(204);
+  const holds = await walkFor(2 * 60_000);
+  expect(world.watermark).toBe(stuck);
+  expect(Math.min(...holds)).toBeGreaterThan(0);
+  world.setIndexLagMs(BASELINE_LAG_MS);
+  await walkFor(EPISODE_LAG_MS);
+  expect(await missed()).toEqual([]);
 }, 120_000);
