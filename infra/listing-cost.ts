@@ -5,7 +5,8 @@ import { LIST_SETTINGS, listingSeconds, listingTime } from './list-budget';
 import { MEASURED, type ListFigures } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { FUNCTIONS, SCHEDULES, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { INDEX_CANARY } from '../lib/contract/index-canary';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
@@ -217,12 +218,13 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * failures; one on every function's throttles (a metric each); one on the orders indexes' write
  * throttles (a metric each); the web ACL's blocks; per function released through CodeDeploy the
  * rollback alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the
- * authorizer its refusal rate (two metrics); and the sync watch's five.
+ * authorizer its refusal rate (two metrics); the sync watch's five; the index-lag canary's, one per
+ * index over the budget and one on the canary silent.
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
   // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
-  const released = functions - Object.keys(STREAM_MAPPINGS).length;
+  const released = functions - Object.keys(STREAM_MAPPINGS).length - Object.keys(SCHEDULES).length;
   const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
@@ -230,9 +232,12 @@ function stageAlarms(): { alarms: number; metrics: number } {
   // The sync watch's (infra/constructs/change-stream.ts): late and ahead changes, its iterator age,
   // its errors and its dead-letter queue, a metric each.
   const syncWatch = { alarms: 5, metrics: 5 };
+  // The index-lag canary's (infra/constructs/index-canary.ts), a metric each.
+  const canary = { alarms: TABLES.orders.indexes.length + 1, metrics: TABLES.orders.indexes.length + 1 };
+  const parts = [throttles, indexThrottles, rollback, syncWatch, canary];
   return {
-    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms,
-    metrics: single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics,
+    alarms: single + parts.reduce((sum, part) => sum + part.alarms, 0),
+    metrics: single + parts.reduce((sum, part) => sum + part.metrics, 0),
   };
 }
 
@@ -352,6 +357,30 @@ export function billedStreamRequests(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / STREAMED_BYTES_PER_BILLED_REQUEST));
 }
 
+/**
+ * The index-lag canary's runs of a month, whatever the traffic (lib/edge/index-canary-handler.ts):
+ * one a period, each a strongly consistent GetItem of the sentinel (one read unit: under 4 KB), its
+ * probe (an UpdateItem that moves the sentinel's key in both indexes: the table's write, and a
+ * delete and a put in each index), its read-back (half a read unit a Query, one per index a poll, for
+ * AWS's "within 1 second"), its record (an UpdateItem of a non-key attribute: the table's write and
+ * one in each index), a Lambda request and a second at its memory; the sync watch reads the two
+ * writes from the stream, a Lambda request each at a trickle. EventBridge Scheduler's first 14
+ * million invocations a month are free (aws.amazon.com/eventbridge/pricing).
+ */
+export function canaryMonth(): { runs: number; dollars: number } {
+  const runs = MONTH_SECONDS / INDEX_CANARY.periodSeconds;
+  const indexes = TABLES.orders.indexes.length;
+  const polls = Math.ceil(1000 / INDEX_CANARY.pollMs);
+  const reads = 1 + polls * indexes * 0.5;
+  const writes = 1 + 2 * indexes + (1 + indexes);
+  const seconds = 1;
+  const perRun =
+    (reads * PRICES.dynamoReadPerMillion + writes * PRICES.dynamoWritePerMillion) / 1e6 +
+    (3 * PRICES.lambdaRequestPerMillion) / 1e6 +
+    seconds * (FUNCTIONS['index-canary'].memoryMb / 1024) * PRICES.lambdaGbSecond;
+  return { runs, dollars: runs * perRun };
+}
+
 export interface MonthlyCost {
   load: Load;
   egress: number;
@@ -367,6 +396,8 @@ export interface MonthlyCost {
   detailedMetrics: number;
   /** AWS WAF's inspection of every request (a streamed listing is one, however long). */
   wafRequests: number;
+  /** The index-lag canary's runs, every minute whatever the traffic. */
+  canary: number;
   standing: number;
   total: number;
 }
@@ -411,6 +442,7 @@ export function monthlyCost(load: Load, standing: Standing): MonthlyCost {
     leaseWrites,
     detailedMetrics,
     wafRequests,
+    canary: canaryMonth().dollars,
     standing: standingCost,
   };
   return { load, ...items, total: Object.values(items).reduce((a, b) => a + b, 0) };
@@ -489,6 +521,7 @@ export function monthlyCostTable(standing: Standing): string {
       (c) => c.detailedMetrics,
     ),
     row('AWS WAF requests (every request the web ACL inspects)', (c) => c.wafRequests),
+    row(`Index-lag canary (${Math.round(canaryMonth().runs).toLocaleString('en-US')} runs)`, (c) => c.canary),
     row(
       `Alarms (${standing.alarms}, billed by their ${standing.alarmMetrics} metrics), dashboard, secrets (${standing.secrets}), web ACL and its rule`,
       (c) => c.standing,
@@ -567,7 +600,8 @@ export function monthlyCostAssumptions(): string {
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
     `The sync watch reads the orders stream ${watch.batchSize} changes a batch: $${n0(watchRequests, 4)} of Lambda requests per million changes at full batches (at a trickle, at most one`,
     `invocation a ${watch.batchingWindowSeconds} s batching window a shard), plus its duration (docs/benchmarks.md); Lambda's reads of the stream are free; a re-stamp is ${CANCEL_WRITE_UNITS} write units,`,
-    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty.`,
+    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty. A v2 walk's last page reads the index-lag canary's record,`,
+    `a strongly consistent GetItem, at most once a ${INDEX_CANARY.readerCacheMs / 1000} s per container: at most $${n0(((MONTH_SECONDS * 1000) / INDEX_CANARY.readerCacheMs) * (PRICES.dynamoReadPerMillion / 1e6), 2)} a month a container kept busy.`,
     `A steady flood of refused keys from one client address passes the web ACL at ${n0(ADDRESS_LIMIT.limit)} requests in ${ADDRESS_LIMIT.windowSeconds} s at most (${n0(flood.requestsPerDay / 1e6, 2)} million a day),`,
     `so it costs at most $${n0(flood.randomKeysPerDay, 2)} a day with random well-formed keys (each an inspection, an authorizer invocation and its key read; API Gateway bills no request`,
     `its authorizer refuses) or $${n0(flood.revokedKeyPerDay, 2)} with a revoked key whose cached Allow still reaches a handler (an inspection, a REST request, an invocation, the limiter's write),`,

@@ -17,6 +17,7 @@ import {
   CANARY_KEY_SECRET_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
+  SCHEDULES,
   STREAM_MAPPINGS,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
@@ -26,6 +27,7 @@ import {
   type EntryId,
 } from '../lib/contract/deployment';
 import { StreamConsumer } from './constructs/change-stream';
+import { IndexCanarySchedule } from './constructs/index-canary';
 import { OrdersApi } from './constructs/orders-api';
 import { AddressFirewall } from './constructs/address-firewall';
 import { pascalCase } from './constructs/names';
@@ -49,6 +51,8 @@ export class StoreOrdersStack extends Stack {
   readonly functions: Record<EntryId, ServiceFunction>;
   /** The sync watch's event source mapping on the orders table's stream, and its dead-letter queue. */
   readonly syncWatch: StreamConsumer;
+  /** The index-lag canary's schedule (EventBridge Scheduler), which runs it every minute. */
+  readonly indexCanary: IndexCanarySchedule;
   /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
   readonly api: OrdersApi;
   /** v2 (beta): a RestApi of its own with stage v2, in v1's usage plans and on its domain. */
@@ -102,6 +106,7 @@ export class StoreOrdersStack extends Stack {
       'list-orders-v2': make('list-orders-v2'),
       'sync-watch': make('sync-watch'),
       'webhook-endpoints': make('webhook-endpoints'),
+      'index-canary': make('index-canary'),
     };
     // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
     const watch = STREAM_MAPPINGS['sync-watch'];
@@ -110,6 +115,11 @@ export class StoreOrdersStack extends Stack {
       target: this.functions['sync-watch'].alias,
       settings: watch,
       removalPolicy,
+    });
+    // The index-lag canary, every minute, through its live alias (docs/design.md#the-index-lag-canary).
+    this.indexCanary = new IndexCanarySchedule(this, 'IndexCanarySchedule', {
+      target: this.functions['index-canary'].alias,
+      periodSeconds: SCHEDULES['index-canary'].periodSeconds,
     });
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
@@ -216,6 +226,7 @@ export class StoreOrdersStack extends Stack {
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
       syncWatch: this.functions['sync-watch'].function,
+      indexCanary: this.functions['index-canary'].function,
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);

@@ -26,6 +26,7 @@ import {
   listingsInFlightTable,
   planLimitsTable,
   syncRepairTable,
+  indexLagRepairTable,
   syncTimingTable,
 } from './generate-docs';
 
@@ -78,6 +79,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:error-codes': block(errorCodesList()),
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
+        'generated:index-lag-repair': block(indexLagRepairTable()),
       }),
   },
   {
@@ -105,6 +107,7 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
+        'generated:index-lag-repair': block(indexLagRepairTable()),
         'generated:order-storage': block(orderStorageSentence()),
       }),
   },

@@ -30,6 +30,7 @@ import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '..
 import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
 import { syncWatchAlarms } from './change-stream';
+import { indexCanaryAlarms } from './index-canary';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
 export interface ApiStageAlarms {
@@ -294,6 +295,7 @@ export class ServiceAlarms extends Construct {
     this.addIndexBackPressure(props.indexedTable);
     for (const [alarmId, alarm] of Object.entries(syncWatchAlarms(props.syncWatch, props.config.stage)))
       this.add(alarmId, alarm);
+    for (const [alarmId, alarm] of Object.entries(indexCanaryAlarms(props.config.stage))) this.add(alarmId, alarm);
 
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));

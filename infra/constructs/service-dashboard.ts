@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import type { StageName } from '../../lib/contract/deployment';
+import { SYNC_TIMING } from '../../lib/contract/sync';
 
 export interface ServiceDashboardProps {
   stageName: StageName;
@@ -15,6 +16,8 @@ export interface ServiceDashboardProps {
   apiStages: readonly { basePath: string; stage: Stage }[];
   /** The orders table's stream consumer: how long changes wait for it, beside what it found. */
   syncWatch: IFunction;
+  /** The index-lag canary: its runs' errors beside the lag it measures. */
+  indexCanary: IFunction;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -115,6 +118,18 @@ export class ServiceDashboard extends Construct {
           ),
           graph('Sync watch: lateness and stream wait (ms)', business(BUSINESS_METRICS.changeLateness, 'Maximum'), [
             props.syncWatch.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'IteratorAge (max)' }),
+          ]),
+        ],
+        [
+          new GraphWidget({
+            title: `Index lag by index (canary, ms; budget ${SYNC_TIMING.indexLagMs} ms)`,
+            left: business(BUSINESS_METRICS.indexLag, 'Maximum'),
+            leftAnnotations: [{ value: SYNC_TIMING.indexLagMs, label: 'indexLagMs' }],
+            width: WIDTH,
+            height: HEIGHT,
+          }),
+          graph('Index lag: episodes swept, canary failures', business(BUSINESS_METRICS.indexLagRestamps, 'Sum'), [
+            props.indexCanary.metricErrors({ statistic: 'Sum', period: PERIOD, label: 'canary errors' }),
           ]),
         ],
       ],

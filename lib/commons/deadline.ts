@@ -96,3 +96,27 @@ export function requestDeadline(timers: Timers, answerInMs: number, landingMs: n
       }),
   };
 }
+
+/**
+ * Runs the work of an invocation no request answers (a stream batch, a scheduled run) within its
+ * deadline: DEADLINE_MARGIN_MS before Lambda's timeout, from the context's remaining time (none
+ * when the context gives none); the deadline is ended once the work is, so nothing it left under
+ * way is sent after (Lambda may thaw a frozen environment much later).
+ */
+export async function withinInvocation<T>(
+  remainingMs: number | undefined,
+  timers: Timers,
+  landingMs: number,
+  work: (deadline: RequestDeadline | undefined) => Promise<T>,
+): Promise<T> {
+  const deadline =
+    remainingMs === undefined
+      ? undefined
+      : timedDeadline(timers, Math.max(0, remainingMs - DEADLINE_MARGIN_MS), landingMs);
+  try {
+    return await work(deadline);
+  } finally {
+    deadline?.stop();
+    deadline?.answered();
+  }
+}

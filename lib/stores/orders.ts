@@ -3,6 +3,7 @@ import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClie
 import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
 import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync/keys';
+import { isSentinel } from '../core/sync/sentinel';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
@@ -153,7 +154,9 @@ export class OrdersRepository {
         ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
       });
       startKey = reply.lastKey;
-      yield reply.page ?? ordersJsonPage((reply.items ?? []).map(orderFromAttributes));
+      // The index-lag canary's sentinel is the table's one item that is no order: a reply holding it
+      // is declined by the transcoder (scan-transcoder.ts), and the reference path leaves it out.
+      yield reply.page ?? ordersJsonPage(ordersOfItems(reply.items ?? []));
     } while (startKey);
   }
 
@@ -319,7 +322,7 @@ export class OrdersRepository {
         }),
       );
       startKey = page.LastEvaluatedKey;
-      yield (page.Items ?? []).map(orderFromAttributes).map(({ id, status }) => ({ id, status }));
+      yield ordersOfItems(page.Items ?? []).map(({ id, status }) => ({ id, status }));
     } while (startKey);
   }
 
@@ -439,6 +442,14 @@ export function orderFromAttributes(item: Record<string, AttributeValue>): Order
   const complete = item.complete?.BOOL;
   if (complete !== undefined) order.complete = complete;
   return order;
+}
+
+/**
+ * The orders among a page of the table's items: every item but the index-lag canary's sentinel
+ * (isSentinel, lib/core/sync/sentinel.ts), which is no order and no listing shows.
+ */
+export function ordersOfItems(items: readonly Record<string, AttributeValue>[]): Order[] {
+  return items.filter((item) => !isSentinel(item)).map(orderFromAttributes);
 }
 
 /** A v2 order from its item: the v1 fields and updatedAt, when the order has one. */

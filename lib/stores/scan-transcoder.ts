@@ -8,7 +8,10 @@
 // a repeated order field, an item the reference path would refuse, a reply that is not JSON) makes
 // it decline the whole reply, which then takes the reference path, errors included. DynamoDB sends
 // none of those for an orders table: it writes compact JSON, and numbers as their normalised
-// digits. test/unit/scan-transcoder.spec.ts compares the two paths byte for byte.
+// digits. test/unit/scan-transcoder.spec.ts compares the two paths byte for byte. The one item of
+// the table that is no order, the index-lag canary's sentinel, makes it decline its reply too: the
+// reference path leaves the sentinel out (isSentinel), as every reader of the table does.
+import { SENTINEL_ID } from '../contract/index-canary';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -42,6 +45,8 @@ const ESCAPED = 1;
 const NON_ASCII = 2;
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+/** The sentinel's id as its digits arrive: an item with it is declined, never written. */
+const SENTINEL_DIGITS = ascii(SENTINEL_ID);
 
 /** The attributes a v1 order is read from, in the order orderJson writes them. */
 const ID = 0;
@@ -274,6 +279,7 @@ class Transcoder {
     const id = starts[ID] ?? -1;
     const statusStart = starts[STATUS] ?? -1;
     if (id < 0 || statusStart < 0) return false;
+    if (this.equals(id, ends[ID] ?? 0, SENTINEL_DIGITS)) return false;
     const status = this.status(statusStart, ends[STATUS] ?? 0, flags[STATUS] ?? 0);
     if (status === undefined) return false;
     this.reserve(end - this.itemStart + 16);

@@ -5,7 +5,8 @@ import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { RELEASE_CHECK_FLAG } from '../../lib/edge/authorizer';
 import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';
+import { BUSINESS_METRICS, LOCAL_STAGE, MEASURED_INDEXES, METRICS_NAMESPACE } from '../../lib/edge/metrics';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { request } from 'node:http';
@@ -197,6 +198,38 @@ test("the sync watch publishes each stream batch's changes, worst lateness, re-s
     expect(batch.changeLateness).toBeLessThan(601_000);
   } finally {
     await watched.close();
+  }
+});
+
+test("the index-lag canary publishes each index's lag, a line each run, and the sync watch what its sweeps re-stamped", async () => {
+  // A stack of its own whose indexes show every write 2 s after it, the canary on its virtual clock.
+  const lagging = await startLocalStack({
+    dynamo: { indexLag: { maxMs: 2_000, random: () => 1 }, stream: {} },
+    indexCanary: true,
+  });
+  try {
+    const canary = lagging.app.indexCanary;
+    for (let due = canary?.nextDueAt(); due !== undefined && due <= lagging.clock.now() + 5_000;) {
+      lagging.clock.set(Math.max(due, lagging.clock.now()));
+      await canary?.runDue();
+      due = canary?.nextDueAt();
+    }
+    expect(canary?.runs).toBe(1);
+    const lags = recorded('indexLag');
+    expect(lags.map((r) => r.index).sort()).toEqual([...MEASURED_INDEXES].sort());
+    for (const { value } of lags) {
+      expect(Number(value)).toBeGreaterThanOrEqual(2_000);
+      expect(Number(value)).toBeLessThan(2_000 + INDEX_CANARY.pollMs);
+    }
+    // The sentinel's records are no order of the stream: the watch judges none, sweeps nothing.
+    const watch = lagging.app.streamMappings['sync-watch'];
+    lagging.clock.set(watch?.nextDueAt() ?? NaN);
+    await watch?.deliverDue();
+    expect(recorded('changesWatched').every((r) => r.value === 0)).toBe(true);
+    expect(recorded('indexLagRestamps').every((r) => r.value === 0)).toBe(true);
+    expect(recorded('indexLagRestamps').length).toBeGreaterThan(0);
+  } finally {
+    await lagging.close();
   }
 });
 

@@ -70,10 +70,11 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
 
   test('each function has exactly one version and one alias', () => {
     const { template, stack } = stage();
-    // The released functions', and the sync watch's, whose alias its stream mapping invokes.
-    expect(Object.keys(stack.functions).sort()).toEqual([...FUNCTION_IDS, 'sync-watch'].sort());
-    template.resourceCountIs('AWS::Lambda::Version', FUNCTION_IDS.length + 1);
-    template.resourceCountIs('AWS::Lambda::Alias', FUNCTION_IDS.length + 1);
+    // The released functions', the sync watch's, whose alias its stream mapping invokes, and the
+    // index-lag canary's, whose alias its schedule invokes.
+    expect(Object.keys(stack.functions).sort()).toEqual([...FUNCTION_IDS, 'sync-watch', 'index-canary'].sort());
+    template.resourceCountIs('AWS::Lambda::Version', FUNCTION_IDS.length + 2);
+    template.resourceCountIs('AWS::Lambda::Alias', FUNCTION_IDS.length + 2);
   });
 
   test('no integration or authorizer invokes $LATEST or a function by its unqualified ARN', () => {

@@ -2,6 +2,7 @@
 import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import {
   addressFloodCost,
+  canaryMonth,
   billedStreamRequests,
   CANCEL_WRITE_UNITS,
   egressPrice,
@@ -23,16 +24,31 @@ import {
   STORAGE_OVERHEAD_BYTES,
 } from '../../infra/listing-cost';
 import { TABLES } from '../../lib/contract/tables';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
+import { FUNCTIONS } from '../../lib/contract/deployment';
 
-test('an idle stage costs its standing charges alone', () => {
+test("an idle stage costs its standing charges and its index-lag canary's runs alone", () => {
   const idle = monthlyCost(IDLE, STAGE_STANDING);
   expect(idle.total).toBeCloseTo(
     STAGE_STANDING.alarmMetrics * PRICES.alarmMetricMonth +
       STAGE_STANDING.dashboards * PRICES.dashboardMonth +
       STAGE_STANDING.secrets * PRICES.secretMonth +
       STAGE_STANDING.webAcls * PRICES.wafWebAclMonth +
-      STAGE_STANDING.wafRules * PRICES.wafRuleMonth,
+      STAGE_STANDING.wafRules * PRICES.wafRuleMonth +
+      canaryMonth().dollars,
   );
+});
+
+test('the canary runs every period of the month, each a few reads and writes, a second of Lambda and three requests', () => {
+  const { runs, dollars } = canaryMonth();
+  expect(runs).toBe((730 * 3600) / INDEX_CANARY.periodSeconds);
+  // GetItem 1, a second of polls of two indexes at half a unit; probe 1 + 2 x 2, record 1 + 2.
+  const reads = 1 + (1000 / INDEX_CANARY.pollMs) * 2 * 0.5;
+  const perRun =
+    (reads * PRICES.dynamoReadPerMillion + 8 * PRICES.dynamoWritePerMillion + 3 * PRICES.lambdaRequestPerMillion) /
+      1e6 +
+    (FUNCTIONS['index-canary'].memoryMb / 1024) * PRICES.lambdaGbSecond;
+  expect(dollars).toBeCloseTo(runs * perRun);
 });
 
 test('the total is the sum of its lines', () => {

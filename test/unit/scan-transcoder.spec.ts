@@ -4,6 +4,7 @@ import { INT64_MAX, INT64_MIN, ORDER_STATUSES, orderJson } from '../../lib/contr
 import { OrdersRepository, orderFromAttributes } from '../../lib/stores/orders';
 import { scanOrdersJson } from '../../lib/stores/scan-json';
 import { answeringClient } from '../support/answering-client';
+import { SENTINEL_ID } from '../../lib/contract/index-canary';
 
 // The listing's transcoder (lib/stores/scan-transcoder.ts, through the Scan middleware of
 // lib/stores/scan-json.ts) against the reference path it replaces (the SDK's parsed reply,
@@ -75,6 +76,15 @@ describe('the transcoder writes what the reference path writes', () => {
     const full =
       ',{"id":9223372036854775807,"petId":-9223372036854775808,"quantity":3,"shipDate":"2026-11-20T10:00:00.000Z","complete":false,"status":"pending"}';
     expect(await listing(body)).toEqual(bytes(`${full},{"id":-9223372036854775808,"status":"shipped"}${full}`));
+  });
+
+  test("the index-lag canary's sentinel is declined with its reply, and the reference path leaves it out", async () => {
+    // With a status an order could have: declined for its id, not for a missing field.
+    const sentinel = { ...ORDER, id: { N: SENTINEL_ID } };
+    const body = reply([ORDER, sentinel, ORDER]);
+    expect(await transcoded(body)).toBe(false);
+    expect(await listing(body)).toEqual(await listing(reply([ORDER, ORDER])));
+    expect(JSON.stringify(await listing(body))).not.toContain(SENTINEL_ID);
   });
 
   test('large replies one after another, each read into the buffer the one before gave back', async () => {

@@ -4,7 +4,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { composeService, routeHandlers, type Stores, type Wiring } from '../../lib/root/service';
 import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
-import { STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
+import { SCHEDULES, STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
+import { indexCanaryHandler } from '../../lib/root/handlers';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
@@ -13,6 +14,7 @@ import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
+import { LocalSchedule } from './schedule';
 import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
@@ -33,6 +35,12 @@ export type LocalAppOptions = Pick<
      * on a given clock (tests deliver its batches themselves, deliverDue).
      */
     changeStream?: ChangeStream;
+    /**
+     * Run the index-lag canary every minute on the stack's clock, as EventBridge Scheduler runs it
+     * (tools/local/schedule.ts), and let the v2 walks hold their watermark back by what it measures.
+     * `npm start` does; a test stack without it trusts the declared index lag, as walks did before.
+     */
+    indexCanary?: boolean;
   };
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
@@ -43,8 +51,10 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   settleMs: number;
   /** Each stream function's event source mapping, when the app was given a change stream. */
   streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
+  /** The index-lag canary's schedule, when the app runs it. */
+  indexCanary: LocalSchedule | undefined;
 } {
-  const { extraRoutes = [], publicRoutes = [], changeStream, ...rest } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, indexCanary, ...rest } = options;
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
@@ -53,6 +63,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     cursorKey: settings.cursorKey ?? randomBytes(32),
     // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
     webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
+    ...(indexCanary ? {} : { trustDeclaredIndexLag: true }),
   };
   const service = composeService(wiring);
   const server = createLocalGateway({
@@ -84,11 +95,27 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
       autoDeliver: options.now === undefined,
     });
   }
+  // The canary's handler gets the schedule's sleep: on a virtual clock the test moves time through its read-back.
+  const now = options.now ?? Date.now;
+  let canaryRun: ReturnType<typeof indexCanaryHandler> | undefined;
+  const schedule =
+    indexCanary === true
+      ? new LocalSchedule({
+          periodMs: SCHEDULES['index-canary'].periodSeconds * 1000,
+          now,
+          autoRun: options.now === undefined,
+          run: (sleep) => {
+            canaryRun ??= indexCanaryHandler(wiring, sleep);
+            return canaryRun({}, lambdaContext('index-canary', { now }));
+          },
+        })
+      : undefined;
   return {
     server,
     ...service.stores,
     dynamo: documentClient(wiring),
     settleMs: walkSettleMsOf(wiring),
     streamMappings,
+    indexCanary: schedule,
   };
 }

@@ -15,6 +15,8 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
   /** Makes every deferred index change visible now (a test's final, settled comparison). */
   settleIndexes(): Promise<void>;
+  /** The index lag of the writes from now on, when the server lags its indexes (tools/local/index-lag.ts). */
+  setIndexLagMs(maxMs: number): void;
   /** The tables' change streams, when asked for: what the local stack's stream consumers read. */
   stream?: ChangeStream;
 }
@@ -79,6 +81,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     endpoint: `http://${host}:${port}`,
     port,
     settleIndexes: async () => lag?.settle(),
+    setIndexLagMs: (maxMs) => {
+      if (lag === undefined) throw new Error('This embedded server was started without an index lag');
+      lag.setMaxMs(maxMs);
+    },
     ...(stream ? { stream } : {}),
     close: async () => {
       // Writes sent are applied, and their index changes too, before the store closes (and, with

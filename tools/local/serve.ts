@@ -110,6 +110,7 @@ function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
       ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
       : []),
     "the orders table's change stream read by the sync watch",
+    'the index-lag canary every minute',
   ];
 }
 
@@ -134,9 +135,11 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys, pets, streamMappings } = createLocalApp({
+    const { server, orders, keys, pets, streamMappings, indexCanary } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
+      // Walks hold their watermark back by the lag it measures, as deployed (docs/design.md#the-index-lag-canary).
+      indexCanary: true,
       publicRoutes: docsRoutes({ server: () => server }),
       ...(dynamo.stream ? { changeStream: dynamo.stream } : {}),
       ...(options.addressLimit ? { addressLimit: { ...ADDRESS_LIMIT, limit: options.addressLimit } } : {}),
@@ -192,6 +195,7 @@ export async function startLocalStack(
         server.close();
         server.closeAllConnections();
         for (const mapping of Object.values(streamMappings)) mapping.close();
+        await indexCanary?.close();
         await closeAll();
       },
     };
