@@ -1,6 +1,6 @@
 // One request through a fresh local stack on a virtual clock (the functions' deadlines, the write
 // attempts' cuts, the limiter's timing), its DynamoDB's writes held on the same clock by the
-// embedded server and applied even after their client gave up (tools/local/write-holds.ts), and a
+// embedded server and applied even after their client gave up (tools/local/held-calls.ts), and a
 // log of when each write landed. Then the clock runs on past everything, so a test can see whether
 // any write landed after the answer (docs/design.md#a-503-is-not-followed-by-the-change).
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { createApiKey } from '../../lib/stores/key-service';
 import { OrdersRepository } from '../../lib/stores/orders';
 import { createLocalApp } from '../../tools/local/app';
-import type { HeldWrite } from '../../tools/local/write-holds';
+import type { HeldWrite } from '../../tools/local/embedded-dynamo';
 import { startFaultProxy } from './fault-proxy';
 import { startLaggingTables } from './lagging-dynamo';
 import { rawRequest, type RawResponse } from './raw-http';

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { ChangeStream, streamChanges, type ChangeStreamOptions } from './change-stream';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
-import { holdWrites, type HeldWrite, type WriteHold, type WriteHolds } from './write-holds';
+import { holdCalls, WRITE_OPERATIONS, type CallHolds, type HeldCall } from './held-calls';
 
-export type { HeldWrite } from './write-holds';
+/** A write the server holds (held-calls.ts): its operation, table, body, and whether its client gave up. */
+export type HeldWrite = HeldCall;
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -32,7 +33,7 @@ export interface EmbeddedDynamoOptions {
    * Reads of the table itself see every write at once. See tools/local/index-lag.ts.
    */
   indexLag?: IndexLagOptions;
-  /** Writes that reach the table late, even after their client gave up, as on AWS: see write-holds.ts. */
+  /** Writes that reach the table late, even after their client gave up, as on AWS: see held-calls.ts. */
   holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
   /**
    * Record every applied write as DynamoDB Streams would (tools/local/change-stream.ts), for the
@@ -65,8 +66,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   if (stream) streamChanges(dynaliteOptions, stream);
   const server = dynalite(dynaliteOptions);
   dateReplies(server, options.clock ?? Date.now);
-  const holds: WriteHolds | undefined = options.holdWrites
-    ? holdWrites(server, options.holdWrites satisfies WriteHold)
+  const hold = options.holdWrites;
+  const holds: CallHolds | undefined = hold
+    ? holdCalls(server, (call) => (WRITE_OPERATIONS.has(call.operation) ? hold(call) : undefined))
     : undefined;
   // Node's default 5 s keep-alive timer can fire while the process is busy, closing a pooled socket
   // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
