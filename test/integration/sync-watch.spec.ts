@@ -9,7 +9,7 @@ import { syncAttributes } from '../../lib/core/sync/keys';
 import { landingAllowanceMs } from '../../lib/core/sync/lateness';
 import { makeSyncWatchHandler, watchBatch } from '../../lib/edge/sync-watch-handler';
 import { syncWatchHandler } from '../../lib/root/handlers';
-import { storesFor, type Stores } from '../../lib/root/stores';
+import type { Stores } from '../../lib/root/stores';
 import { watchBoundsOf, type Wiring } from '../../lib/root/wiring';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { startLaggingTables, type LaggingTables } from '../support/lagging-dynamo';
@@ -23,8 +23,7 @@ let records: DynamoDBRecord[];
 
 beforeEach(async () => {
   tables = await startLaggingTables({ stream: { now: clock.now } });
-  wiring = { endpoint: tables.endpoint, tables: tables.names, now: clock.now };
-  stores = storesFor(wiring);
+  ({ wiring, ...stores } = tables.stores({ now: clock.now }));
   records = [];
   tables.dynamo.stream?.subscribe(tables.names.orders, (r) => records.push(r.record));
 });
