@@ -209,7 +209,10 @@ export function limiterOn(
   return { limiter, doc, calls };
 }
 
-/** The DynamoDB limiter store alone, on its own client, for either server behaviour. */
+/**
+ * The DynamoDB limiter store alone, on its own client, for either server behaviour: built by hand on
+ * purpose, for its contract (the root hands it out only inside the RateLimiter).
+ */
 export function limiterStoreOn(
   behaviour: ServerBehaviour,
   endpoint: string,
