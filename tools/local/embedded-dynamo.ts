@@ -4,10 +4,9 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { ChangeStream, streamChanges, type ChangeStreamOptions } from './change-stream';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
-import { holdCalls, WRITE_OPERATIONS, type CallHolds, type HeldCall } from './held-calls';
+import { holdCalls, WRITE_OPERATIONS, type CallHold, type HeldCall } from './held-calls';
 
-/** A write the server holds (held-calls.ts): its operation, table, body, and whether its client gave up. */
-export type HeldWrite = HeldCall;
+export type { HeldCall as HeldWrite } from './held-calls';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -34,7 +33,7 @@ export interface EmbeddedDynamoOptions {
    */
   indexLag?: IndexLagOptions;
   /** Writes that reach the table late, even after their client gave up, as on AWS: see held-calls.ts. */
-  holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  holdWrites?: (write: HeldCall) => number | Promise<void> | undefined;
   /**
    * Record every applied write as DynamoDB Streams would (tools/local/change-stream.ts), for the
    * tables a consumer subscribes to: the change stream of lib/contract/tables.ts, emulated.
@@ -66,10 +65,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   if (stream) streamChanges(dynaliteOptions, stream);
   const server = dynalite(dynaliteOptions);
   dateReplies(server, options.clock ?? Date.now);
-  const hold = options.holdWrites;
-  const holds: CallHolds | undefined = hold
-    ? holdCalls(server, (call) => (WRITE_OPERATIONS.has(call.operation) ? hold(call) : undefined))
-    : undefined;
+  const { holdWrites } = options;
+  const writesOnly: CallHold = (call) => (WRITE_OPERATIONS.has(call.operation) ? holdWrites?.(call) : undefined);
+  const holds = holdWrites ? holdCalls(server, writesOnly) : undefined;
   // Node's default 5 s keep-alive timer can fire while the process is busy, closing a pooled socket
   // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
   // failed request; a timeout longer than any stall makes the race practically impossible.

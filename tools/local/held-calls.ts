@@ -109,17 +109,13 @@ function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
 }
 
 function tableOf(body: string): string | undefined {
-  let request: unknown;
   try {
-    request = JSON.parse(body);
+    const { TableName, RequestItems } = JSON.parse(body) as { TableName?: unknown; RequestItems?: object };
+    const tables = typeof TableName === 'string' ? [TableName] : Object.keys(RequestItems ?? {});
+    return tables.length === 1 ? tables[0] : undefined;
   } catch {
-    return undefined;
+    return undefined; // not JSON, or not an object
   }
-  if (typeof request !== 'object' || request === null) return undefined;
-  const { TableName, RequestItems } = request as { TableName?: unknown; RequestItems?: unknown };
-  if (typeof TableName === 'string') return TableName;
-  const tables = typeof RequestItems === 'object' && RequestItems !== null ? Object.keys(RequestItems) : [];
-  return tables.length === 1 ? tables[0] : undefined;
 }
 
 /** `npm start`'s holds: every `every`th write held `ms` milliseconds. */
