@@ -96,7 +96,9 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 // create|list|delete|rotate-secret` (tools/admin/commands/webhooks.ts 174, their target and
 // registration 15), and the local stack's part (22: request bodies passed base64 as API Gateway
 // passes them, tables with a sort key and an index projecting some attributes, the loopback allowance).
-const TOOL_CODE_MAX_LINES = 7_083;
+// Lowered to 7,065 by issue 46 (cut 5): 9 lines gone before it, 6 by its first cut, 3 by its second
+// (tools/local/held-calls.ts holds the local stack's writes and the tests' fault proxy's calls alike).
+const TOOL_CODE_MAX_LINES = 7_065;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));
