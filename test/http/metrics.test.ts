@@ -10,7 +10,6 @@ import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { request } from 'node:http';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 import { BAN } from '../../lib/contract/plans';
 
@@ -119,8 +118,8 @@ test('each complete listing records its orders and bytes', async () => {
 });
 
 test('a listing cut short records the bytes it sent, and no complete listing', async () => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
-  await real.putMany(['81', '82', '83', '84', '85'].map((id) => ({ id, status: 'pending' as const })));
+  const { orders: real, seeding } = stack.tables.stores();
+  await seeding.putMany(['81', '82', '83', '84', '85'].map((id) => ({ id, status: 'pending' as const })));
   const broken = await stackListingFrom(stack, failingAfterPages(real, 1, 2), '/broken');
   try {
     const { key } = await broken.newKey('pro');
@@ -174,10 +173,7 @@ test("the sync watch publishes each stream batch's changes, worst lateness, re-s
   const watched = await startLocalStack({ dynamo: { stream: {} } });
   try {
     const watch = watched.app.streamMappings['sync-watch'];
-    const writer = (offsetMs: number) =>
-      new OrdersRepository(watched.tables.doc, watched.tables.names.orders, {
-        clock: () => watched.clock.now() + offsetMs,
-      });
+    const writer = (offsetMs: number) => watched.tables.stores({ now: () => watched.clock.now() + offsetMs }).orders;
     // On time, ten minutes late (a slow clock), and ten minutes ahead (a fast one), in one batch.
     await watched.app.orders.create({ id: '1', status: 'pending' });
     await writer(-600_000).create({ id: '2', status: 'pending' });

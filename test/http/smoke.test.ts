@@ -13,7 +13,6 @@ import type { AdminTarget } from '../../tools/admin/target';
 import { testTarget } from '../support/admin-harness';
 import { stackTarget } from '../../tools/admin/target';
 import { recordStack, type StackDynamo, type StackState } from '../../tools/shared/stack-state';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';
 import {
   API_URL_OUTPUT,
@@ -422,7 +421,7 @@ describe('the command line against the local stack', () => {
       const made = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
       expect(made.length).toBeGreaterThan(throwawayBefore);
       expect(made.every((k) => k.revokedAt !== undefined)).toBe(true);
-      expect(await new ApiKeysRepository(other.doc, other.names.apiKeys).list()).toEqual([]);
+      expect(await other.stores().keys.list()).toEqual([]);
     } finally {
       await other.drop();
     }

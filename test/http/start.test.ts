@@ -10,10 +10,9 @@ import { DeleteItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
+import { documentClient } from '../../lib/root/wiring';
 import { BUSINESS_METRICS } from '../../lib/edge/metrics';
 import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-content';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
@@ -22,6 +21,7 @@ import { ORDER_INDEXES } from '../../lib/contract/tables';
 import { parseStartArgs, START_USAGE, startFailure } from '../../tools/local/start-args';
 import { startLocalStack } from '../../tools/local/serve';
 import { EXIT_USAGE } from '../../tools/shared/errors';
+import { storesOn } from '../support/stores';
 
 // `npm start`: its stack started in this process from the command line as start.ts reads it, and
 // the real entry in a child process only where the process is the point (exit statuses, what an
@@ -135,15 +135,11 @@ async function startMistake(args: string[], env: NodeJS.ProcessEnv = {}): Promis
   throw new Error(`npm start ${args.join(' ')} started`);
 }
 
+/** The local stack's stores, from the composition root, and their document client. */
 function repositories(endpoint: string) {
-  const client = createDynamoClient({ endpoint });
-  const doc = createDocumentClient(client);
-  return {
-    doc,
-    orders: new OrdersRepository(doc, LOCAL_TABLES.orders),
-    keys: new ApiKeysRepository(doc, LOCAL_TABLES.apiKeys),
-    close: () => client.destroy(),
-  };
+  const made = storesOn({ endpoint, names: LOCAL_TABLES });
+  const { orders, keys, wiring } = made.stores();
+  return { doc: documentClient(wiring), orders, keys, close: made.close };
 }
 
 let dir: string;

@@ -7,7 +7,6 @@ import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { composeService } from '../../lib/root/service';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { bearer, type LocalStack } from '../support/local-stack';
 import {
   LARGE_LISTING_COUNT as COUNT,
@@ -128,7 +127,7 @@ test('parallel scan segments give the same orders', async () => {
 });
 
 test('a failure after the first byte cuts the stream: invalid JSON, never a silently short array', async () => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  const real = stack.tables.stores().orders;
   const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
   try {
     const { key: brokenKey } = await broken.newKey('pro');

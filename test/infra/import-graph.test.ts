@@ -95,12 +95,14 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 // either); and by 211 for webhook endpoints (issue 45): the operators' `webhooks
 // create|list|delete|rotate-secret` (tools/admin/commands/webhooks.ts 174, their target and
 // registration 15), and the local stack's part (22: request bodies passed base64 as API Gateway
-// passes them, tables with a sort key and an index projecting some attributes, the loopback allowance);
-// and by 139 for the index-lag canary (issue 44 item 2) in the local stack, 148 lines less 9 the
-// ratchet had to spare: EventBridge Scheduler's rate schedule on the stack's clock, a run's waits on
-// it (tools/local/schedule.ts, 99: no library emulates Scheduler on a virtual clock), running it in
-// the local app and npm start (31), and the embedded server's index lag set at run time (18).
-const TOOL_CODE_MAX_LINES = 7_222;
+// passes them, tables with a sort key and an index projecting some attributes, the loopback allowance).
+// Lowered to 7,065 by issue 46 (cut 5): 9 lines gone before it, 6 by its first cut, 3 by its second
+// (tools/local/held-calls.ts holds the local stack's writes and the tests' fault proxy's calls alike);
+// then raised by 148 for the index-lag canary (issue 44 item 2) in the local stack: EventBridge
+// Scheduler's rate schedule on the stack's clock, a run's waits on it (tools/local/schedule.ts, 99: no
+// library emulates Scheduler on a virtual clock), running it in the local app and npm start (31), and
+// the embedded server's index lag set at run time (18).
+const TOOL_CODE_MAX_LINES = 7_213;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

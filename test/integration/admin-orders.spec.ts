@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { QUANTITY_MAX } from '../../lib/contract/order';
 import { IMPORT_CONCURRENCY } from '../../tools/admin/import-run';
 import { runAdmin } from '../../tools/admin/run';
@@ -9,7 +9,7 @@ import { ordersById } from '../support/orders-table';
 const imports = importFixture('orders');
 let repo: OrdersRepository;
 beforeAll(() => {
-  repo = new OrdersRepository(imports.tables.doc, imports.tables.names.orders);
+  repo = imports.tables.stores().orders;
 });
 const admin: Admin = (...argv) => imports.admin(...argv);
 const file = (json: string) => imports.file(json);

@@ -1,4 +1,4 @@
-import { OrdersRepository, segmentsForItemCount } from '../../lib/stores/orders';
+import { segmentsForItemCount, type OrdersRepository } from '../../lib/stores/orders';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/core/orders/order-errors';
 import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -8,7 +8,7 @@ let repo: OrdersRepository;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new OrdersRepository(tables.doc, tables.names.orders);
+  repo = tables.stores().orders;
 });
 afterAll(() => tables.drop());
 
@@ -97,7 +97,7 @@ describe('sizing the parallel scan to the table', () => {
   test('reads the item count from the table, then answers from its cache for an hour', async () => {
     const extra = await createTestTables();
     let now = Date.UTC(2026, 10, 22);
-    const sized = new OrdersRepository(extra.doc, extra.names.orders, { clock: () => now });
+    const sized = extra.stores({ now: () => now }).orders;
     await sized.putMany([{ id: '1', status: 'pending' }]);
     expect(await sized.suggestedSegments()).toBe(1);
     await extra.drop();

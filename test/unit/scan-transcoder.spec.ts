@@ -39,6 +39,7 @@ function reference(reply: Buffer): Promise<Outcome> {
 /** What the listing writes now: the repository's listing pages, as the handler gets them. */
 function listing(reply: Buffer, chunk?: number, length?: (bytes: Buffer) => string | undefined): Promise<Outcome> {
   return outcome(async () => {
+    // Built by hand on purpose: on a client answering `reply` itself, with no server (a unit test).
     const orders = new OrdersRepository(clientAnswering(reply, chunk, length), 'orders');
     const pages: Buffer[] = [];
     for await (const page of orders.listingPages()) pages.push(page.json);

@@ -16,7 +16,7 @@ import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-route
 import { DEMO_ORDERS, DEMO_PETS } from './demo-content';
 import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
-import { everyKthWrite } from './write-holds';
+import { everyKthWrite } from './held-calls';
 import type { ChangeStream } from './change-stream';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
