@@ -10,8 +10,16 @@ const LAMBDA_CODE_ONLY = {
   message: 'Lambda code is built from functions/ and lib/ only.',
 };
 
+// The declarations and the rules are plain TypeScript, free of the libraries of I/O and Lambda: so
+// a rule is tested as a plain function, and a tool that reads a declaration loads no AWS SDK.
+const NO_AWS_OR_MIDDY = {
+  group: ['@aws-sdk/*', '@smithy/*', '@middy/*', '@aws-lambda-powertools/*'],
+  message:
+    'lib/contract and lib/core import no AWS SDK, Smithy, middy or Powertools: those belong to lib/stores, lib/edge and lib/root.',
+};
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'client/dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', 'client/dist/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -31,7 +39,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-vars': 'off' },
   },
   {
-    files: ['functions/**/*.ts', 'lib/**/*.ts'],
+    // (functions/ has a narrower rule of its own below.)
+    files: ['lib/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -44,13 +53,14 @@ export default tseslint.config(
   // lib/'s layers, imports running one way: contract <- core <- stores <- edge <- root. commons
   // (logger, env) sits under all of them. A rule that imported a store or a handler could not be
   // tested as a plain function; a store that imported the edge would pull middy into every script.
+  // (One entry per folder: a later entry's no-restricted-imports replaces an earlier one's.)
   ...[
-    ['lib/contract/**/*.ts', ['core', 'stores', 'edge', 'root']],
-    ['lib/commons/**/*.ts', ['contract', 'core', 'stores', 'edge', 'root']],
-    ['lib/core/**/*.ts', ['stores', 'edge', 'root']],
-    ['lib/stores/**/*.ts', ['edge', 'root']],
-    ['lib/edge/**/*.ts', ['root']],
-  ].map(([files, above]) => ({
+    ['lib/contract/**/*.ts', ['core', 'stores', 'edge', 'root'], [NO_AWS_OR_MIDDY]],
+    ['lib/commons/**/*.ts', ['contract', 'core', 'stores', 'edge', 'root'], []],
+    ['lib/core/**/*.ts', ['stores', 'edge', 'root'], [NO_AWS_OR_MIDDY]],
+    ['lib/stores/**/*.ts', ['edge', 'root'], []],
+    ['lib/edge/**/*.ts', ['root'], []],
+  ].map(([files, above, more]) => ({
     files: [files],
     rules: {
       'no-restricted-imports': [
@@ -62,11 +72,30 @@ export default tseslint.config(
               group: above.map((layer) => `**/${layer}/**`).concat(above.map((layer) => `../${layer}`)),
               message: `lib/ imports run one way: contract <- core <- stores <- edge <- root.`,
             },
+            ...more,
           ],
         },
       ],
     },
   })),
+  {
+    // A Lambda entry is one line over the composition root (lib/root/handlers.ts): anything else it
+    // imported would be wiring outside the root, or a second way to build a handler.
+    files: ['functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\.\\./lib/root/)',
+              message: 'functions/ imports lib/root only: the composition root builds every handler.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // The tools read the deployment contract (lib/contract/deployment.ts), never the CDK app or the
     // bench: importing infra/ would load the CDK's declarations and bench/results.json at every start.

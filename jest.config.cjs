@@ -27,8 +27,11 @@ module.exports = {
   testMatch: specMode ? ['<rootDir>/test/**/*.{test,spec}.ts'] : ['**/*.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',
+    // The sandbox copy of the repo a mutation run (stryker.config.mjs) works in.
+    '<rootDir>/.stryker-tmp/',
     ...(specMode ? specRunners().map(({ runner }) => `^${escaped(runner)}$`) : []),
   ],
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.cjs' },
   // middy 7 ships ESM only; everything else in node_modules is CommonJS already.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],

@@ -10,13 +10,14 @@ const OPTIONS = {
   suite: { type: 'string', multiple: true },
   merge: { type: 'boolean' },
   'sync-1m': { type: 'boolean' },
+  orders: { type: 'string', multiple: true },
   help: { type: 'boolean' },
 } as const;
 
 /** `npm run bench -- --help`, naming the suites there are. */
 export const benchUsage = (
   suites: readonly string[],
-) => `Usage: npm run bench [-- [--quick] [--suite NAME]... [--merge] [--sync-1m]]
+) => `Usage: npm run bench [-- [--quick] [--suite NAME]... [--orders N]... [--merge] [--sync-1m]]
        npm run bench -- --docs
 
 Runs the suites in turn on an embedded DynamoDB and prints their figures as one Markdown table.
@@ -25,6 +26,7 @@ and docs/design.md from it (docs/benchmarks.md says how to read them).
   --quick        smaller sizes and fewer iterations: a check that everything runs; writes nothing
   --suite NAME   only that suite (repeatable), one of:
                  ${suites.map((name) => `'${name}'`).join(', ')}
+  --orders N     with --suite 'listing', list stores of N orders (repeatable): a narrow run, printed only
   --merge        with --suite, full figures: puts those suites' figures into bench/results.json
   --sync-1m      the sync suite grows its store to 1,000,000 orders too (most of the run's time)
   --docs         measures nothing: rewrites the docs' figures from bench/results.json`;

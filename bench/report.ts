@@ -6,11 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../infra/functions';
 import { budgetTable, listSettings } from '../infra/list-budget';
-import { PRICES } from '../infra/listing-cost';
+import { memoryTable, PRICES } from '../infra/listing-cost';
 import { measuredFigures, type MeasuredRun } from '../infra/measured';
 import type { AdminImportFigures } from './suites/admin-import';
 import type { HandlerOverheadFigures } from './suites/handler-overhead';
 import type { ListingFigures } from './suites/listing';
+import type { TranscoderRun, TranscoderSide } from './support/transcoder-child';
 import type { ListingRefusalFigures } from './suites/listing-refusal';
 import type { LoadFigures } from './suites/load';
 import type { ReadFigures, SyncFigures } from './suites/sync';
@@ -66,7 +67,26 @@ const handlerOverheadRows = ({ medianUs: us }: HandlerOverheadFigures) => [
   `| handler overhead | cancelOrder handler | ${n(us.handler)} µs | ${times(us.handler, us['limiter + repository'])} limiter + repository (${n(us['limiter + repository'])} µs; aim ≤ ×1.10), ${times(us.handler, us.repository)} repository alone (${n(us.repository)} µs; aim ≤ ×2.2) |`,
 ];
 
-function listingRows({ handlers }: ListingFigures): string[] {
+/** A side of the transcoder rows: orders per CPU second, and the bytes read and written per CPU second. */
+function transcoderText(run: TranscoderRun, side: TranscoderSide): string {
+  const seconds = side.cpuMs / 1000;
+  return `${n(run.orders / seconds)} orders per CPU second, ${n(run.inBytes / MiB / seconds, 1)} MiB/s in, ${n(side.outBytes / MiB / seconds, 1)} MiB/s out`;
+}
+
+const MiB = 1024 * 1024;
+
+function transcoderRows(run: TranscoderRun | undefined): string[] {
+  if (!run) return [];
+  return [
+    `| listing transcoder, as deployed | Scan replies to the listing's JSON, in process: ${n(run.orders)} orders in ${n(run.pages)} replies (${n(run.inBytes / MiB, 1)} MiB in, ${n(run.transcoder.outBytes / MiB, 1)} MiB out), median of ${run.rounds} rounds | transcoder: ${transcoderText(run, run.transcoder)} | before (the SDK's parse, an Order, orderJson): ${transcoderText(run, run.before)}; ${times(run.before.cpuMs, run.transcoder.cpuMs)} the CPU |`,
+  ];
+}
+
+function listingRows({ handlers, transcoder }: ListingFigures): string[] {
+  return [...handlerRows(handlers), ...transcoderRows(transcoder)];
+}
+
+function handlerRows(handlers: ListingFigures['handlers']): string[] {
   const deployedFlags = handlers.find((h) => h.deployed)?.nodeFlags ?? [];
   const first = Math.min(...handlers.map((h) => h.orders));
   return handlers.map((h) => {
@@ -184,6 +204,7 @@ export const DOC_BLOCKS: readonly { file: string; name: string; render: (results
     name: 'capacity',
     render: (r) => budgetTable(measuredFigures(r), listSettings(measuredFigures(r))),
   },
+  { file: 'docs/design.md', name: 'memory', render: (r) => memoryTable(measuredFigures(r)) },
 ];
 
 const block = (name: string) => new RegExp(`(?<=<!-- bench:${name} -->\n)[^]*?(?=<!-- /bench:${name} -->)`);

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--suite <name>]... [--merge] [--sync-1m] [--docs] [--help]`: runs each suite
+// `npm run bench [-- --quick] [--suite <name>]... [--orders <n>]... [--merge] [--sync-1m] [--docs] [--help]`: runs each suite
 // below in turn and prints the figures as one Markdown table (bench/report.ts). A full run of every
 // suite writes bench/results.json, which the listOrders settings declared in lib/contract/deployment.ts
 // are checked against, and rewrites the figures in the docs from it; `--merge` puts the figures of
@@ -47,6 +47,10 @@ async function main(): Promise<void> {
     throw new BenchUsageError(`--suite takes one of ${SUITES.map((s) => `'${s.name}'`).join(', ')}`);
   if (values.merge && (quick || !names))
     throw new BenchUsageError("--merge takes the full figures of the suites named: add --suite '<name>', drop --quick");
+  // Listing sizes of one's own: a narrow run while working on the listing, printed only.
+  const orders = values.orders?.map(Number);
+  if (orders && (values.merge || !names?.includes(LISTING_SUITE) || orders.some((n) => !Number.isInteger(n) || n < 1)))
+    throw new BenchUsageError(`--orders takes whole numbers of orders for --suite '${LISTING_SUITE}', without --merge`);
   // MEASURED names the full run's date and machine as the source of the listing's figures.
   if (values.merge && names?.includes(LISTING_SUITE))
     throw new BenchUsageError(`'${LISTING_SUITE}' feeds MEASURED, so it is never merged: run the full bench`);
@@ -59,7 +63,7 @@ async function main(): Promise<void> {
   try {
     for (const suite of suites) {
       log(suite.name);
-      figures[suite.name] = await suite.run({ quick, syncMillion, endpoint: dynamo.endpoint, outDir, log });
+      figures[suite.name] = await suite.run({ quick, syncMillion, orders, endpoint: dynamo.endpoint, outDir, log });
     }
   } finally {
     await dynamo.close();
@@ -87,7 +91,8 @@ async function main(): Promise<void> {
     writeResults(mergeSuites(readResults(), results.suites, run));
     return console.log(`\nMerged into bench/results.json (${suites.map((s) => s.name).join(', ')}); docs rewritten.`);
   }
-  if (quick || suites.length < SUITES.length) return console.log('\nbench/results.json and the docs left unchanged.');
+  if (quick || orders || suites.length < SUITES.length)
+    return console.log('\nbench/results.json and the docs left unchanged.');
   writeResults(results);
   console.log('\nWritten to bench/results.json; docs/benchmarks.md and docs/design.md rewritten from it.');
   // list-orders' settings are declared in the contract, not computed at synthesis: say when these figures move them.

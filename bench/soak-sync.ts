@@ -25,6 +25,7 @@ import { mapBounded } from '../tools/admin/map-bounded';
 import { createDynamoClient } from '../lib/stores/dynamo';
 import { createApiKey } from '../lib/stores/key-service';
 import { OrdersRepository, syncedOrderFromAttributes } from '../lib/stores/orders';
+import { isSentinel } from '../lib/core/sync/sentinel';
 import { createDocumentClient } from '../lib/stores/dynamo';
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createLocalApp } from '../tools/local/app';
@@ -217,6 +218,7 @@ async function main(): Promise<void> {
       new ScanCommand({ TableName: names.orders, ConsistentRead: true, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
+      if (isSentinel(item)) continue;
       const order = syncedOrderFromAttributes(item);
       store.set(order.id, order);
     }

@@ -9,6 +9,8 @@ export interface Suite<Figures> {
     quick: boolean;
     /** `--sync-1m`: the sync suite grows its store to a million orders too (most of the run's time). */
     syncMillion: boolean;
+    /** `--orders <n>`: the listing suite's sizes instead of its own (a narrow run, never written to the file). */
+    orders?: number[];
     /** The embedded DynamoDB-compatible server the suites share (each makes its own tables). */
     endpoint: string;
     /** A scratch folder, removed after the run. */

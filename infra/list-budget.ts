@@ -78,10 +78,29 @@ export function clientWireSeconds(bytes: number, clientBytesPerSecond: number): 
   return Math.max(bytes / clientBytesPerSecond, wireSeconds(bytes));
 }
 
+/** A listing's two clocks: the CPU's time to write it, and the wire's to send it (Lambda's cap). */
+export interface ListingTime {
+  cpuSeconds: number;
+  wireSeconds: number;
+  /** The slower of the two: they work at once. */
+  seconds: number;
+  boundBy: 'CPU' | 'wire';
+}
+
+export function listingTime(figures: CodingFigures, memoryMb: number, orders: number): ListingTime {
+  const cpuSeconds = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
+  const wire = wireSeconds(orders * figures.bytesPerOrder);
+  return {
+    cpuSeconds,
+    wireSeconds: wire,
+    seconds: Math.max(cpuSeconds, wire),
+    boundBy: cpuSeconds >= wire ? 'CPU' : 'wire',
+  };
+}
+
 /** How long a listing of `orders` takes: CPU and the wire work at once, so the slower one sets it. */
 export function listingSeconds(figures: CodingFigures, memoryMb: number, orders: number): number {
-  const cpu = orders / (figures.ordersPerCpuSecond * Math.min(1, vcpus(memoryMb)));
-  return Math.max(cpu, wireSeconds(orders * figures.bytesPerOrder));
+  return listingTime(figures, memoryMb, orders).seconds;
 }
 
 export interface ListSettings {
@@ -90,10 +109,12 @@ export interface ListSettings {
 }
 
 /**
- * listOrders' memory and timeout: one full vCPU (the work is CPU-bound and single-threaded, and
- * memory beyond it buys nothing), and time for the largest response a client can get whole (200
- * MB of gzip): its CPU time with TIMEOUT_SAFETY, or its time on the wire to a client at
- * MIN_CLIENT_BYTES_PER_SECOND, whichever is longer, within API Gateway's 15-minute stream.
+ * listOrders' memory and timeout: one full vCPU (a listing's first 6 MB, which Lambda sends
+ * uncapped, and so most stores' whole listing, take as long as the CPU does, and the listing is
+ * written on one thread: docs/design.md#what-memory-buys-a-listing), and time for the largest
+ * response a client can get whole (200 MB of gzip): its CPU time with TIMEOUT_SAFETY, or its time
+ * on the wire to a client at MIN_CLIENT_BYTES_PER_SECOND, whichever is longer, within API
+ * Gateway's 15-minute stream.
  */
 export function listSettings(
   figures: ListFigures,

@@ -1,11 +1,12 @@
 // The worst a single key can cost per day by listing, with and without the cap on listings in
 // flight, from the deployed settings (list-budget.ts) and the plans. docs/listing-limits.md
 // shows this table; a test keeps the two the same.
-import { LIST_SETTINGS, listingSeconds } from './list-budget';
-import { MEASURED } from './measured';
+import { LIST_SETTINGS, listingSeconds, listingTime } from './list-budget';
+import { MEASURED, type ListFigures } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS, QUEUE_MAPPINGS, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { FUNCTIONS, QUEUE_MAPPINGS, SCHEDULES, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { INDEX_CANARY } from '../lib/contract/index-canary';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../lib/contract/auth';
@@ -225,12 +226,17 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * failures; one on every function's throttles (a metric each); one on the orders indexes' write
  * throttles (a metric each); the web ACL's blocks; per function released through CodeDeploy the
  * rollback alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the
- * authorizer its refusal rate (two metrics); the sync watch's five; and event delivery's seven.
+ * authorizer its refusal rate (two metrics); the sync watch's five; the index-lag canary's, one per
+ * index over the budget and one on the canary silent; and event delivery's seven.
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
   // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
-  const released = functions - Object.keys(STREAM_MAPPINGS).length - Object.keys(QUEUE_MAPPINGS).length;
+  const released =
+    functions -
+    Object.keys(STREAM_MAPPINGS).length -
+    Object.keys(QUEUE_MAPPINGS).length -
+    Object.keys(SCHEDULES).length;
   const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
@@ -242,10 +248,12 @@ function stageAlarms(): { alarms: number; metrics: number } {
   // rate (delivered and failed: two metrics), both dead-letter queues, the fan-out's iterator age and
   // errors, the worker's errors.
   const webhooks = { alarms: 7, metrics: 8 };
+  // The index-lag canary's (infra/constructs/index-canary.ts), a metric each.
+  const canary = { alarms: TABLES.orders.indexes.length + 1, metrics: TABLES.orders.indexes.length + 1 };
+  const parts = [throttles, indexThrottles, rollback, syncWatch, canary, webhooks];
   return {
-    alarms: single + throttles.alarms + indexThrottles.alarms + rollback.alarms + syncWatch.alarms + webhooks.alarms,
-    metrics:
-      single + throttles.metrics + indexThrottles.metrics + rollback.metrics + syncWatch.metrics + webhooks.metrics,
+    alarms: single + parts.reduce((sum, part) => sum + part.alarms, 0),
+    metrics: single + parts.reduce((sum, part) => sum + part.metrics, 0),
   };
 }
 
@@ -365,6 +373,30 @@ export function billedStreamRequests(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / STREAMED_BYTES_PER_BILLED_REQUEST));
 }
 
+/**
+ * The index-lag canary's runs of a month, whatever the traffic (lib/edge/index-canary-handler.ts):
+ * one a period, each a strongly consistent GetItem of the sentinel (one read unit: under 4 KB), its
+ * probe (an UpdateItem that moves the sentinel's key in both indexes: the table's write, and a
+ * delete and a put in each index), its read-back (half a read unit a Query, one per index a poll, for
+ * AWS's "within 1 second"), its record (an UpdateItem of a non-key attribute: the table's write and
+ * one in each index), a Lambda request and a second at its memory; the sync watch reads the two
+ * writes from the stream, a Lambda request each at a trickle. EventBridge Scheduler's first 14
+ * million invocations a month are free (aws.amazon.com/eventbridge/pricing).
+ */
+export function canaryMonth(): { runs: number; dollars: number } {
+  const runs = MONTH_SECONDS / INDEX_CANARY.periodSeconds;
+  const indexes = TABLES.orders.indexes.length;
+  const polls = Math.ceil(1000 / INDEX_CANARY.pollMs);
+  const reads = 1 + polls * indexes * 0.5;
+  const writes = 1 + 2 * indexes + (1 + indexes);
+  const seconds = 1;
+  const perRun =
+    (reads * PRICES.dynamoReadPerMillion + writes * PRICES.dynamoWritePerMillion) / 1e6 +
+    (3 * PRICES.lambdaRequestPerMillion) / 1e6 +
+    seconds * (FUNCTIONS['index-canary'].memoryMb / 1024) * PRICES.lambdaGbSecond;
+  return { runs, dollars: runs * perRun };
+}
+
 export interface MonthlyCost {
   load: Load;
   egress: number;
@@ -380,6 +412,8 @@ export interface MonthlyCost {
   detailedMetrics: number;
   /** AWS WAF's inspection of every request (a streamed listing is one, however long). */
   wafRequests: number;
+  /** The index-lag canary's runs, every minute whatever the traffic. */
+  canary: number;
   standing: number;
   total: number;
 }
@@ -424,6 +458,7 @@ export function monthlyCost(load: Load, standing: Standing): MonthlyCost {
     leaseWrites,
     detailedMetrics,
     wafRequests,
+    canary: canaryMonth().dollars,
     standing: standingCost,
   };
   return { load, ...items, total: Object.values(items).reduce((a, b) => a + b, 0) };
@@ -502,6 +537,7 @@ export function monthlyCostTable(standing: Standing): string {
       (c) => c.detailedMetrics,
     ),
     row('AWS WAF requests (every request the web ACL inspects)', (c) => c.wafRequests),
+    row(`Index-lag canary (${Math.round(canaryMonth().runs).toLocaleString('en-US')} runs)`, (c) => c.canary),
     row(
       `Alarms (${standing.alarms}, billed by their ${standing.alarmMetrics} metrics), dashboard, secrets (${standing.secrets}), web ACL and its rule`,
       (c) => c.standing,
@@ -553,7 +589,7 @@ export function addressFloodCost(): { requestsPerDay: number; randomKeysPerDay: 
 /** The load and the prices behind the table, and what it leaves unpriced, as docs/deployment.md states them under it. */
 export function monthlyCostAssumptions(): string {
   const f = MEASURED.compressed;
-  const seconds = listingSeconds(f, LIST_SETTINGS.memoryMb, PROD_LOAD.storeOrders);
+  const time = listingTime(f, LIST_SETTINGS.memoryMb, PROD_LOAD.storeOrders);
   const n0 = (v: number, d = 0) => v.toLocaleString('en-US', { maximumFractionDigits: d });
   const listingBytes = PROD_LOAD.storeOrders * f.bytesPerOrder;
   // An active key costs at most one authorizer invocation per API (v1, v2) per cache TTL.
@@ -566,7 +602,8 @@ export function monthlyCostAssumptions(): string {
   const flood = addressFloodCost();
   return [
     `The prod load: ${n0(PROD_LOAD.requestsPerMonth)} requests a month, ${n0(PROD_LOAD.listingsPerMonth)} of them gzip listings of a ${n0(PROD_LOAD.storeOrders)}-order store`,
-    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each;`,
+    `(${n0(f.bytesPerOrder, 1)} bytes an order as measured, ${n0(listingBytes / MiB, 1)} MiB a listing, billed by API Gateway as ${billedStreamRequests(listingBytes)} requests, ${n0(time.seconds, 1)} s of list-orders at ${n0(LIST_SETTINGS.memoryMb)} MB each:`,
+    `${time.boundBy === 'wire' ? `the time Lambda takes to stream it, at most ${n0(STREAMING_LIMITS.cappedBytesPerSecond / MiB)} MiB/s past its first ${n0(STREAMING_LIMITS.fullSpeedBytes / MiB)} MiB, its CPU needing ${n0(time.cpuSeconds, 1)} s` : `its CPU time, ${n0(f.ordersPerCpuSecond)} orders a CPU second, streaming it taking ${n0(time.wireSeconds, 1)} s`};`,
     `a stored item of ${TYPICAL_ORDER_ITEM_BYTES} bytes with its v2 index keys, so an eventually consistent Scan of the store is ${n0(scanReadUnits(PROD_LOAD.storeOrders))} read units).`,
     `Prices (${PRICES.region}, ${PRICES.asOf}): egress ${PRICES.egressTiers.map((t) => `$${t.perGb}`).join(' / ')} per GB by tier (first 100 GB free, then to 10 TB, 50 TB, 150 TB, beyond);`,
     `DynamoDB on demand $${PRICES.dynamoReadPerMillion} per million reads, $${PRICES.dynamoWritePerMillion} per million writes (provisioned $${PRICES.dynamoRcuHour} per RCU-hour); Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s,`,
@@ -579,7 +616,8 @@ export function monthlyCostAssumptions(): string {
     `(one per API per ${AUTHORIZER_CACHE_TTL_SECONDS} s cache TTL), each a Lambda request and a key read: $${n0(perKey, 3)} a key a month, plus their duration.`,
     `The sync watch reads the orders stream ${watch.batchSize} changes a batch: $${n0(watchRequests, 4)} of Lambda requests per million changes at full batches (at a trickle, at most one`,
     `invocation a ${watch.batchingWindowSeconds} s batching window a shard), plus its duration (docs/benchmarks.md); Lambda's reads of the stream are free; a re-stamp is ${CANCEL_WRITE_UNITS} write units,`,
-    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty.`,
+    `$${n0(cancelMillion, 3)} per million re-stamps; its dead-letter queue costs nothing while empty. A v2 walk's last page reads the index-lag canary's record,`,
+    `a strongly consistent GetItem, at most once a ${INDEX_CANARY.readerCacheMs / 1000} s per container: at most $${n0(((MONTH_SECONDS * 1000) / INDEX_CANARY.readerCacheMs) * (PRICES.dynamoReadPerMillion / 1e6), 2)} a month a container kept busy.`,
     `A steady flood of refused keys from one client address passes the web ACL at ${n0(ADDRESS_LIMIT.limit)} requests in ${ADDRESS_LIMIT.windowSeconds} s at most (${n0(flood.requestsPerDay / 1e6, 2)} million a day),`,
     `so it costs at most $${n0(flood.randomKeysPerDay, 2)} a day with random well-formed keys (each an inspection, an authorizer invocation and its key read; API Gateway bills no request`,
     `its authorizer refuses) or $${n0(flood.revokedKeyPerDay, 2)} with a revoked key whose cached Allow still reaches a handler (an inspection, a REST request, an invocation, the limiter's write),`,
@@ -590,5 +628,31 @@ export function monthlyCostAssumptions(): string {
     `current and previous versions, and per release check, $${PRICES.secretCallsPer10k} per 10,000), X-Ray traces, and point-in-time recovery (billed on each table's own data, not its global indexes).`,
     '',
     orderStorageSentence(),
+  ].join('\n');
+}
+
+/** Memory list-orders could be given: below, at and above one full vCPU. */
+export const MEMORY_CHOICES_MB = [512, 1024, STREAMING_LIMITS.memoryMbPerVcpu, 2 * STREAMING_LIMITS.memoryMbPerVcpu];
+
+/**
+ * What each memory gives a listing, from the measured figures (docs/design.md's table): the prod
+ * load's listing (its CPU time, its time on the wire, the slower of the two) and its month of
+ * list-orders compute, and a store a tenth its size, whose listing Lambda streams mostly uncapped.
+ */
+export function memoryTable(figures: ListFigures): string {
+  const f = figures.compressed;
+  const orders = PROD_LOAD.storeOrders;
+  const n1 = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+  const rows = MEMORY_CHOICES_MB.map((memoryMb) => {
+    const large = listingTime(f, memoryMb, orders);
+    const small = listingTime(f, memoryMb, orders / 10);
+    const compute = PROD_LOAD.listingsPerMonth * large.seconds * (memoryMb / 1024) * PRICES.lambdaGbSecond;
+    const deployed = memoryMb === LIST_SETTINGS.memoryMb ? ' (deployed)' : '';
+    return `| ${n(memoryMb)} MB${deployed} | ${n1(large.cpuSeconds)} s / ${n1(large.wireSeconds)} s: **${n1(large.seconds)} s** | ${n1(small.seconds)} s | ${usd(compute)} |`;
+  });
+  return [
+    `| list-orders memory | ${n(orders)}-order gzip listing: CPU / wire: its time | ${n(orders / 10)} orders | its compute a month at the prod load (${n(PROD_LOAD.listingsPerMonth)} listings) |`,
+    '| --- | --- | --- | --- |',
+    ...rows,
   ].join('\n');
 }

@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../lib/contract/tables';
-import { ROUTES, V2_ROUTES, type Route } from '../lib/contract/routes';
+import { ROUTES, V2_ROUTES, type OperationId, type Route } from '../lib/contract/routes';
 import { CURSOR_KEY_SECRET_ENV, CURSOR_KEY_SECRET_OUTPUT } from '../lib/contract/sync';
 import { SECRET_READ_ACTION } from '../lib/contract/secrets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -17,6 +17,7 @@ import {
   CANARY_KEY_SECRET_OUTPUT,
   STAGE_LISTINGS_CAP_ENV_VAR,
   stageListingsCap,
+  SCHEDULES,
   STREAM_MAPPINGS,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
@@ -28,6 +29,7 @@ import {
 } from '../lib/contract/deployment';
 import { StreamConsumer } from './constructs/change-stream';
 import { WebhookDelivery } from './constructs/webhook-delivery';
+import { IndexCanarySchedule } from './constructs/index-canary';
 import { OrdersApi } from './constructs/orders-api';
 import { AddressFirewall } from './constructs/address-firewall';
 import { pascalCase } from './constructs/names';
@@ -53,6 +55,8 @@ export class StoreOrdersStack extends Stack {
   readonly syncWatch: StreamConsumer;
   /** Event delivery: the fan-out's mapping, the delivery queue and its dead-letter queue, the worker's mapping. */
   readonly webhookDelivery: WebhookDelivery;
+  /** The index-lag canary's schedule (EventBridge Scheduler), which runs it every minute. */
+  readonly indexCanary: IndexCanarySchedule;
   /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
   readonly api: OrdersApi;
   /** v2 (beta): a RestApi of its own with stage v2, in v1's usage plans and on its domain. */
@@ -108,6 +112,7 @@ export class StoreOrdersStack extends Stack {
       'webhook-endpoints': make('webhook-endpoints'),
       'webhook-fanout': make('webhook-fanout'),
       'webhook-delivery': make('webhook-delivery'),
+      'index-canary': make('index-canary'),
     };
     // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
     const watch = STREAM_MAPPINGS['sync-watch'];
@@ -124,6 +129,11 @@ export class StoreOrdersStack extends Stack {
       worker: this.functions['webhook-delivery'],
       senders: [this.functions['webhook-endpoints']],
       removalPolicy,
+    });
+    // The index-lag canary, every minute, through its live alias (docs/design.md#the-index-lag-canary).
+    this.indexCanary = new IndexCanarySchedule(this, 'IndexCanarySchedule', {
+      target: this.functions['index-canary'].alias,
+      periodSeconds: SCHEDULES['index-canary'].periodSeconds,
     });
     // The function reads the key at run time, by the secret's ARN: a dynamic reference resolved into
     // its environment would show the key in the function's configuration. It alone may read it.
@@ -157,7 +167,7 @@ export class StoreOrdersStack extends Stack {
       apiStages: Object.fromEntries(this.apis.map((api) => [api.stageName, api.api.deploymentStage])),
     });
 
-    const buffered = (api: OrdersApi, routes: readonly Route[]) =>
+    const buffered = (api: OrdersApi, routes: readonly Route<OperationId>[]) =>
       Object.fromEntries(
         routes.filter((r) => !r.streaming).map((r) => [r.operationId, api.routeMethods[r.operationId] as Method]),
       );
@@ -239,6 +249,7 @@ export class StoreOrdersStack extends Stack {
         queue: this.webhookDelivery.queue,
         fanout: this.functions['webhook-fanout'].function,
       },
+      indexCanary: this.functions['index-canary'].function,
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
     this.releases.addToDashboard(this.dashboard.dashboard);

@@ -28,6 +28,7 @@ import {
   planLimitsTable,
   retryScheduleTable,
   syncRepairTable,
+  indexLagRepairTable,
   syncTimingTable,
 } from './generate-docs';
 
@@ -81,6 +82,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
         'generated:webhook-retries': block(retryScheduleTable()),
+        'generated:index-lag-repair': block(indexLagRepairTable()),
       }),
   },
   {
@@ -109,6 +111,7 @@ export const GENERATED: readonly GeneratedFile[] = [
       withBlocks(text, {
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
+        'generated:index-lag-repair': block(indexLagRepairTable()),
         'generated:order-storage': block(orderStorageSentence()),
       }),
   },

@@ -10,7 +10,8 @@ import {
   WAF_RATE_RULE,
 } from '../lib/contract/address-limit';
 import { settleMs, SYNC_TIMING } from '../lib/contract/sync';
-import { FUNCTIONS, STREAM_MAPPINGS, syncRepairMs } from '../lib/contract/deployment';
+import { FUNCTIONS, indexLagRepairMs, STREAM_MAPPINGS, syncRepairMs } from '../lib/contract/deployment';
+import { INDEX_CANARY } from '../lib/contract/index-canary';
 import { landingAllowanceMs, STREAM_TIME_RESOLUTION_MS } from '../lib/core/sync/lateness';
 import { REQUEST_TIMEOUT_MS } from '../lib/stores/dynamo';
 import { retrySchedule, WEBHOOK_RETRY } from '../lib/contract/webhook-delivery';
@@ -156,5 +157,23 @@ export function retryScheduleTable(): string {
     '| Retry | Waits after the failure before it | Comes at the latest, after the first failure |',
     '| --- | --- | --- |',
     ...rows,
+  ].join('\n');
+}
+
+/** docs/api.md and docs/design.md: the index-lag canary's timing, and the time it repairs a lag beyond the budget in. */
+export function indexLagRepairTable(): string {
+  const seconds = (ms: number) => `${count(ms / 1000)} s`;
+  const run = INDEX_CANARY.periodSeconds * 1000 + INDEX_CANARY.lateAllowanceMs;
+  return [
+    '| Bound | Value | What it covers |',
+    '|---|---|---|',
+    `| \`indexLagMs\` | ${seconds(SYNC_TIMING.indexLagMs)} | the budget: a probe shown later by an index is over it (alarmed: \`IndexLagOverBudget…\`) |`,
+    `| \`periodSeconds\` | ${seconds(INDEX_CANARY.periodSeconds * 1000)} | between two runs of the canary (EventBridge Scheduler's \`rate(1 minute)\`) |`,
+    `| \`lateAllowanceMs\` | ${seconds(INDEX_CANARY.lateAllowanceMs)} | how late a run's writes may be; a record with no newer probe than a period and this is stale, and walks vouch for nothing past its last probe seen (alarmed: \`IndexCanarySilent\`) |`,
+    `| \`readBackMs\` | ${seconds(INDEX_CANARY.readBackMs)} | how long a run reads its probe back; a lag beyond it is not measured, and walks vouch for nothing past the last probe seen until a later one is |`,
+    `| two runs | ${seconds(2 * run)} | the run that finds the lag back asks for the episode's first sweep, the next one for its second |`,
+    `| sweep | ${seconds(syncRepairMs() - SYNC_TIMING.freshnessMs)} | the stream hands the request to the sync watch within its iterator age, which sweeps within its timeout |`,
+    `| hold, then \`freshnessMs\` | ${seconds(INDEX_CANARY.readBackMs + SYNC_TIMING.freshnessMs)} | a measurement holds walks back until its lag (at most the read-back time) is over; a re-stamp is then delivered freshnessMs later |`,
+    `| **index-lag repair time** (deployed) | **${seconds(indexLagRepairMs())}** | a change that landed while the indexes lagged beyond the budget, for a period and its lateness or longer, is delivered by any walk that starts this long after the lag is back |`,
   ].join('\n');
 }

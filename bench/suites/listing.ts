@@ -8,10 +8,11 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { bundle, deployedLaunch, launchArgs, runChild, type ChildLaunch } from '../support/child';
-import { lambdaEnv } from '../support/env';
+import { childEnv, lambdaEnv } from '../support/env';
 import { seededTables, variedOrders } from '../support/fixtures';
 import type { ListingRun } from '../support/listing-child';
 import { startScanServer } from '../support/scan-server';
+import type { TranscoderRun } from '../support/transcoder-child';
 import type { Suite } from '../suite';
 
 export interface HandlerListing extends Omit<ListingRun, 'status'> {
@@ -23,9 +24,17 @@ export interface HandlerListing extends Omit<ListingRun, 'status'> {
   /** One JSON array holding every order exactly once (count and id sum checked). */
   valid: boolean;
 }
-export type ListingFigures = { handlers: HandlerListing[] };
+export type ListingFigures = {
+  handlers: HandlerListing[];
+  /** The replies of the largest listing to its JSON alone, before the transcoder and with it, as deployed. */
+  transcoder?: TranscoderRun & { nodeFlags: string[] };
+};
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'listing-child.ts');
+const SUPPORT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support');
+const CHILD = path.join(SUPPORT, 'listing-child.ts');
+const TRANSCODER_CHILD = path.join(SUPPORT, 'transcoder-child.ts');
+/** Replies the transcoder rows replay, the first of the largest listing's (1,000 orders each). */
+const TRANSCODER_PAGES = 100;
 const DEPLOYED = deployedLaunch('list-orders');
 /** Each coding as deployed, and gzip without list-orders' own node flags, to show what they buy. */
 const CASES: { coding: string; launch: ChildLaunch }[] = [
@@ -46,10 +55,10 @@ function holds(file: string, coding: string, orders: number, idSum: bigint): boo
 
 export const listing: Suite<ListingFigures> = {
   name: 'listOrders at scale',
-  async run({ quick, endpoint, outDir, log }) {
+  async run({ quick, orders: sizes, endpoint, outDir, log }) {
     const file = await bundle(CHILD, outDir, 'listing-child');
     const figures: ListingFigures = { handlers: [] };
-    for (const orders of quick ? [2_000, 20_000] : [20_000, 200_000, 1_000_000]) {
+    for (const orders of sizes ?? (quick ? [2_000, 20_000] : [20_000, 200_000, 1_000_000])) {
       const tables = await seededTables(endpoint, 0);
       const scans = await startScanServer(endpoint, tables.names.orders, orders);
       const idSum = variedOrders(orders).reduce((sum, o) => sum + BigInt(o.id), 0n);
@@ -65,6 +74,16 @@ export const listing: Suite<ListingFigures> = {
       await scans.close();
       await tables.drop();
     }
+    const largest = Math.max(...figures.handlers.map((h) => h.orders));
+    const transcoderFile = await bundle(TRANSCODER_CHILD, outDir, 'transcoder-child');
+    const run = await runChild<TranscoderRun>(
+      transcoderFile,
+      [String(largest), String(TRANSCODER_PAGES)],
+      childEnv({}),
+      DEPLOYED,
+    );
+    figures.transcoder = { ...run, nodeFlags: launchArgs(DEPLOYED) };
+    log(`  transcoder alone, ${run.orders} orders: ${Math.round(run.transcoder.cpuMs)} ms of CPU a round`);
     return figures;
   },
 };

@@ -29,7 +29,14 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { METHOD_NOT_ALLOWED_CONTENT_TYPES, methodNotAllowed } from '../../lib/contract/gateway-responses';
-import { basePathOf, BASE_PATH, binaryMediaTypesOf, type FunctionName, type Route } from '../../lib/contract/routes';
+import {
+  basePathOf,
+  BASE_PATH,
+  binaryMediaTypesOf,
+  type FunctionName,
+  type OperationId,
+  type Route,
+} from '../../lib/contract/routes';
 import { AUTHORIZATION_HEADER_PATTERN_SOURCE } from '../../lib/core/access/key-format';
 import { PLAN_NAMES, usagePlanBackstop, type PlanName } from '../../lib/contract/plans';
 import { integrationTimeoutSeconds } from '../../lib/contract/deployment';
@@ -43,7 +50,7 @@ export interface OrdersApiProps {
    * The routes this API serves, all under one version prefix (`/v1`, `/v2`): the prefix is both the
    * stage name and the base path on a custom domain, so every address carries it.
    */
-  routes: readonly Route[];
+  routes: readonly Route<OperationId>[];
   /** Aliases, not functions: what API Gateway invokes is what CodeDeploy shifts on a release. */
   authorizer: IAlias;
   routeFunctions: Record<FunctionName, IAlias>;
@@ -71,8 +78,8 @@ export function restApiName(stage: string, basePath: string): string {
 export class OrdersApi extends Construct {
   readonly api: RestApi;
   readonly authorizer: TokenAuthorizer;
-  /** The method of each route, by operation id. */
-  readonly routeMethods: Record<string, Method> = {};
+  /** The method of each of its routes, by operation id. */
+  readonly routeMethods: Partial<Record<OperationId, Method>> = {};
   /** The resources whose ANY method answers 405. */
   readonly methodNotAllowed: Resource[] = [];
   readonly usagePlans: Record<PlanName, UsagePlan>;
@@ -158,8 +165,8 @@ export class OrdersApi extends Construct {
     this.url = config.customDomain ? `https://${config.customDomain.domainName}${this.basePath}/` : this.api.url;
   }
 
-  private addRoutes(routes: readonly Route[], functions: Record<FunctionName, IAlias>): void {
-    const byPath = new Map<string, Route[]>();
+  private addRoutes(routes: readonly Route<OperationId>[], functions: Record<FunctionName, IAlias>): void {
+    const byPath = new Map<string, Route<OperationId>[]>();
     for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
     for (const [path, routes] of byPath) {
       const resource = this.api.root.resourceForPath(path);

@@ -31,6 +31,7 @@ import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
 import { syncWatchAlarms } from './change-stream';
 import { webhookDeliveryAlarms } from './webhook-delivery';
+import { indexCanaryAlarms } from './index-canary';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
 export interface ApiStageAlarms {
@@ -299,6 +300,7 @@ export class ServiceAlarms extends Construct {
       this.add(alarmId, alarm);
     for (const [alarmId, alarm] of Object.entries(webhookDeliveryAlarms(props.webhookDelivery, props.config.stage)))
       this.add(alarmId, alarm);
+    for (const [alarmId, alarm] of Object.entries(indexCanaryAlarms(props.config.stage))) this.add(alarmId, alarm);
 
     const actions: IAlarmAction[] = [];
     if (config.topicArn) actions.push(new SnsAction(Topic.fromTopicArn(this, 'Topic', config.topicArn)));

@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import type { StageName } from '../../lib/contract/deployment';
+import { SYNC_TIMING } from '../../lib/contract/sync';
 
 export interface ServiceDashboardProps {
   stageName: StageName;
@@ -18,6 +19,8 @@ export interface ServiceDashboardProps {
   syncWatch: IFunction;
   /** Event delivery: the delivery queue's oldest message, beside the events and attempts. */
   webhookDelivery: { queue: IQueue; fanout: IFunction };
+  /** The index-lag canary: its runs' errors beside the lag it measures. */
+  indexCanary: IFunction;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -150,6 +153,18 @@ export class ServiceDashboard extends Construct {
               }),
             ],
           ),
+        ],
+        [
+          new GraphWidget({
+            title: `Index lag by index (canary, ms; budget ${SYNC_TIMING.indexLagMs} ms)`,
+            left: business(BUSINESS_METRICS.indexLag, 'Maximum'),
+            leftAnnotations: [{ value: SYNC_TIMING.indexLagMs, label: 'indexLagMs' }],
+            width: WIDTH,
+            height: HEIGHT,
+          }),
+          graph('Index lag: episodes swept, canary failures', business(BUSINESS_METRICS.indexLagRestamps, 'Sum'), [
+            props.indexCanary.metricErrors({ statistic: 'Sum', period: PERIOD, label: 'canary errors' }),
+          ]),
         ],
       ],
     });

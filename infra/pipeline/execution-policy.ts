@@ -35,6 +35,7 @@ import {
 import { bucketKeyStatement, stackArn } from './permissions';
 import { actionsWithoutResourceType, RESOURCE_TYPE_ACTIONS } from './resource-actions';
 import { CREATE_MAPPING_ACTION, streamExecutionStatements } from './stream-permissions';
+import { scheduleExecutionStatements } from './schedule-permissions';
 
 const arn = (service: string, resource: string, region: string = Aws.REGION) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -42,9 +43,10 @@ const apiGateway = (path: string) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGI
 
 /**
  * The services a stage's roles are passed to: the functions' roles (Lambda), the release groups'
- * role (CodeDeploy). The test compares it with the service principals the stage stacks' roles trust.
+ * role (CodeDeploy), the index-lag canary's schedule's role (EventBridge Scheduler). The test
+ * compares it with the service principals the stage stacks' roles trust.
  */
-export const PASSED_TO_SERVICES = ['lambda.amazonaws.com', 'codedeploy.amazonaws.com'];
+export const PASSED_TO_SERVICES = ['lambda.amazonaws.com', 'codedeploy.amazonaws.com', 'scheduler.amazonaws.com'];
 
 /**
  * IAM actions that take the `iam:PermissionsBoundary` condition key (the Service Authorization
@@ -141,6 +143,8 @@ export function executionStatements(stage: StageName): PolicyStatement[] {
     new PolicyStatement({ actions: ['dynamodb:*'], resources: [arn('dynamodb', `table/${generated}*`)] }),
     // The orders table's change stream: the sync watch's event source mapping and dead-letter queue.
     ...streamExecutionStatements(stage),
+    // The index-lag canary's schedule.
+    ...scheduleExecutionStatements(stage),
     new PolicyStatement({
       actions: ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
       resources: API_GATEWAY_PATHS.map(apiGateway),

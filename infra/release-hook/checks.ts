@@ -7,7 +7,7 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey, keyIdFromHash } from '.
 import { ERRORS, UNAUTHORIZED_ANSWER, type ErrorCode } from '../../lib/contract/errors';
 import { canaryKeyCommandLine, type FunctionId } from '../../lib/contract/deployment';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { basePathOf, routeByOperation, WEBHOOK_ENDPOINTS_PATH } from '../../lib/contract/routes';
+import { basePathOf, routeByOperation, WEBHOOK_ENDPOINTS_PATH, type OperationId } from '../../lib/contract/routes';
 import { RELEASE_CHECK_FLAG, UNAUTHORIZED_MESSAGE } from '../../lib/edge/authorizer';
 
 /** What Lambda answered an Invoke: the payload, and the function error it reported if any. */
@@ -81,7 +81,7 @@ function expectError(code: ErrorCode): PreparedCheck['judge'] {
   };
 }
 
-function proxyEvent(operationId: string, path: string, authorizer: Record<string, unknown> | null) {
+function proxyEvent(operationId: OperationId, path: string, authorizer: Record<string, unknown> | null) {
   const route = routeByOperation(operationId);
   return {
     resource: route.path,

@@ -98,16 +98,25 @@ export function requestDeadline(timers: Timers, answerInMs: number, landingMs: n
 }
 
 /**
- * An event-driven invocation's deadline (a stream's or a queue's consumer): answered
- * DEADLINE_MARGIN_MS before the runtime would stop it; none when the context gives no remaining time.
+ * Runs the work of an invocation no request answers (a stream batch, a scheduled run) within its
+ * deadline: DEADLINE_MARGIN_MS before Lambda's timeout, from the context's remaining time (none
+ * when the context gives none); the deadline is ended once the work is, so nothing it left under
+ * way is sent after (Lambda may thaw a frozen environment much later).
  */
-export function invocationDeadline(
-  context: { getRemainingTimeInMillis?: () => number },
+export async function withinInvocation<T>(
+  remainingMs: number | undefined,
   timers: Timers,
   landingMs: number,
-): (RequestDeadline & { stop(): void }) | undefined {
-  const remaining = context.getRemainingTimeInMillis?.();
-  return remaining === undefined
-    ? undefined
-    : timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs);
+  work: (deadline: RequestDeadline | undefined) => Promise<T>,
+): Promise<T> {
+  const deadline =
+    remainingMs === undefined
+      ? undefined
+      : timedDeadline(timers, Math.max(0, remainingMs - DEADLINE_MARGIN_MS), landingMs);
+  try {
+    return await work(deadline);
+  } finally {
+    deadline?.stop();
+    deadline?.answered();
+  }
 }

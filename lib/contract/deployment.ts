@@ -4,6 +4,7 @@
 // deploy and smoke commands find a stage's stack and outputs), and so does the bench.
 import type { PlanName } from './plans';
 import type { FunctionName } from './routes';
+import { INDEX_CANARY } from './index-canary';
 import { STREAMING_LIMITS } from './streaming-limits';
 import { SYNC_TIMING, type SyncTiming } from './sync';
 import { ORDER_INDEXES, WEBHOOK_ENDPOINT_INDEXES, type TableId } from './tables';
@@ -18,8 +19,11 @@ export type StreamFunctionId = 'sync-watch' | 'webhook-fanout';
 /** The functions an SQS queue invokes, through an event source mapping (QUEUE_MAPPINGS). */
 export type QueueFunctionId = 'webhook-delivery';
 
+/** The functions a schedule invokes (SCHEDULES). */
+export type ScheduledFunctionId = 'index-canary';
+
 /** Every Lambda entry: each has `functions/<id>.ts` and its settings in FUNCTIONS. */
-export type EntryId = FunctionId | StreamFunctionId | QueueFunctionId;
+export type EntryId = FunctionId | StreamFunctionId | QueueFunctionId | ScheduledFunctionId;
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
@@ -111,9 +115,14 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
     description: 'GET /v2/store/orders (beta): one page of orders, filtered by status or updatedSince',
     memoryMb: 256,
     timeoutSeconds: 10,
-    // Read-only on orders: Scan for unfiltered pages, Query on the indexes.
+    // Read-only on orders: Scan for unfiltered pages, Query on the indexes, GetItem of the index-lag
+    // canary's record (the sentinel) for a walk's watermark.
     access: {
-      orders: ['dynamodb:Scan', ...Object.values(ORDER_INDEXES).map((index) => queryIndex(index.name))],
+      orders: [
+        'dynamodb:Scan',
+        'dynamodb:GetItem',
+        ...Object.values(ORDER_INDEXES).map((index) => queryIndex(index.name)),
+      ],
       rateLimits: RATE_LIMIT_COUNTERS,
     },
     bundleBudgetKib: 480,
@@ -145,9 +154,10 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
     // A batch is a few conditional writes at most, each a stamped write of up to 3 attempts cut at
     // the per-attempt timeout (lib/stores/stamped-write.ts): well inside, and counted in the repair time.
     timeoutSeconds: 30,
-    // UpdateItem: the conditional re-stamp (lib/stores/order-restamps.ts). Reading the stream is
+    // UpdateItem: the conditional re-stamp (lib/stores/order-restamps.ts); Query on by-update: the
+    // sweep of an episode of index lag (lib/stores/index-lag-repair.ts). Reading the stream is
     // granted with its event source mapping (infra/constructs/change-stream.ts).
-    access: { orders: ['dynamodb:UpdateItem'] },
+    access: { orders: ['dynamodb:UpdateItem', queryIndex(ORDER_INDEXES.byUpdate.name)] },
     bundleBudgetKib: 480,
   },
   'webhook-fanout': {
@@ -176,6 +186,31 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
     },
     bundleBudgetKib: 480,
   },
+  'index-canary': {
+    description:
+      "Every minute: a probe on the orders table's sentinel read back through each index; the lag is a metric",
+    memoryMb: 256,
+    // Its read-back (INDEX_CANARY.readBackMs) and its writes, within a period: runs never overlap.
+    timeoutSeconds: 55,
+    // The sentinel alone: GetItem of its record, UpdateItem of its probe and record, Query of its
+    // partition in each index (lib/stores/index-canary.ts).
+    access: {
+      orders: [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        ...Object.values(ORDER_INDEXES).map((index) => queryIndex(index.name)),
+      ],
+    },
+    bundleBudgetKib: 480,
+  },
+};
+
+/**
+ * The functions a schedule runs (EventBridge Scheduler, infra/constructs/index-canary.ts; the local
+ * stack's tools/local/schedule.ts): every `periodSeconds`.
+ */
+export const SCHEDULES: Record<ScheduledFunctionId, { periodSeconds: number }> = {
+  'index-canary': { periodSeconds: INDEX_CANARY.periodSeconds },
 };
 
 /**
@@ -282,6 +317,21 @@ export const QUEUE_MAPPINGS: Record<QueueFunctionId, QueueMapping> = {
 export function syncRepairMs(timing: SyncTiming = SYNC_TIMING): number {
   const watch = STREAM_MAPPINGS['sync-watch'];
   return (watch.iteratorAgeAlarmSeconds + FUNCTIONS['sync-watch'].timeoutSeconds) * 1000 + timing.freshnessMs;
+}
+
+/**
+ * How long after the indexes are back within the budget (every write reaching them within
+ * indexLagMs again) a replica following the sync loop has every change that landed while they lagged
+ * more (docs/design.md#the-index-lag-canary): the canary's next run (a period and its lateness) sees
+ * its probe back, ending the episode; the run after it (another) asks for the episode's second sweep,
+ * which finds every change still on its way at the first; the stream hands that request to the sync
+ * watch within the IteratorAge it is alarmed on and the watch re-stamps within its timeout; a walk
+ * starting freshnessMs later delivers the re-stamps, once the walks' hold (a measurement's, in force
+ * up to the read-back time past a period and its lateness) is over.
+ */
+export function indexLagRepairMs(timing: SyncTiming = SYNC_TIMING): number {
+  const run = INDEX_CANARY.periodSeconds * 1000 + INDEX_CANARY.lateAllowanceMs;
+  return 2 * run + INDEX_CANARY.readBackMs + syncRepairMs(timing);
 }
 
 /** Seconds between a streamed function's timeout and its integration timeout, so the function always stops first. */
@@ -431,7 +481,8 @@ export function isFunctionId(value: unknown): value is FunctionId {
     typeof value === 'string' &&
     Object.hasOwn(FUNCTIONS, value) &&
     !Object.hasOwn(STREAM_MAPPINGS, value) &&
-    !Object.hasOwn(QUEUE_MAPPINGS, value)
+    !Object.hasOwn(QUEUE_MAPPINGS, value) &&
+    !Object.hasOwn(SCHEDULES, value)
   );
 }
 

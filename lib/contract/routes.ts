@@ -14,12 +14,18 @@ export interface Deprecation {
   sunset: string;
 }
 
-export interface Route {
-  operationId: string;
+/**
+ * A route. `Op` is its operation's id: a declared route's is one of OperationId (below), which
+ * keys every table a route needs (its contract, its handler); the machinery every route runs
+ * through (the middleware, the local gateway, the OpenAPI builder) takes any id, so tests can serve
+ * fixture routes through it.
+ */
+export interface Route<Op extends string = string, F extends FunctionName = FunctionName> {
+  operationId: Op;
   method: HttpMethod;
   /** OpenAPI-style template, e.g. `/store/orders/{orderId}`. */
   path: string;
-  function: FunctionName;
+  function: F;
   tag: string;
   summary: string;
   /** Written as a Lambda response stream rather than one buffered body. */
@@ -35,7 +41,8 @@ export interface Route {
 export const BASE_PATH = '/v1';
 export const API_VERSION = '1.0.0';
 
-export const ROUTES: readonly Route[] = [
+/** The routes under `/v1`. */
+export const ROUTES = declareRoutes([
   {
     operationId: 'listOrders',
     method: 'GET',
@@ -69,7 +76,7 @@ export const ROUTES: readonly Route[] = [
     // Announced in CHANGELOG.md (1.1.0): the route answers until the sunset, then it is removed.
     deprecated: { since: '2026-11-25T00:00:00Z', sunset: '2027-06-30T00:00:00Z' },
   },
-];
+]);
 
 /** v2 (beta): the paged, filtered listing, under `/v2` beside `/v1` (deployed, a RestApi of its own with stage v2). */
 export const V2_BASE_PATH = '/v2';
@@ -78,7 +85,7 @@ export const V2_API_VERSION = '2.0.0-beta';
 /** Where a key's webhook endpoints are, below `/v2`. */
 export const WEBHOOK_ENDPOINTS_PATH = '/webhook-endpoints';
 
-export const V2_ROUTES: readonly Route[] = [
+export const V2_ROUTES = declareRoutes([
   {
     operationId: 'listOrdersV2',
     method: 'GET',
@@ -109,10 +116,40 @@ export const V2_ROUTES: readonly Route[] = [
     "A webhook endpoint's recent delivery attempts: outcome, latency, response code, next retry",
   ),
   webhookRoute('sendWebhookTestEvent', 'POST', '/{endpointId}/test', 'Send a test event to a webhook endpoint'),
-];
+]);
+
+/** A route as its table declares it: its operation and its function exact, the rest a Route's. */
+type Declared<R extends Route> = R extends Route ? Route<R['operationId'], R['function']> : never;
+
+/**
+ * A route table, typed so that the compiler knows each route's operation and function. (An
+ * overload: the compiler cannot see that a route is its own `Declared` type, which it is.)
+ */
+function declareRoutes<const R extends readonly Route[]>(routes: R): readonly Declared<R[number]>[];
+function declareRoutes(routes: readonly Route[]): readonly Route[] {
+  return routes;
+}
+
+/** Every declared route, v1's and v2's. */
+export type DeclaredRoute = (typeof ROUTES)[number] | (typeof V2_ROUTES)[number];
+
+/**
+ * The declared operations, derived from the route tables: every table keyed by it (the contracts,
+ * the composition root's handlers, each function's dispatch) refuses to compile without an entry
+ * for a route added here.
+ */
+export type OperationId = DeclaredRoute['operationId'];
+
+/** The operations a function serves: its dispatch is keyed by them. */
+export type OperationOf<F extends FunctionName> = Extract<DeclaredRoute, { function: F }>['operationId'];
 
 /** A route of the webhook endpoints, under `/v2/webhook-endpoints`. */
-function webhookRoute(operationId: string, method: HttpMethod, below: string, summary: string): Route {
+function webhookRoute<Op extends string>(
+  operationId: Op,
+  method: HttpMethod,
+  below: string,
+  summary: string,
+): Route<Op, 'webhook-endpoints'> {
   return {
     operationId,
     method,
@@ -163,8 +200,20 @@ export function deprecationHeaders(route: Pick<Route, 'deprecated'>): Record<str
   };
 }
 
-export function routeByOperation(operationId: string): Route {
-  const route = [...ROUTES, ...V2_ROUTES].find((r) => r.operationId === operationId);
+const DECLARED_ROUTES: readonly Route<OperationId>[] = [...ROUTES, ...V2_ROUTES];
+
+/** Whether an id is a declared operation's (a test's fixture route has one of its own). */
+export function isOperationId(operationId: string): operationId is OperationId {
+  return DECLARED_ROUTES.some((r) => r.operationId === operationId);
+}
+
+/** The declared routes a function serves. */
+export function routesOf<F extends FunctionName>(fn: F): readonly Route<OperationOf<F>, F>[] {
+  return DECLARED_ROUTES.filter((r): r is Route<OperationOf<F>, F> => r.function === fn);
+}
+
+export function routeByOperation<Op extends OperationId>(operationId: Op): Route<Op> {
+  const route = DECLARED_ROUTES.find((r): r is Route<Op> => r.operationId === operationId);
   if (!route) throw new Error(`No route declared for operation ${operationId}`);
   return route;
 }

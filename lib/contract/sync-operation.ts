@@ -1,10 +1,11 @@
 // What GET /v2/store/orders answers and takes, for the v2 OpenAPI document (lib/contract/openapi/v2.ts).
 import type { OperationContract } from './operation-contract';
 import { ORDER_SCHEMA_REF } from './openapi/schemas';
-import { CURSOR_LIFETIME_MS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_STATUSES, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
+import { CURSOR_LIFETIME_MS, SYNC_FILTERS, SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS, SYNC_TIMING } from './sync';
+import { SYNC_FILTER_DECLARATIONS } from './sync-filters';
 import { ACCEPT, ACCEPT_ENCODING, BUFFERED_ENCODED_VARY } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
-import { syncRepairMs } from './deployment';
+import { indexLagRepairMs, syncRepairMs } from './deployment';
 
 const { defaultLimit, minLimit, maxLimit } = SYNC_PAGE;
 
@@ -22,8 +23,9 @@ export const LIST_ORDERS_V2: OperationContract = {
     `write its writer gave up on reaches the table within ${SYNC_TIMING.unansweredLandingMs / 1000} s. AWS guarantees ` +
     "none of them, so the service watches the table's changes: one that reached the table later than its stamp " +
     "allows (however late, a slow writer's clock included) is given a new `updatedAt`, and any walk that starts " +
-    `${syncRepairMs() / 1000} s after it landed delivers it. Index lag beyond its bound is not yet repaired (a walk ` +
-    'from the epoch restores a replica). Each change makes an ' +
+    `${syncRepairMs() / 1000} s after it landed delivers it; and it measures the indexes' lag every minute: while ` +
+    'it exceeds its bound the watermark stands back further, and any walk that starts ' +
+    `${indexLagRepairMs() / 1000} s after the lag is back delivers every change made meanwhile. Each change makes an ` +
     "order's `updatedAt` strictly later, so (`id`, `updatedAt`) names a change; a change may come more than once " +
     '(changes newer than the watermark are served too and come again), so apply an order only when its ' +
     "`updatedAt` is later than the copy held, and drop a departed order's copy only when the copy is older. A " +
@@ -56,24 +58,13 @@ export const LIST_ORDERS_V2: OperationContract = {
         '`INVALID_CURSOR`: start the walk again from your last watermark.',
       schema: { type: 'string', maxLength: SYNC_TEXT_LIMITS.cursor },
     },
-    {
-      name: SYNC_PARAMETERS.status,
+    // The filters' own, as each is declared (lib/contract/sync-filters.ts).
+    ...SYNC_FILTERS.map((name) => ({
+      name,
       in: 'query',
       required: false,
-      description: 'Only orders with this status.',
-      schema: { type: 'string', enum: [...SYNC_STATUSES] },
-    },
-    {
-      name: SYNC_PARAMETERS.updatedSince,
-      in: 'query',
-      required: false,
-      description:
-        'Only orders whose `updatedAt` is at or after this instant (RFC 3339 date-time, any offset), ' +
-        "in ascending `updatedAt`. Not later than the server's time: a later instant is 400 `INVALID_QUERY`, " +
-        `whose message gives the server's time. At most ${SYNC_TEXT_LIMITS.updatedSince} characters (a fraction to ` +
-        'the nanosecond with a numeric offset); a longer value is 400 `INVALID_QUERY`.',
-      schema: { type: 'string', format: 'date-time', maxLength: SYNC_TEXT_LIMITS.updatedSince },
-    },
+      ...SYNC_FILTER_DECLARATIONS[name].parameter,
+    })),
   ],
   success: {
     status: 200,
@@ -118,7 +109,9 @@ export const LIST_ORDERS_V2: OperationContract = {
             'On the last page only: every change up to this instant is settled and has been delivered by ' +
             "this walk, within the timing bounds above. Give it as `updatedSince` next time. It is the walk's " +
             'start less a settling time that covers those bounds, never later, even when that is earlier than ' +
-            "the walk's `updatedSince` (the next walk then delivers some changes again).",
+            "the walk's `updatedSince` (the next walk then delivers some changes again); further back while the " +
+            'indexes lag beyond their bound; and while the service cannot measure their lag, at the last instant ' +
+            "it could vouch for, or at the walk's `updatedSince` if that is later (the walk vouches for nothing new).",
         },
       },
     },

@@ -1,6 +1,7 @@
 // DynamoDB tables, declared once: their key schemas and the environment variables that carry
 // their names. Read by the repositories, the local stack (which creates them in the embedded
 // server) and the CDK stack (which provisions them).
+import type { OrderStatus } from './order';
 
 export interface TableSpec {
   /** Environment variable that carries the table's physical name. */
@@ -50,6 +51,16 @@ export const ORDER_INDEXES = {
   /** Orders of one status by when they last changed: partition `<status>#<shard>`. */
   byStatus: { name: 'by-status', partitionKey: { name: 'statusShard', type: 'S' }, sortKey: UPDATE_KEY },
 } as const satisfies Record<string, IndexSpec>;
+
+/** Partition key of the by-update index in one shard. */
+export function updateShard(shard: number): string {
+  return `all#${shard}`;
+}
+
+/** Partition key of the by-status index in one shard. */
+export function statusShard(status: OrderStatus, shard: number): string {
+  return `${status}#${shard}`;
+}
 
 /** The value of `enabledKey` on an enabled endpoint: the one partition of the sparse `enabled` index. */
 export const ENABLED_ENDPOINTS_PARTITION = 'enabled';

@@ -1,6 +1,7 @@
 // What the webhook endpoint routes (v2, beta) answer and take, for the v2 OpenAPI document.
 import type { OperationContract } from './operation-contract';
 import type { JsonObject } from './openapi/schemas';
+import type { OperationOf } from './routes';
 import {
   WEBHOOK_DISABLED_REASONS,
   WEBHOOK_ENDPOINT_STATUSES,
@@ -95,7 +96,14 @@ const NO_STORE: JsonObject = {
 const NOT_FOUND_NOTE =
   'An id of another key (or none of this API) is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`: a key sees only its own endpoints.';
 
-export const WEBHOOK_OPERATIONS: Record<string, OperationContract> = {
+/** The routes of an endpoint's deliveries: their contracts are WEBHOOK_DELIVERY_OPERATIONS. */
+type DeliveryOperation = Extract<OperationOf<'webhook-endpoints'>, 'listWebhookDeliveries' | 'sendWebhookTestEvent'>;
+
+/** What each webhook endpoint route answers: one added to the routes without its contract does not compile. */
+export const WEBHOOK_OPERATIONS: Record<
+  Exclude<OperationOf<'webhook-endpoints'>, DeliveryOperation>,
+  OperationContract
+> = {
   createWebhookEndpoint: {
     description:
       'Registers where order events go for this key (a read-only key may not). Every change of an order that the ' +
@@ -235,7 +243,7 @@ const EXAMPLE_DELIVERY = {
   nextAttemptAt: '2026-12-01T09:00:14.902Z',
 };
 
-export const WEBHOOK_DELIVERY_OPERATIONS: Record<string, OperationContract> = {
+export const WEBHOOK_DELIVERY_OPERATIONS: Record<DeliveryOperation, OperationContract> = {
   listWebhookDeliveries: {
     description:
       `The endpoint's latest delivery attempts, newest first: at most ${WEBHOOK_DELIVERY.logShown}, each kept ` +

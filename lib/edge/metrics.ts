@@ -7,6 +7,7 @@ import { RATE_LIMIT_CODES } from '../contract/operations';
 import { KEY_REFUSAL_CAUSES, type KeyRefusalCause } from '../stores/key-service';
 import type { RejectionReason } from '../stores/rate-limiter';
 import { PLAN_NAMES, type PlanName } from '../contract/plans';
+import { ORDER_INDEXES } from '../contract/tables';
 import { optionalEnv } from '../commons/env';
 import { SERVICE_NAME } from '../commons/service';
 
@@ -18,6 +19,9 @@ export const LOCAL_STAGE = 'local';
 
 /** Every metric carries these dimensions (Powertools adds `service`). */
 export const COMMON_DIMENSIONS = ['service', 'stage'] as const;
+
+/** The orders table's indexes, by name: the index-lag canary measures each. */
+export const MEASURED_INDEXES = Object.values(ORDER_INDEXES).map((index) => index.name);
 
 /** The cancel outcomes counted: cancelled, no such order, already shipped. */
 export const CANCEL_OUTCOMES = [
@@ -156,6 +160,20 @@ export const BUSINESS_METRICS = {
     description: 'Per batch of the delivery queue, the most time from an order change to its acknowledgement',
     dimensions: {},
   },
+  indexLagRestamps: {
+    name: 'IndexLagRestamps',
+    unit: MetricUnit.Count,
+    description:
+      'Orders the sync watch re-stamped sweeping an episode of index lag over the budget, so later walks deliver them',
+    dimensions: {},
+  },
+  indexLag: {
+    name: 'IndexLag',
+    unit: MetricUnit.Milliseconds,
+    description:
+      "Per canary run and index, how long after its write the index showed the sentinel's probe (an unseen probe: how long it was read for)",
+    dimensions: { index: MEASURED_INDEXES },
+  },
 } as const satisfies Record<string, MetricDeclaration>;
 
 /** What one batch of the delivery queue came to: attempts by outcome, waits, the oldest change acknowledged. */
@@ -223,11 +241,18 @@ export const businessMetrics = {
     emit<'authorizerRefusals'>({ cause }, { authorizerRefusals: 1 });
   },
   /** One stream batch's watch: its lateness only when it judged a change. */
-  syncWatch(batch: { watched: number; latenessMaxMs?: number; restamped: number; stampedAhead: number }): void {
+  syncWatch(batch: {
+    watched: number;
+    latenessMaxMs?: number;
+    restamped: number;
+    stampedAhead: number;
+    swept: number;
+  }): void {
     const counts = {
       changesWatched: batch.watched,
       changesRestamped: batch.restamped,
       changesStampedAhead: batch.stampedAhead,
+      indexLagRestamps: batch.swept,
     };
     if (batch.latenessMaxMs === undefined) emit<keyof typeof counts>({}, counts);
     else emit<keyof typeof counts | 'changeLateness'>({}, { ...counts, changeLateness: batch.latenessMaxMs });
@@ -247,5 +272,9 @@ export const businessMetrics = {
     };
     if (batch.eventAgeMaxMs === undefined) emit<keyof typeof counts>({}, counts);
     else emit<keyof typeof counts | 'webhookEventAge'>({}, { ...counts, webhookEventAge: batch.eventAgeMaxMs });
+  },
+  /** One canary run: each index's lag (or how long an unseen probe was read for), a line each. */
+  indexLag(lagByIndex: Readonly<Record<string, number>>): void {
+    for (const [index, lagMs] of Object.entries(lagByIndex)) emit<'indexLag'>({ index }, { indexLag: lagMs });
   },
 };

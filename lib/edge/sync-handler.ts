@@ -1,6 +1,8 @@
 // GET /v2/store/orders: one page of orders, filtered by status or updatedSince, with a sealed cursor
 // to the next (and, with both filters, the orders that left the status). Same middleware as v1
-// (auth, limiter, error mapping): each page is one request.
+// (auth, limiter, error mapping): each page is one request. The last page's watermark stands back
+// further while the index-lag canary measures more lag than the settling time allows for, and
+// vouches for nothing new while the canary cannot (docs/design.md#the-index-lag-canary).
 import { syncedOrderJson } from '../contract/synced-order';
 import { routeByOperation } from '../contract/routes';
 import { SYNC_PARAMETERS } from '../contract/sync';
@@ -11,7 +13,9 @@ import {
   type CursorKeySource,
   type PagePosition,
 } from '../core/sync/cursor';
-import { walkWatermark } from '../core/sync/watermark';
+import { lagHold, type CanaryRecord, type LagTiming } from '../core/sync/index-lag';
+import { heldWatermarkMs, walkWatermark } from '../core/sync/watermark';
+import type { Deadline } from '../commons/deadline';
 import { parseSyncQuery } from '../core/sync/query';
 import type { OrderPages } from '../stores/order-pages';
 import { apiHandler, type ApiHandlerDeps } from './api-handler';
@@ -25,6 +29,34 @@ export interface SyncHandlerDeps extends ApiHandlerDeps {
   settleMs: number;
   /** The HMAC keys cursors are sealed and opened with (every function of a deployment shares them). */
   cursorKeys: CursorKeySource;
+  /**
+   * The index-lag canary's record, read for a walk's last page, and the rules' timing. Absent only
+   * where no canary runs (a test stack that trusts the declared index lag): the deployed functions
+   * and `npm start` read it.
+   */
+  lag?: { record: (deadline?: Deadline) => Promise<CanaryRecord | undefined>; timing: LagTiming };
+}
+
+/** The last page's watermark: held back as the canary's record says, when there is a canary. */
+async function watermarkOf(
+  deps: SyncHandlerDeps,
+  walk: { started: number; now: number; since: string | undefined },
+  deadline: Deadline | undefined,
+): Promise<string> {
+  if (deps.lag === undefined) return walkWatermark(walk.started, deps.settleMs);
+  const record = await deps.lag.record(deadline);
+  const hold = lagHold(record, { startedMs: walk.started, nowMs: walk.now }, deps.lag.timing);
+  const sinceMs = walk.since === undefined ? undefined : Date.parse(walk.since);
+  const held = heldWatermarkMs(
+    {
+      startedMs: walk.started,
+      settleMs: deps.settleMs,
+      indexLagMs: deps.lag.timing.indexLagMs,
+      ...(sinceMs === undefined ? {} : { sinceMs }),
+    },
+    hold,
+  );
+  return new Date(held).toISOString();
 }
 
 /**
@@ -62,7 +94,7 @@ function pageHandler(deps: SyncHandlerDeps) {
     const departed = page.departed ? `,"departed":[${page.departed.map(syncedOrderJson).join(',')}]` : '';
     const tail = next
       ? `,"nextCursor":${JSON.stringify(next)}`
-      : `,"watermark":${JSON.stringify(walkWatermark(started, deps.settleMs))}`;
+      : `,"watermark":${JSON.stringify(await watermarkOf(deps, { started, now, since: filters.updatedSince }, deadline))}`;
     return {
       statusCode: 200,
       headers: { 'Content-Type': 'application/json', ...(next ? { Link: nextLink(next, query.limit) } : {}) },

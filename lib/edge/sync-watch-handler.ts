@@ -8,20 +8,27 @@
 // repeat nor the watch's own writes make it write again (docs/design.md#the-change-stream). Its
 // re-stamps carry the invocation's deadline, DEADLINE_MARGIN_MS before its timeout: none is sent
 // after the watch has given up on its batch (Lambda may thaw a frozen environment much later).
+// The index-lag canary's sentinel is no order: its records are skipped, but for the one that asks
+// for a sweep of an episode of index lag (docs/design.md#the-index-lag-canary), which the watch does
+// then, re-stamping every order the window holds; a sweep it cannot finish names that record.
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { DEADLINE_MARGIN_MS, timedDeadline, type Deadline } from '../commons/deadline';
+import { withinInvocation, type Deadline } from '../commons/deadline';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { SYNC_TIMING } from '../contract/sync';
 import { judgeLanding, latenessAtMostMs, type WatchBounds } from '../core/sync/lateness';
+import { repairAskedBy } from '../stores/index-canary';
+import type { IndexLagRepair } from '../stores/index-lag-repair';
 import { orderChangeOf } from '../stores/order-changes';
 import type { OrderRestamps } from '../stores/order-restamps';
 import { businessMetrics } from './metrics';
 
 export interface SyncWatchDeps {
   restamps: Pick<OrderRestamps, 'restamp'>;
+  /** The sweep of an episode of index lag the canary asks for; without it such a record is skipped too. */
+  lagRepair?: Pick<IndexLagRepair, 'sweep'>;
   /**
    * The bounds changes are judged by, read once a batch: the declared timing, or wider while a
    * measurement (the index-lag canary) says the indexes lag further behind.
@@ -41,6 +48,8 @@ export interface WatchedBatch {
   latenessMaxMs?: number;
   restamped: number;
   stampedAhead: number;
+  /** Orders re-stamped by a sweep of an episode of index lag. */
+  swept: number;
 }
 
 export type SyncWatchHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
@@ -51,12 +60,24 @@ export type SyncWatchHandler = (event: DynamoDBStreamEvent, context: Context) =>
  */
 export async function watchBatch(
   event: DynamoDBStreamEvent,
-  deps: Pick<SyncWatchDeps, 'restamps' | 'bounds'>,
+  deps: Pick<SyncWatchDeps, 'restamps' | 'bounds' | 'lagRepair'>,
   deadline?: Deadline,
 ): Promise<{ batch: WatchedBatch; failedAt?: string }> {
   const bounds = await deps.bounds();
-  const batch: WatchedBatch = { watched: 0, restamped: 0, stampedAhead: 0 };
+  const batch: WatchedBatch = { watched: 0, restamped: 0, stampedAhead: 0, swept: 0 };
   for (const record of event.Records) {
+    const asked = deps.lagRepair && repairAskedBy(record);
+    if (asked && deps.lagRepair) {
+      try {
+        const swept = await deps.lagRepair.sweep(asked, deadline);
+        batch.swept += swept;
+        logger.warn('episode of index lag swept: its orders re-stamped', { ...asked, restamped: swept });
+      } catch (error) {
+        logger.error('could not sweep an episode of index lag', { ...asked, error: error as Error });
+        return { batch, failedAt: record.dynamodb?.SequenceNumber ?? '' };
+      }
+      continue;
+    }
     const change = orderChangeOf(record);
     const order = change?.after;
     // A removal, an order written before v2 (no stamp) or a record without a creation time: nothing to judge.
@@ -97,20 +118,12 @@ export function makeSyncWatchHandler(deps: SyncWatchDeps): SyncWatchHandler {
   const landingMs = deps.landingMs ?? SYNC_TIMING.unansweredLandingMs;
   return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event, context) => {
-      const remaining = context.getRemainingTimeInMillis?.();
-      const deadline =
-        remaining === undefined
-          ? undefined
-          : timedDeadline(timers, Math.max(0, remaining - DEADLINE_MARGIN_MS), landingMs);
-      try {
+    .handler((event, context) =>
+      withinInvocation(context.getRemainingTimeInMillis?.(), timers, landingMs, async (deadline) => {
         const { batch, failedAt } = await watchBatch(event, deps, deadline);
         if (failedAt !== undefined) await deadline?.settled();
         businessMetrics.syncWatch(batch);
         return { batchItemFailures: failedAt === undefined ? [] : [{ itemIdentifier: failedAt }] };
-      } finally {
-        deadline?.stop();
-        deadline?.answered();
-      }
-    });
+      }),
+    );
 }

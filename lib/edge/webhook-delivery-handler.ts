@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { invocationDeadline, type Deadline } from '../commons/deadline';
+import { withinInvocation, type Deadline } from '../commons/deadline';
 import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { CodedError } from '../contract/errors';
@@ -386,15 +386,16 @@ export function makeWebhookDeliveryHandler(deps: WebhookDeliveryDeps): WebhookDe
   const timers = deps.timers ?? REAL_TIMERS;
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event, context) => {
-      const deadline = invocationDeadline(context, timers, SYNC_TIMING.unansweredLandingMs);
-      try {
-        const { batch, unfinished } = await deliverBatch(event, deps, deadline);
-        businessMetrics.webhookDeliveries(batch);
-        return { batchItemFailures: unfinished.map((itemIdentifier) => ({ itemIdentifier })) };
-      } finally {
-        deadline?.stop();
-        deadline?.answered();
-      }
-    });
+    .handler((event, context) =>
+      withinInvocation(
+        context.getRemainingTimeInMillis?.(),
+        timers,
+        SYNC_TIMING.unansweredLandingMs,
+        async (deadline) => {
+          const { batch, unfinished } = await deliverBatch(event, deps, deadline);
+          businessMetrics.webhookDeliveries(batch);
+          return { batchItemFailures: unfinished.map((itemIdentifier) => ({ itemIdentifier })) };
+        },
+      ),
+    );
 }

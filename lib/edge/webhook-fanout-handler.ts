@@ -62,7 +62,7 @@ export async function fanOutBatch(
   };
   for (const record of event.Records) {
     const change = orderChangeOf(record);
-    // No change (a record of no order; on main, the index-lag canary's sentinel too: orderChangeOf).
+    // No change: a record of no order, or the index-lag canary's sentinel (orderChangeOf).
     if (change === undefined) continue;
     const type = changeEventType(change.before, change.after);
     const order = change.after;

@@ -3,7 +3,7 @@
 // domain errors become the operation's own codes). The caller's key owns what it registers; a
 // read-only key reaches only the GETs (the authorizer's policy).
 import type { Context } from 'aws-lambda';
-import { routeByOperation, V2_ROUTES } from '../contract/routes';
+import { routeByOperation, routesOf, type OperationOf } from '../contract/routes';
 import { errorResponse } from '../contract/errors';
 import { WEBHOOK_LIMITS, webhookEndpointView, type WebhookEndpointRecord } from '../contract/webhooks';
 import { parseEndpointRequest } from '../core/webhooks/endpoint-request';
@@ -37,8 +37,11 @@ export interface WebhookEndpointsHandlerDeps extends ApiHandlerDeps {
   newSecret?: () => string;
 }
 
+/** The operations this function serves: every route declared with function `webhook-endpoints`. */
+type Operation = OperationOf<'webhook-endpoints'>;
+
 /** DynamoDB calls each operation makes once admitted, in the common case (the limiter's time budget). */
-export const WEBHOOK_WORK_CALLS = {
+export const WEBHOOK_WORK_CALLS: Record<Operation, number> = {
   createWebhookEndpoint: 2,
   listWebhookEndpoints: 1,
   getWebhookEndpoint: 1,
@@ -46,8 +49,7 @@ export const WEBHOOK_WORK_CALLS = {
   rotateWebhookEndpointSecret: 2,
   listWebhookDeliveries: 2,
   sendWebhookTestEvent: 1,
-} as const;
-type Operation = keyof typeof WEBHOOK_WORK_CALLS;
+};
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 /** An answer that shows a secret is stored by no cache on its way (RFC 9111). */
@@ -144,12 +146,7 @@ export function makeWebhookEndpointsHandler(deps: WebhookEndpointsHandlerDeps) {
   };
 
   // API Gateway names the route in the event: its method and resource template.
-  const byRoute = new Map(
-    V2_ROUTES.filter((r) => r.function === 'webhook-endpoints').map((r) => [
-      `${r.method} ${r.path}`,
-      handlers[r.operationId as Operation],
-    ]),
-  );
+  const byRoute = new Map(routesOf('webhook-endpoints').map((r) => [`${r.method} ${r.path}`, handlers[r.operationId]]));
   return async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const handler = byRoute.get(`${event.httpMethod} ${event.resource}`);
     return handler ? handler(event, context) : errorResponse({ code: 'NOT_FOUND', headers: {} });

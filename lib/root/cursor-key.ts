@@ -3,12 +3,13 @@
 // after a rotation, the previous one. The local stack, the bench and the tests give one key in the
 // wiring instead.
 import { optionalEnv } from '../commons/env';
+import { logger } from '../commons/logger';
 import { REAL_TIMERS, type Timers } from '../commons/timers';
 import { CodedError } from '../contract/errors';
 import { SECRET_STAGES } from '../contract/secrets';
 import { CURSOR_KEY_RENEW_MS, CURSOR_KEY_SECRET_ENV } from '../contract/sync';
 import type { CursorKeys, CursorKeySource } from '../core/sync/cursor';
-import type { SecretReader } from './secrets';
+import { secretsManagerReader, type SecretReader } from './secrets';
 
 /** The keys could not be read (Secrets Manager failed, refused or did not answer in time): 503. */
 export class CursorKeyUnavailableError extends CodedError {
@@ -92,4 +93,16 @@ export function cursorKeysFromEnv(
 ): CursorKeySource | undefined {
   const secretId = optionalEnv(CURSOR_KEY_SECRET_ENV, env);
   return secretId === undefined ? undefined : cursorKeyring({ read, secretId, ...(timers ? { timers } : {}) });
+}
+
+/**
+ * A deployed v2 listing's keys, read while its container initialises (top-level await, bounded by
+ * the read's timeout), so the first page does not wait for them. A failed read is logged, not
+ * thrown: the init succeeds, and each request reads again until a read succeeds, answering 503
+ * while none does.
+ */
+export async function cursorKeysReadAtInit(): Promise<CursorKeySource | undefined> {
+  const keys = cursorKeysFromEnv(secretsManagerReader());
+  await keys?.held().catch((error: unknown) => logger.error('v2 cursor key unread at init', error as Error));
+  return keys;
 }

@@ -5,10 +5,14 @@ import { DEPLOYED_SCAN, makeCancelOrderHandler, makeListOrdersHandler } from '..
 import { makeGetPetHandler } from '../edge/pets-handler';
 import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
+import { makeIndexCanaryHandler } from '../edge/index-canary-handler';
 import { makeWebhookEndpointsHandler } from '../edge/webhooks-handler';
 import { makeWebhookFanoutHandler } from '../edge/webhook-fanout-handler';
 import { makeWebhookDeliveryHandler } from '../edge/webhook-delivery-handler';
 import {
+  canaryRecordReader,
+  canaryStore,
+  indexLagRepairStore,
   keysStore,
   limiterStore,
   listingsStore,
@@ -22,7 +26,9 @@ import {
   deliveryQueueOf,
 } from './stores';
 import {
+  attemptTimerOf,
   cursorKeysOf,
+  lagTimingOf,
   landingMsOf,
   perWiring,
   stampClockOf,
@@ -73,6 +79,9 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
     cursorKeys: cursorKeysOf(w),
     now: () => stampClockOf(w).now(),
     settleMs: walkSettleMsOf(w),
+    ...(w.trustDeclaredIndexLag
+      ? {}
+      : { lag: { record: (deadline) => canaryRecordReader(w).current(deadline), timing: lagTimingOf(w) } }),
     ...deadlineDeps(w),
   }),
 );
@@ -82,8 +91,29 @@ export const listOrdersV2Handler = /* @__PURE__ */ perWiring((w) =>
  * wiring; its re-stamps carry the invocation's deadline, on the same timers and landing margin as a route's writes.
  */
 export const syncWatchHandler = /* @__PURE__ */ perWiring((w) =>
-  makeSyncWatchHandler({ restamps: restampsStore(w), bounds: () => watchBoundsOf(w), ...deadlineDeps(w) }),
+  makeSyncWatchHandler({
+    restamps: restampsStore(w),
+    lagRepair: indexLagRepairStore(w),
+    bounds: () => watchBoundsOf(w),
+    ...deadlineDeps(w),
+  }),
 );
+
+/**
+ * The index-lag canary: its probe stamped on the stamp clock (AWS's), its calls within the
+ * invocation's deadline, its read-back leaving room for the record's write. `sleep` is the local
+ * schedule's on a virtual clock (tools/local/schedule.ts).
+ */
+export function indexCanaryHandler(w: Wiring, sleep?: (ms: number) => Promise<void>) {
+  return makeIndexCanaryHandler({
+    canary: canaryStore(w),
+    now: () => stampClockOf(w).now(),
+    timing: lagTimingOf(w),
+    writeMs: attemptTimerOf(w).timeoutMs,
+    ...(sleep ? { sleep } : {}),
+    ...deadlineDeps(w),
+  });
+}
 
 export const webhookEndpointsHandler = /* @__PURE__ */ perWiring((w) =>
   makeWebhookEndpointsHandler({

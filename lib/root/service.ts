@@ -1,4 +1,5 @@
 // The whole service from one wiring: what the local stack, the bench and the tests run.
+import type { Context } from 'aws-lambda';
 import {
   authorizerHandler,
   cancelOrderHandler,
@@ -12,6 +13,8 @@ import {
 } from './handlers';
 import { storesFor, type Stores } from './stores';
 import type { Wiring } from './wiring';
+import { routesOf, type OperationId } from '../contract/routes';
+import type { ApiEvent, ApiResult, StreamingLambdaHandler } from '../edge/api-handler';
 
 export type { Wiring } from './wiring';
 export type { Stores } from './stores';
@@ -50,4 +53,28 @@ export function composeService(wiring: Wiring): Service {
     webhookFanout: webhookFanoutHandler(wiring),
     webhookDelivery: webhookDeliveryHandler(wiring),
   };
+}
+
+/** What answers a route: a proxy handler, or a streamed one for a route declared `streaming`. */
+export type RouteHandler = ((event: ApiEvent, context: Context) => Promise<ApiResult>) | StreamingLambdaHandler;
+
+/**
+ * Each declared route's handler, by its operation: what the local gateway invokes (deployed, API
+ * Gateway invokes the route's function, whose entry is the same handler). A route declared
+ * without one does not compile here; a route of the webhook endpoints' function gets the
+ * function's handler, whose own dispatch is keyed by the function's operations.
+ */
+export function routeHandlers(service: Service): Record<OperationId, RouteHandler> {
+  return {
+    listOrders: service.listOrders,
+    cancelOrder: service.cancelOrder,
+    getPetById: service.getPet,
+    listOrdersV2: service.listOrdersV2,
+    ...servedBy(routesOf('webhook-endpoints'), service.webhookEndpoints),
+  };
+}
+
+/** One handler for each of a function's routes: they are all of its operations, so the record is whole. */
+function servedBy<Op extends OperationId>(routes: readonly { operationId: Op }[], handler: RouteHandler) {
+  return Object.fromEntries(routes.map((route) => [route.operationId, handler])) as Record<Op, RouteHandler>;
 }

@@ -3,6 +3,8 @@
 // marked pure, so esbuild drops the ones a function does not use and its bundle carries only the
 // stores its handler reads.
 import { ApiKeysRepository } from '../stores/api-keys';
+import { CanaryRecordReader, IndexCanaryStore } from '../stores/index-canary';
+import { IndexLagRepair } from '../stores/index-lag-repair';
 import { ListingsInFlight } from '../stores/listings-in-flight';
 import { OrdersRepository } from '../stores/orders';
 import { PetsRepository } from '../stores/pets';
@@ -37,6 +39,7 @@ export interface Stores {
   restamps: OrderRestamps;
   webhookEndpoints: WebhookEndpointsRepository;
   webhookDeliveries: WebhookDeliveriesRepository;
+  canary: IndexCanaryStore;
 }
 
 /**
@@ -112,6 +115,22 @@ export const restampsStore = /* @__PURE__ */ perWiring(
   (w) => new OrderRestamps(counterClient(w), tableName(w, 'orders'), stampClockOf(w), attemptTimerOf(w)),
 );
 
+/**
+ * The index-lag canary's sentinel: conditional writes on its probe, safe to repeat, so the retrying
+ * client, each cut at the per-attempt timeout.
+ */
+export const canaryStore = /* @__PURE__ */ perWiring(
+  (w) => new IndexCanaryStore(documentClient(w), tableName(w, 'orders'), attemptTimerOf(w)),
+);
+
+/** The canary's record as a walk's function reads it: once a second at most per container. */
+export const canaryRecordReader = /* @__PURE__ */ perWiring((w) => new CanaryRecordReader(canaryStore(w), clockOf(w)));
+
+/** The sync watch's sweep of an episode of index lag: the by-update index read, each order re-stamped. */
+export const indexLagRepairStore = /* @__PURE__ */ perWiring(
+  (w) => new IndexLagRepair(documentClient(w), tableName(w, 'orders'), restampsStore(w)),
+);
+
 /** Its writes are safe to repeat, so they go through the retrying client, each cut at the per-attempt timeout. */
 export const webhookEndpointsStore = /* @__PURE__ */ perWiring(
   (w) => new WebhookEndpointsRepository(documentClient(w), tableName(w, 'webhookEndpoints'), attemptTimerOf(w)),
@@ -160,5 +179,6 @@ export function storesFor(wiring: Wiring): Stores {
     restamps: restampsStore(wiring),
     webhookEndpoints: webhookEndpointsStore(wiring),
     webhookDeliveries: webhookDeliveriesStore(wiring),
+    canary: canaryStore(wiring),
   };
 }

@@ -9,6 +9,8 @@ import { TABLES, type TableId, type TableNames } from '../contract/tables';
 import { STAGE_LISTINGS_CAP_ENV_VAR } from '../contract/deployment';
 import { settleMs, SYNC_TIMING, type SyncTiming } from '../contract/sync';
 import type { WatchBounds } from '../core/sync/lateness';
+import type { LagTiming } from '../core/sync/index-lag';
+import { INDEX_CANARY_TIMING } from '../contract/index-canary';
 import { ON_DYNAMODB, ON_EMBEDDED_SERVER, type ConditionFailureItems } from '../stores/conditional';
 import { awsClock, type StampClock } from '../stores/aws-clock';
 import { createDocumentClient, createDynamoClient, requestTimeoutFor, type DynamoOptions } from '../stores/dynamo';
@@ -57,6 +59,11 @@ export interface Wiring {
   standIns?: Partial<StandIns>;
   /** The timing exact sync relies on; the declared one (SYNC_TIMING) when absent, scaled down by tests. */
   syncTiming?: SyncTiming;
+  /**
+   * The v2 walks trust the declared index lag instead of reading the index-lag canary's record: only
+   * for a test stack that runs no canary. The deployed functions and `npm start` read the record.
+   */
+  trustDeclaredIndexLag?: boolean;
   /**
    * The HMAC key the v2 listing seals its cursors with: one key, or where a deployed function reads
    * its current and previous keys (lib/root/cursor-key.ts).
@@ -186,6 +193,12 @@ export function walkSettleMsOf(wiring: Wiring): number {
 export function watchBoundsOf(wiring: Wiring): WatchBounds {
   const { clockErrorMs, indexLagMs } = syncTimingOf(wiring);
   return { settleMs: walkSettleMsOf(wiring), clockErrorMs, indexLagMs };
+}
+
+/** The index-lag canary's rules for this wiring: its budget and settling time, the canary's own timing. */
+export function lagTimingOf(wiring: Wiring): LagTiming {
+  const { clockErrorMs, indexLagMs } = syncTimingOf(wiring);
+  return { indexLagMs, settleMs: walkSettleMsOf(wiring), clockErrorMs, ...INDEX_CANARY_TIMING };
 }
 
 export function tableName(wiring: Wiring, id: TableId): string {

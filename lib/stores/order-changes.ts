@@ -4,6 +4,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { SyncedOrder } from '../contract/synced-order';
+import { isSentinel } from '../core/sync/sentinel';
 import { syncedOrderFromAttributes } from './orders';
 
 export interface OrderChange {
@@ -24,11 +25,15 @@ export interface OrderChange {
 const orderOf = (image: NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']> | undefined) =>
   image === undefined ? undefined : syncedOrderFromAttributes(image as Record<string, AttributeValue>);
 
-/** The change a record describes; undefined for a record that is not an order's (malformed, no sequence number). */
+/**
+ * The change a record describes; undefined for a record that is not an order's (malformed, no
+ * sequence number, or the index-lag canary's sentinel: isSentinel on its keys).
+ */
 export function orderChangeOf(record: DynamoDBRecord): OrderChange | undefined {
   const stream = record.dynamodb;
   const sequenceNumber = stream?.SequenceNumber;
   if (stream === undefined || sequenceNumber === undefined || record.eventName === undefined) return undefined;
+  if (isSentinel(stream.Keys)) return undefined;
   try {
     return {
       sequenceNumber,

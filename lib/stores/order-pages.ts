@@ -6,10 +6,11 @@
 import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../contract/synced-order';
-import { isUnfiltered, listsDepartures, type SyncFilters } from '../contract/sync';
-import { ORDER_INDEXES, SYNC_SHARDS, type IndexSpec } from '../contract/tables';
+import { isUnfiltered, SYNC_FILTERS, type SyncFilter, type SyncFilters } from '../contract/sync';
+import { SYNC_FILTER_DECLARATIONS, type IndexRead } from '../contract/sync-filters';
+import { ORDER_INDEXES, SYNC_SHARDS, updateShard, type IndexSpec } from '../contract/tables';
 import type { PagePosition } from '../core/sync/cursor';
-import { statusShard, updateShard } from '../core/sync/keys';
+import { isSentinel } from '../core/sync/sentinel';
 import type { Deadline } from '../commons/deadline';
 import { readOptions, type SendOptions } from './call-deadlines';
 import { syncedOrderFromAttributes } from './orders';
@@ -26,6 +27,17 @@ export interface OrderPage {
 }
 
 type Item = Record<string, AttributeValue>;
+
+/** A filter's part of the walk's index read, from its declaration; none when the walk lacks it. */
+function filterRead<F extends SyncFilter>(name: F, filters: SyncFilters): Partial<IndexRead> {
+  const value = filters[name];
+  return value === undefined ? {} : SYNC_FILTER_DECLARATIONS[name].read(value, filters);
+}
+
+/** What a filtered walk's pages read: every filter's part of it, in one. */
+function indexRead(filters: SyncFilters): Partial<IndexRead> {
+  return SYNC_FILTERS.reduce<Partial<IndexRead>>((read, name) => ({ ...read, ...filterRead(name, filters) }), {});
+}
 
 /** One shard of the index, read a chunk at a time as the merge takes from it. */
 class ShardReader {
@@ -95,7 +107,8 @@ export class OrderPages {
     );
     const last = page.LastEvaluatedKey?.id?.N;
     return {
-      orders: (page.Items ?? []).map(syncedOrderFromAttributes),
+      // The index-lag canary's sentinel is no order: a page that met it is one order short.
+      orders: (page.Items ?? []).filter((item) => !isSentinel(item)).map(syncedOrderFromAttributes),
       ...(last !== undefined ? { next: { kind: 'scan', after: last } } : {}),
     };
   }
@@ -103,8 +116,9 @@ export class OrderPages {
   /**
    * Each shard is read a chunk at a time (about its share of the page, plus one), and the merge
    * takes the smallest update key until the page is full: a page reads about twice its size at most.
-   * A status alone reads its own partitions of the by-status index; with updatedSince the walk
-   * reads every change since on the by-update index, so that it sees the orders that left the status.
+   * What is read is the filters' (lib/contract/sync-filters.ts): a status alone reads its own
+   * partitions of the by-status index; with updatedSince the walk reads every change since on the
+   * by-update index, so that it sees the orders that left the status.
    */
   private async indexPage(
     filters: SyncFilters,
@@ -112,18 +126,17 @@ export class OrderPages {
     limit: number,
     send: SendOptions,
   ): Promise<OrderPage> {
-    const departures = listsDepartures(filters);
-    const status = departures ? undefined : filters.status;
-    const index: IndexSpec = status !== undefined ? ORDER_INDEXES.byStatus : ORDER_INDEXES.byUpdate;
+    const read = indexRead(filters);
+    // Without a filter that picks them: every change, on the by-update index.
+    const { index, key: partitionOf } = read.partition ?? { index: ORDER_INDEXES.byUpdate, key: updateShard };
     const chunk = Math.ceil(limit / SYNC_SHARDS) + 1;
     const done = new Set(position?.done ?? []);
     const readers: ShardReader[] = [];
     for (let shard = 0; shard < SYNC_SHARDS; shard++) {
       if (done.has(shard)) continue;
       const after = position?.after[shard] ?? null;
-      const partition = status !== undefined ? statusShard(status, shard) : updateShard(shard);
       const query = (startKey: Item | undefined) =>
-        this.queryShard(index, partition, after, filters.updatedSince, chunk, startKey, send);
+        this.queryShard(index, partitionOf(shard), after, read.from, chunk, startKey, send);
       readers.push(new ShardReader(query, index.sortKey.name, shard, after));
     }
 
@@ -138,11 +151,11 @@ export class OrderPages {
       const reader = readers[best];
       if (!reader) break;
       const order = syncedOrderFromAttributes(reader.take());
-      (departures && order.status !== filters.status ? departed : orders).push(order);
+      (read.departed?.(order) ? departed : orders).push(order);
       heads[best] = ++taken < limit ? await reader.peek() : undefined;
     }
 
-    const page = { orders, ...(departures ? { departed } : {}) };
+    const page = { orders, ...(read.departed ? { departed } : {}) };
     for (const reader of readers) if (reader.exhausted) done.add(reader.shard);
     if (done.size === SYNC_SHARDS) return page;
     const after = Array.from({ length: SYNC_SHARDS }, (_, shard) => position?.after[shard] ?? null);

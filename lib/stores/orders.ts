@@ -3,10 +3,13 @@ import { BatchWriteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClie
 import { isOrderStatus, type Order, type OrderStatus } from '../contract/order';
 import type { SyncedOrder } from '../contract/synced-order';
 import { syncAttributes } from '../core/sync/keys';
+import { isSentinel } from '../core/sync/sentinel';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../core/orders/order-errors';
 import { mergeAsyncIterables } from '../core/orders/async-merge';
 import type { Deadline } from '../commons/deadline';
 import { REAL_TIMERS } from '../commons/timers';
+import { ordersJsonPage, type OrdersJsonPage } from '../core/orders/orders-json';
+import { scanOrdersJson } from './scan-json';
 import type { StampClock } from './aws-clock';
 import { readOptions, type AttemptTimer } from './call-deadlines';
 import { stampedWrite, type Judged } from './stamped-write';
@@ -27,6 +30,8 @@ export interface ScanOptions {
   segments?: number;
   /** Items per Scan page (DynamoDB stops a page at 1 MB anyway). */
   pageSize?: number;
+  /** Items in each segment's first page, when it should differ: a small first page answers sooner. */
+  firstPageSize?: number;
 }
 
 /** Orders per parallel Scan segment when sizing a scan to the table. */
@@ -124,33 +129,34 @@ export class OrdersRepository {
     return counted + added;
   }
 
-  /** Every order, one Scan page at a time, following pages to the end of the table. */
-  scanPages(options: ScanOptions = {}): AsyncIterable<Order[]> {
+  /**
+   * Every order as the listing's JSON, one Scan page at a time, following pages to the end of the
+   * table: each reply written by the transcoder, or by the reference path where it declines one.
+   */
+  listingPages(options: ScanOptions = {}): AsyncIterable<OrdersJsonPage> {
     const segments = Math.max(1, options.segments ?? 1);
-    if (segments === 1) return this.scanSegment(undefined, options.pageSize);
+    if (segments === 1) return this.scanSegment(undefined, options);
     return mergeAsyncIterables(
-      Array.from({ length: segments }, (_, segment) =>
-        this.scanSegment({ segment, total: segments }, options.pageSize),
-      ),
+      Array.from({ length: segments }, (_, segment) => this.scanSegment({ segment, total: segments }, options)),
     );
   }
 
   private async *scanSegment(
     segment: { segment: number; total: number } | undefined,
-    pageSize: number | undefined,
-  ): AsyncGenerator<Order[]> {
+    { pageSize, firstPageSize = pageSize }: ScanOptions,
+  ): AsyncGenerator<OrdersJsonPage> {
     let startKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: startKey,
-          Limit: pageSize,
-          ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
-        }),
-      );
-      startKey = page.LastEvaluatedKey;
-      yield (page.Items ?? []).map(orderFromAttributes);
+      const reply = await scanOrdersJson(this.doc, {
+        TableName: this.table,
+        ExclusiveStartKey: startKey,
+        Limit: startKey ? pageSize : firstPageSize,
+        ...(segment ? { Segment: segment.segment, TotalSegments: segment.total } : {}),
+      });
+      startKey = reply.lastKey;
+      // The index-lag canary's sentinel is the table's one item that is no order: a reply holding it
+      // is declined by the transcoder (scan-transcoder.ts), and the reference path leaves it out.
+      yield reply.page ?? ordersJsonPage(ordersOfItems(reply.items ?? []));
     } while (startKey);
   }
 
@@ -316,7 +322,7 @@ export class OrdersRepository {
         }),
       );
       startKey = page.LastEvaluatedKey;
-      yield (page.Items ?? []).map(orderFromAttributes).map(({ id, status }) => ({ id, status }));
+      yield ordersOfItems(page.Items ?? []).map(({ id, status }) => ({ id, status }));
     } while (startKey);
   }
 
@@ -436,6 +442,14 @@ export function orderFromAttributes(item: Record<string, AttributeValue>): Order
   const complete = item.complete?.BOOL;
   if (complete !== undefined) order.complete = complete;
   return order;
+}
+
+/**
+ * The orders among a page of the table's items: every item but the index-lag canary's sentinel
+ * (isSentinel, lib/core/sync/sentinel.ts), which is no order and no listing shows.
+ */
+export function ordersOfItems(items: readonly Record<string, AttributeValue>[]): Order[] {
+  return items.filter((item) => !isSentinel(item)).map(orderFromAttributes);
 }
 
 /** A v2 order from its item: the v1 fields and updatedAt, when the order has one. */

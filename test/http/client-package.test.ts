@@ -214,7 +214,7 @@ const exampleStack = () =>
 /** `node` runs the compiled example against the local stack: list, stream, cancel, 429. */
 async function runsTheExample(node: string): Promise<void> {
   const local = await exampleStack();
-  const orders = [...(await ordersById(local.app.orders)).values()];
+  const orders = [...(await ordersById(local.tables)).values()];
   const pending = orders.filter((order) => order.status === 'pending').length;
   const { key } = await local.newKey('enterprise', { perMinute: PER_MINUTE, perDay: 1000 });
   // Asynchronous: the stack answers from this process while the example runs.
@@ -324,7 +324,7 @@ test('proxy variables: honoured under NODE_USE_ENV_PROXY=1 (NO_PROXY too), else 
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: unknown) => ({ code: -1, stdout: '', stderr: '', ...(error as object) }),
     );
-  const orders = [...(await ordersById(stack.app.orders)).values()];
+  const orders = [...(await ordersById(stack.tables)).values()];
   const pending = orders.filter((order) => order.status === 'pending').length;
   const listed = [
     `listOrders: ${orders.length} orders, ${pending} pending`,

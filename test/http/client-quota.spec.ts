@@ -65,7 +65,7 @@ test(`${CALLS} concurrent cancelOrder() on a free key all complete, with no ban`
   const { api, id } = await obedientClient();
   await Promise.all(ids.map((orderId) => api.cancelOrder(orderId)));
   // One Scan of the table, past the API, instead of one read per order.
-  const table = await ordersById(stack.app.orders);
+  const table = await ordersById(stack.tables);
   expect(ids.every((orderId) => table.get(orderId)?.status === 'cancelled')).toBe(true);
   await expectNotBanned(id);
 });

@@ -3,7 +3,6 @@ import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { StoreOrdersApiError, StoreOrdersClient, type ListedOrder } from '../../client/client';
 import type { Order } from '../../lib/contract/order';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { DEPLOYED_SCAN } from '../../lib/edge/orders-handlers';
 import { BASE_PATH } from '../../lib/contract/routes';
 import { startLocalStack, type LocalStack } from '../support/local-stack';
@@ -13,10 +12,10 @@ import { failingAfterPages, stackListingFrom } from '../support/list-route';
 let stack: LocalStack;
 let key: string;
 /**
- * Orders in the table: more than one page of the deployed Scan, so the listing arrives as more
- * than one flush of its gzip stream, as 2,000 did (two full pages).
+ * Orders in the table: more than the deployed Scan's first page, so the listing arrives as more
+ * than one flush of its gzip stream.
  */
-const COUNT = DEPLOYED_SCAN.pageSize + 200;
+const COUNT = DEPLOYED_SCAN.firstPageSize + 200;
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -103,7 +102,7 @@ test.each([
   ['the global fetch, which decodes gzip itself', false],
   ['a fetch passing gzip through', true],
 ])('a listing cut mid-stream raises TRUNCATED_RESPONSE after the orders that did arrive (%s)', async (_, raw) => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  const real = stack.tables.stores().orders;
   const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken/store/orders');
   try {
     const { key: brokenKey } = await broken.newKey('pro');

@@ -4,7 +4,6 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
 import { parse, isInteger, type LosslessNumber } from 'lossless-json';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { bearer, type LocalStack } from '../support/local-stack';
 import {
   EXTREME_IDS,
@@ -144,7 +143,7 @@ test('an error before the first byte is an ordinary, uncompressed Error response
 test.each(['gzip', 'br'])(
   'a %s stream failing mid-way is cut: its text is invalid JSON, never a short array',
   async (coding) => {
-    const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+    const real = stack.tables.stores().orders;
     const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
     try {
       const { key: brokenKey } = await broken.newKey('pro');

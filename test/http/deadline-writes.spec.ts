@@ -1,7 +1,7 @@
 // A 503 is not followed by the change (issue 43), through HTTP: the local gateway and handlers on a
 // virtual clock (the function's deadline, the write attempts' cuts, the limiter's timing), the
 // embedded server holding the cancel's writes on the same clock and applying them even after their
-// client gave up (tools/local/write-holds.ts), and a log of when each write landed. A held write
+// client gave up (tools/local/held-calls.ts), and a log of when each write landed. A held write
 // lands as late as the sync design's landing assumption allows: the landing margin after its client
 // hung up, or a whole attempt (the deployed per-attempt timeout) plus that margin after it arrived.
 // Then the clock runs on past everything, and no write for the order may have landed after the 503.

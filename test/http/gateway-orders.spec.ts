@@ -94,9 +94,9 @@ describe('DELETE /v1/store/orders/{orderId}', () => {
     '400 INVALID_ORDER_ID for %j, and nothing is read or written',
     async (raw) => {
       // The table read past the API, ids exact (a listing's JSON numbers would round those past 2^53).
-      const before = await ordersById(stack.app.orders);
+      const before = await ordersById(stack.tables);
       await expectError(await stack.call('DELETE', `/v1/store/orders/${raw}`, bearer(key)), 400, 'INVALID_ORDER_ID');
-      expect(await ordersById(stack.app.orders)).toEqual(before);
+      expect(await ordersById(stack.tables)).toEqual(before);
     },
   );
 });

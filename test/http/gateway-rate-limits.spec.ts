@@ -65,8 +65,8 @@ function limitHeaders(response: Response) {
   };
 }
 
-/** A request on each route, with the answer the route gives while the limiter admits it. */
-const ROUTE_CALLS: Record<string, { path: string; status: number }> = {
+/** A request on each route, with the answer the route gives while the limiter admits it: a v1 route without one does not compile. */
+const ROUTE_CALLS: Record<(typeof ROUTES)[number]['operationId'], { path: string; status: number }> = {
   listOrders: { path: '/v1/store/orders', status: 200 },
   // Order 1 is pending: the first cancel cancels it, every later one answers 204 again.
   cancelOrder: { path: '/v1/store/orders/1', status: 204 },
@@ -74,16 +74,12 @@ const ROUTE_CALLS: Record<string, { path: string; status: number }> = {
   getPetById: { path: '/v1/pets/1', status: 200 },
 };
 
-test('every route is described here', () => {
-  expect(ROUTES.map((r) => r.operationId).sort()).toEqual(Object.keys(ROUTE_CALLS).sort());
-});
-
 describe.each(ROUTES)('$method $path', (route) => {
   const call = (key: string) => {
-    const { path } = ROUTE_CALLS[route.operationId] ?? { path: '' };
+    const { path } = ROUTE_CALLS[route.operationId];
     return stack.call(route.method, path, bearer(key));
   };
-  const served = ROUTE_CALLS[route.operationId]?.status;
+  const served = ROUTE_CALLS[route.operationId].status;
 
   test('a free key: served with its headers, RATE_LIMITED once the minute is full, KEY_TEMPORARILY_BANNED past the ban threshold until the ban ends', async () => {
     const free = PLAN_LIMITS.free;

@@ -9,7 +9,7 @@ import type { TableId } from '../../lib/contract/tables';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { expectUnavailable } from '../support/fault-expectations';
 import { asLateAsAllowed, HELD_START as START, requestWithHeldWrites, type Hold } from '../support/held-writes-stack';
-import type { HeldWrite } from '../../tools/local/write-holds';
+import type { HeldWrite } from '../../tools/local/embedded-dynamo';
 
 /** One listing, its writes held by `hold`; the limiter table's writes (its count, its lease), when each landed. */
 async function listWithHeldWrites(hold: (table: TableId | undefined, n: number, write: HeldWrite) => Hold | undefined) {

@@ -12,6 +12,7 @@ import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
 import { ROUTES } from '../../lib/contract/routes';
 import { OPERATION_CONTRACTS } from '../../lib/contract/operations';
 import { bearer, expectError, startLocalStack, type LocalStack } from '../support/local-stack';
+import { ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 /** The endless route's stage-wide cap on listings in flight: small, so two keys fill it. */
 const STAGE_CAP = 2;
@@ -26,13 +27,13 @@ let pagesSent = 0;
 /** A listing that never ends by itself: its first page, then pages for as long as it is read. */
 const endless: OrdersHandlerDeps['orders'] = {
   cancel: async () => undefined,
-  async *scanPages() {
+  async *listingPages() {
     const gate = new Promise<void>((resolve) => gates.push(resolve));
-    yield [{ id: '1', status: 'pending' as const }];
+    yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
     await gate;
     for (let id = 2; ; id++) {
       pagesSent++;
-      yield [{ id: String(id), status: 'pending' as const }];
+      yield ordersJsonPage([{ id: String(id), status: 'pending' as const }]);
       await new Promise((resolve) => setImmediate(resolve));
     }
   },

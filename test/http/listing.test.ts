@@ -5,6 +5,7 @@ import { runSpec } from '../support/specs';
 
 runSpec('streaming', () => require('./streaming.spec'));
 runSpec('compressed-listing', () => require('./compressed-listing.spec'));
+runSpec('listing-bytes', () => require('./listing-bytes.spec'));
 runSpec('listing-slots', () => require('./listing-slots.spec'));
 runSpec('stage-cap-quota', () => require('./stage-cap-quota.spec'));
 runSpec('v2-listing', () => require('./v2-listing.spec'));

@@ -167,7 +167,7 @@ test('each cancel answered as the order it named allowed', () => {
 test('no order lost or wrongly changed: every list held each order once, the table ends as the 204s say', async () => {
   const cancelled = cancelledBy204();
   const expected = new Map(SEEDS.map((o) => [o.id, { ...o, status: cancelled.has(o.id) ? 'cancelled' : o.status }]));
-  expect(await ordersById(stack.app.orders)).toEqual(expected);
+  expect(await ordersById(stack.tables)).toEqual(expected);
 
   const lists = sent.filter((s) => s.cancel === undefined && s.response.status === 200);
   expect(lists.length).toBeGreaterThan(0);

@@ -5,11 +5,11 @@ import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { RELEASE_CHECK_FLAG } from '../../lib/edge/authorizer';
 import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { BUSINESS_METRICS, LOCAL_STAGE, METRICS_NAMESPACE } from '../../lib/edge/metrics';
+import { BUSINESS_METRICS, LOCAL_STAGE, MEASURED_INDEXES, METRICS_NAMESPACE } from '../../lib/edge/metrics';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
 import { SERVICE_NAME } from '../../lib/commons/service';
 import { bearer, startLocalStack, type LocalStack } from '../support/local-stack';
 import { request } from 'node:http';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
 import { BAN } from '../../lib/contract/plans';
 
@@ -118,8 +118,8 @@ test('each complete listing records its orders and bytes', async () => {
 });
 
 test('a listing cut short records the bytes it sent, and no complete listing', async () => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
-  await real.putMany(['81', '82', '83', '84', '85'].map((id) => ({ id, status: 'pending' as const })));
+  const { orders: real, seeding } = stack.tables.stores();
+  await seeding.putMany(['81', '82', '83', '84', '85'].map((id) => ({ id, status: 'pending' as const })));
   const broken = await stackListingFrom(stack, failingAfterPages(real, 1, 2), '/broken');
   try {
     const { key } = await broken.newKey('pro');
@@ -173,10 +173,7 @@ test("the sync watch publishes each stream batch's changes, worst lateness, re-s
   const watched = await startLocalStack({ dynamo: { stream: {} } });
   try {
     const watch = watched.app.streamMappings['sync-watch'];
-    const writer = (offsetMs: number) =>
-      new OrdersRepository(watched.tables.doc, watched.tables.names.orders, {
-        clock: () => watched.clock.now() + offsetMs,
-      });
+    const writer = (offsetMs: number) => watched.tables.stores({ now: () => watched.clock.now() + offsetMs }).orders;
     // On time, ten minutes late (a slow clock), and ten minutes ahead (a fast one), in one batch.
     await watched.app.orders.create({ id: '1', status: 'pending' });
     await writer(-600_000).create({ id: '2', status: 'pending' });
@@ -197,6 +194,38 @@ test("the sync watch publishes each stream batch's changes, worst lateness, re-s
     expect(batch.changeLateness).toBeLessThan(601_000);
   } finally {
     await watched.close();
+  }
+});
+
+test("the index-lag canary publishes each index's lag, a line each run, and the sync watch what its sweeps re-stamped", async () => {
+  // A stack of its own whose indexes show every write 2 s after it, the canary on its virtual clock.
+  const lagging = await startLocalStack({
+    dynamo: { indexLag: { maxMs: 2_000, random: () => 1 }, stream: {} },
+    indexCanary: true,
+  });
+  try {
+    const canary = lagging.app.indexCanary;
+    for (let due = canary?.nextDueAt(); due !== undefined && due <= lagging.clock.now() + 5_000;) {
+      lagging.clock.set(Math.max(due, lagging.clock.now()));
+      await canary?.runDue();
+      due = canary?.nextDueAt();
+    }
+    expect(canary?.runs).toBe(1);
+    const lags = recorded('indexLag');
+    expect(lags.map((r) => r.index).sort()).toEqual([...MEASURED_INDEXES].sort());
+    for (const { value } of lags) {
+      expect(Number(value)).toBeGreaterThanOrEqual(2_000);
+      expect(Number(value)).toBeLessThan(2_000 + INDEX_CANARY.pollMs);
+    }
+    // The sentinel's records are no order of the stream: the watch judges none, sweeps nothing.
+    const watch = lagging.app.streamMappings['sync-watch'];
+    lagging.clock.set(watch?.nextDueAt() ?? NaN);
+    await watch?.deliverDue();
+    expect(recorded('changesWatched').every((r) => r.value === 0)).toBe(true);
+    expect(recorded('indexLagRestamps').every((r) => r.value === 0)).toBe(true);
+    expect(recorded('indexLagRestamps').length).toBeGreaterThan(0);
+  } finally {
+    await lagging.close();
   }
 });
 

@@ -13,7 +13,6 @@ import type { AdminTarget } from '../../tools/admin/target';
 import { testTarget } from '../support/admin-harness';
 import { stackTarget } from '../../tools/admin/target';
 import { recordStack, type StackDynamo, type StackState } from '../../tools/shared/stack-state';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createTestTables } from '../support/dynamo';
 import {
   API_URL_OUTPUT,
@@ -114,13 +113,13 @@ async function smoke(
 }
 
 test('every check passes against the local stack, one line each, writes included', async () => {
-  const before = await ordersById(stack.app.orders);
+  const before = await ordersById(stack.tables);
   const { results, lines } = await smoke(stack.baseUrl, true);
   expect(results.map((r) => `${r.outcome} ${r.name}`)).toEqual(CHECK_NAMES.map((name) => `ok ${name}`));
   expect(lines).toHaveLength(CHECK_NAMES.length);
   expect(lines.every((line) => line.startsWith('ok   '))).toBe(true);
   // Orders it did not create are unchanged; the ones it created are in its reserved range.
-  const after = await ordersById(stack.app.orders);
+  const after = await ordersById(stack.tables);
   for (const [id, order] of before) expect(after.get(id)).toEqual(order);
   const created = [...after.keys()].filter((id) => !before.has(id));
   expect(created).toHaveLength(2);
@@ -134,7 +133,7 @@ test('every check passes against the local stack, one line each, writes included
 });
 
 test('without --allow-writes nothing is written, and the write check says it was skipped; without a v2 URL, the v2 check', async () => {
-  const before = await ordersById(stack.app.orders);
+  const before = await ordersById(stack.tables);
   const { results } = await smoke(stack.baseUrl, false, false);
   expect(results.filter((r) => r.outcome !== 'ok')).toEqual([
     {
@@ -144,7 +143,7 @@ test('without --allow-writes nothing is written, and the write check says it was
     },
     { name: CHECK_NAMES[CHECK_NAMES.length - 1], outcome: 'skip', detail: 'writes need --allow-writes' },
   ]);
-  expect(await ordersById(stack.app.orders)).toEqual(before);
+  expect(await ordersById(stack.tables)).toEqual(before);
 });
 
 test('against a server that answers 200 to everything, the checks fail', async () => {
@@ -422,7 +421,7 @@ describe('the command line against the local stack', () => {
       const made = (await admin.keys.list()).filter((k) => k.name === 'smoke test (throwaway)');
       expect(made.length).toBeGreaterThan(throwawayBefore);
       expect(made.every((k) => k.revokedAt !== undefined)).toBe(true);
-      expect(await new ApiKeysRepository(other.doc, other.names.apiKeys).list()).toEqual([]);
+      expect(await other.stores().keys.list()).toEqual([]);
     } finally {
       await other.drop();
     }

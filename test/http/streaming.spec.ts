@@ -7,7 +7,6 @@ import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { composeService } from '../../lib/root/service';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { bearer, type LocalStack } from '../support/local-stack';
 import {
   LARGE_LISTING_COUNT as COUNT,
@@ -16,6 +15,7 @@ import {
   largeListingReader,
 } from '../support/large-listing';
 import { failingAfterPages, stackListingFrom } from '../support/list-route';
+import { ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 let stack: LocalStack;
 let key: string;
@@ -58,10 +58,10 @@ test('the head and the first page reach the client while the table is still bein
   const gate = new Promise<void>((resolve) => (release = resolve));
   const gated = {
     cancel: async () => undefined,
-    async *scanPages() {
-      yield [{ id: '1', status: 'pending' as const }];
+    async *listingPages() {
+      yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
       await gate;
-      yield [{ id: '2', status: 'shipped' as const }];
+      yield ordersJsonPage([{ id: '2', status: 'shipped' as const }]);
     },
   };
   const local = await stackListingFrom(stack, gated, '/gated');
@@ -127,7 +127,7 @@ test('parallel scan segments give the same orders', async () => {
 });
 
 test('a failure after the first byte cuts the stream: invalid JSON, never a silently short array', async () => {
-  const real = new OrdersRepository(stack.tables.doc, stack.tables.names.orders);
+  const real = stack.tables.stores().orders;
   const broken = await stackListingFrom(stack, failingAfterPages(real, 3), '/broken');
   try {
     const { key: brokenKey } = await broken.newKey('pro');
@@ -152,10 +152,10 @@ test('a client that hangs up before the first byte does not take the local stack
   const gate = new Promise<void>((resolve) => (release = resolve));
   const slow = {
     cancel: async () => undefined,
-    async *scanPages() {
+    async *listingPages() {
       reached();
       await gate;
-      yield [{ id: '1', status: 'pending' as const }];
+      yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
     },
   };
   const local = await stackListingFrom(stack, slow, '/slow');

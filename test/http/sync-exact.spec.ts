@@ -4,7 +4,6 @@
 // and three more syncs (issue: each scenario lost changes before the server gave the watermark).
 import { SYNC_SHARDS } from '../../lib/contract/tables';
 import { shardOf } from '../../lib/core/sync/keys';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { applyChange } from '../../client/pages';
 import { startSyncWorld, type SyncWorld } from '../support/sync-world';
 
@@ -106,9 +105,7 @@ test.each([
   // Within the declared clock error a writer's clock is used as it is; beyond it (60 s) a clock
   // this far off is corrected from DynamoDB's replies (test/integration/order-updated-at.spec.ts), and
   // strictly later stamps keep even an uncorrected one from hiding a later change.
-  const skewed = new OrdersRepository(world.tables.doc, world.tables.names.orders, {
-    clock: () => world.clock.now() + skew,
-  });
+  const skewed = world.tables.stores({ now: () => world.clock.now() + skew }).orders;
   await seeded(Array.from({ length: 40 }, (_, i) => String(i + 1)));
   for (let i = 1; i <= 20; i++) {
     world.advance(100);

@@ -6,7 +6,6 @@
 // store within the documented repair time. Without the watch the same scenario loses the change.
 import { syncRepairMs } from '../../lib/contract/deployment';
 import { SYNC_TIMING } from '../../lib/contract/sync';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { syncedOrdersById } from '../support/orders-table';
 import { startSyncWorld, type SyncWorld } from '../support/sync-world';
 
@@ -66,9 +65,7 @@ const SCENARIOS: Record<string, Scenario> = {
     async change() {
       world.advance(world.app.settleMs + 1_000);
       await world.sync();
-      const slow = new OrdersRepository(world.tables.doc, world.tables.names.orders, {
-        clock: () => world.clock.now() - SLOW_CLOCK_MS,
-      });
+      const slow = world.tables.stores({ now: () => world.clock.now() - SLOW_CLOCK_MS }).orders;
       await slow.ship('1');
       const stored = (await syncedOrdersById(world.tables.client, world.tables.names.orders)).get('1');
       expect(stored?.status).toBe('shipped');

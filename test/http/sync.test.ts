@@ -8,4 +8,5 @@ runSpec('sync-exact', () => require('./sync-exact.spec'));
 runSpec('sync-contract', () => require('./sync-contract.spec'));
 runSpec('sync-interleavings', () => require('./sync-interleavings.spec'));
 runSpec('sync-late-landing', () => require('./sync-late-landing.spec'));
+runSpec('sync-index-lag', () => require('./sync-index-lag.spec'));
 runSpec('tool-clocks', () => require('./tool-clocks.spec'));

@@ -14,8 +14,6 @@ import { bearer, expectError, flowingClock, startLocalStack } from '../support/l
 import { syncedOrdersById } from '../support/orders-table';
 import { startSyncWorld, type SyncWorld } from '../support/sync-world';
 import { createApiKey } from '../../lib/stores/key-service';
-import { storesFor } from '../../lib/root/stores';
-import { closeClients } from '../../lib/root/wiring';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -102,9 +100,8 @@ describe('keys revoke', () => {
 test('where replies carry no usable Date, a command that would stamp or revoke refuses in one line and writes nothing', async () => {
   // A server whose replies' Date header is not a date: nothing bounds the machine's offset from AWS's.
   const tables = await startLaggingTables({ clock: () => NaN });
-  const wiring = { endpoint: tables.endpoint, tables: tables.names, now: Date.now };
   try {
-    const { orders, keys, limiter } = storesFor(wiring);
+    const { orders, keys, limiter } = tables.stores({ now: Date.now });
     await orders.putMany([{ id: '1', status: 'pending', updatedAt: '2026-11-22T12:00:00.000Z' }]);
     const { record } = await createApiKey(keys, { plan: 'free' });
     for (const args of [
@@ -119,7 +116,6 @@ test('where replies carry no usable Date, a command that would stamp or revoke r
     expect((await keys.get(record.id))?.revokedAt).toBeUndefined();
     expect(await limiter.read(record.id)).toBeUndefined();
   } finally {
-    closeClients(wiring);
     await tables.close();
   }
 }, 60_000);

@@ -12,6 +12,7 @@ import {
   WEBHOOK_RETRY,
   WEBHOOK_TEST_EVENT_TYPE,
 } from '../../lib/contract/webhook-delivery';
+import { SENTINEL_ID } from '../../lib/contract/index-canary';
 import { bearer } from '../support/local-stack';
 import { eventIdOf, startWebhookWorld, verifyAt, type WebhookWorld } from '../support/webhook-world';
 
@@ -60,6 +61,30 @@ test('each change is delivered, signed, to the endpoints wanting its type; stand
   expect(() => verifyAt(replayedAt, all.secret, body, headers)).toThrow(/timestamp/i);
   // The replica is the store.
   expect(all.replica).toEqual(await world.store());
+});
+
+test("the index-lag canary's sentinel is no order: its writes on the stream raise no event", async () => {
+  const all = await world.receiver();
+  await seed(['1']);
+  // Between two order changes, an item at the sentinel's id as an order would be (no writer makes one:
+  // the fan-out leaves the sentinel out by its key alone), then the canary's own write, a probe.
+  await seed([SENTINEL_ID]);
+  const probeMs = world.stack.clock.now();
+  expect(await world.stack.app.canary.writeProbe({ probeMs, measurements: [] }, undefined, undefined)).toBe(true);
+  await seed(['2']);
+  await world.runFor(5_000);
+  expect(await world.stack.app.canary.read()).toMatchObject({ probeMs });
+  const events = all.received.map((r) => [
+    r.verified,
+    r.event?.type,
+    r.event && 'id' in r.event.data && r.event.data.id,
+  ]);
+  // The queue hands messages out in any order.
+  expect(events.sort((a, b) => String(a[2]).localeCompare(String(b[2])))).toEqual([
+    [true, 'order.created', '1'],
+    [true, 'order.created', '2'],
+  ]);
+  expect(await world.deliveries(all.endpoint.id)).toHaveLength(2);
 });
 
 test('a test event goes to its endpoint alone, signed, and shows in the deliveries log', async () => {

@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { PLAN_NAMES } from '../../lib/contract/plans';
 import { ROUTES, V2_ROUTES } from '../../lib/contract/routes';
 import { AUTHORIZER_FAILED_MESSAGE } from '../../lib/edge/authorizer';
-import { TABLES, type TableId } from '../../lib/contract/tables';
+import { ORDER_INDEXES, TABLES, type TableId } from '../../lib/contract/tables';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -487,7 +487,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       // included), order writes throttled by the indexes, the web ACL's blocks; per API (v1, v2) its
       // 5XX rate, and one per route (latency or duration); two rollback alarms (errors, latency) per
       // function released by CodeDeploy, and the authorizer's refusal rate; the sync watch's five
-      // (sync-watch.spec.ts) and event delivery's seven (webhooks.spec.ts).
+      // (sync-watch.spec.ts); event delivery's seven (webhooks.spec.ts); the index-lag canary's, one
+      // per index and one on its silence (index-canary.spec.ts).
       expect(alarms).toHaveLength(
         7 +
           stack.apis.length +
@@ -496,7 +497,9 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
           2 * Object.keys(stack.releases.groups).length +
           1 +
           5 +
-          7,
+          7 +
+          Object.keys(ORDER_INDEXES).length +
+          1,
       );
       for (const alarm of alarms) {
         const expected = config.alarms.topicArn ? [config.alarms.topicArn] : undefined;

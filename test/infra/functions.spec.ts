@@ -41,6 +41,8 @@ const EXPECTED: Record<
     sendsDeliveries?: true;
     /** Reads the webhook delivery queue through an event source mapping. */
     readsDeliveries?: true;
+    /** Run by a schedule, not released behind an API. */
+    scheduled?: true;
   }
 > = {
   authorizer: { memory: 256, maxTimeout: 28, tables: { apiKeys: ['dynamodb:GetItem'] } },
@@ -71,24 +73,40 @@ const EXPECTED: Record<
     maxTimeout: 28,
     tables: { pets: ['dynamodb:GetItem'], rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
   },
-  // Read-only on orders: Query on the v2 indexes, Scan for unfiltered pages.
+  // Read-only on orders: Query on the v2 indexes, Scan for unfiltered pages, GetItem of the
+  // index-lag canary's record for a walk's watermark.
   'list-orders-v2': {
     memory: 256,
     maxTimeout: 28,
     tables: {
-      orders: ['dynamodb:Query index/by-update', 'dynamodb:Query index/by-status', 'dynamodb:Scan'],
+      orders: ['dynamodb:GetItem', 'dynamodb:Query index/by-update', 'dynamodb:Query index/by-status', 'dynamodb:Scan'],
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
     // The cursor key's secret, by ARN: the function reads it at run time (test/infra/v2.spec.ts).
     environment: { [CURSOR_KEY_SECRET_ENV]: Match.anyValue() },
     readsCursorKey: true,
   },
-  // The orders table's stream consumer: it re-stamps orders (UpdateItem), nothing else of the store.
+  // The orders table's stream consumer: it re-stamps orders (UpdateItem), and sweeps an episode of
+  // index lag by the by-update index; nothing else of the store.
   'sync-watch': {
     memory: 256,
     maxTimeout: 60,
-    tables: { orders: ['dynamodb:UpdateItem'] },
+    tables: { orders: ['dynamodb:Query index/by-update', 'dynamodb:UpdateItem'] },
     readsOrdersStream: 'sync watch',
+  },
+  // The index-lag canary: its sentinel's record read and written, its probe read back through each index.
+  'index-canary': {
+    memory: 256,
+    maxTimeout: 60,
+    tables: {
+      orders: [
+        'dynamodb:GetItem',
+        'dynamodb:Query index/by-update',
+        'dynamodb:Query index/by-status',
+        'dynamodb:UpdateItem',
+      ],
+    },
+    scheduled: true,
   },
   // Its own table, read and written, and nothing of orders or keys: Query of the caller's
   // partition (the table itself, not its index), GetItem of a tombstone.
@@ -137,7 +155,8 @@ const EXPECTED: Record<
 const ENTRIES = Object.keys(EXPECTED) as EntryId[];
 /** The functions behind the APIs, each with its pre-traffic hook. */
 const RELEASED = ENTRIES.filter(
-  (entry): entry is FunctionId => !EXPECTED[entry].readsOrdersStream && !EXPECTED[entry].readsDeliveries,
+  (entry): entry is FunctionId =>
+    !EXPECTED[entry].readsOrdersStream && !EXPECTED[entry].readsDeliveries && !EXPECTED[entry].scheduled,
 );
 
 interface Statement {

@@ -95,14 +95,21 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 // either); and by 211 for webhook endpoints (issue 45): the operators' `webhooks
 // create|list|delete|rotate-secret` (tools/admin/commands/webhooks.ts 174, their target and
 // registration 15), and the local stack's part (22: request bodies passed base64 as API Gateway
-// passes them, tables with a sort key and an index projecting some attributes, the loopback allowance);
-// by 644 for webhook delivery (issue 45): the delivery queue emulated as SQS with Lambda's mapping on it
-// (tools/local/delivery-queue.ts 239) and served over SQS's protocol for the SDK (sqs-endpoint.ts 112;
-// no library emulates either without Python or Docker), npm start's timer shared by both mappings
-// (due-timer.ts 48, less 17 in stream-mapping.ts), their wiring, --webhook-fail-rate and the banner
-// (81); the admin command's `webhooks deliveries|test|replay` and its target's queue (188); the state
+// passes them, tables with a sort key and an index projecting some attributes, the loopback allowance).
+// Lowered to 7,065 by issue 46 (cut 5): 9 lines gone before it, 6 by its first cut, 3 by its second
+// (tools/local/held-calls.ts holds the local stack's writes and the tests' fault proxy's calls alike);
+// then raised by 148 for the index-lag canary (issue 44 item 2) in the local stack: EventBridge
+// Scheduler's rate schedule on the stack's clock, a run's waits on it (tools/local/schedule.ts, 99: no
+// library emulates Scheduler on a virtual clock), running it in the local app and npm start (31), and
+// the embedded server's index lag set at run time (18);
+// then raised by 651 for webhook delivery (issue 45): the delivery queue emulated as SQS with Lambda's
+// mapping on it (tools/local/delivery-queue.ts 239) and served over SQS's protocol for the SDK
+// (sqs-endpoint.ts 112; no library emulates either without Python or Docker), npm start's timer for
+// both stream and queue mappings (due-timer.ts 48, less 17 in stream-mapping.ts), their wiring,
+// --webhook-fail-rate and the banner (81, less 2 the local app's wiring shares with the canary's);
+// the admin command's `webhooks deliveries|test|replay` and its target's queue (188); the state
 // file's queue URL (2).
-const TOOL_CODE_MAX_LINES = 7_727;
+const TOOL_CODE_MAX_LINES = 7_864;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

@@ -24,6 +24,7 @@ import './policy-actions.spec';
 import './cfn-lint.spec';
 import './v2.spec';
 import './sync-watch.spec';
+import './index-canary.spec';
 import './firewall.spec';
 import './retained-data.spec';
 import './webhooks.spec';

@@ -6,10 +6,11 @@
 // the stage's CloudFormation execution role (its execution policy, no boundary) are refused every
 // action of the Service Authorization Reference on the other stage's tables, secrets, stack,
 // functions, roles, log groups, APIs, API stages, usage plans, web ACL, event source mapping,
-// dead-letter queue and table stream, and so is the stage's deploy role; and each real role is
-// allowed all it needs (the deploy role: cdk's deploy, the preflight's reads, `canary-key
+// dead-letter queue, table stream and schedule, and so is the stage's deploy role; and each real
+// role is allowed all it needs (the deploy role: cdk's deploy, the preflight's reads, `canary-key
 // create`'s calls, on its own stage's canary secret and tables; the sync watch: its stream, its
-// queue, its orders; event delivery: its queue and stream; the execution role: its stage's mapping and queue).
+// queue, its orders; event delivery: its queue and stream; the execution role: its stage's mapping,
+// queue and schedule).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -37,6 +38,7 @@ import {
   STREAM_READ_ACTIONS,
 } from '../../infra/pipeline/stream-permissions';
 import { QUEUE_CONSUME_ACTIONS, QUEUE_SEND_ACTIONS } from '../../infra/pipeline/queue-permissions';
+import { SCHEDULE_ACTIONS, SCHEDULE_GROUP } from '../../infra/pipeline/schedule-permissions';
 import { AWS_MANAGED_POLICIES } from '../support/aws-managed-policies';
 import { PSEUDO } from '../support/cfn-values';
 import {
@@ -234,6 +236,8 @@ function stageTargets(stage: StageName): Target[] {
       'lambda:FunctionArn': stack.invokedFunctionArn(id),
     })),
     ...every('AWS::SQS::Queue', ['queue', 'sqs', 'queue']),
+    // The index-lag canary's: a schedule's ARN carries its name (no tag: a schedule takes none).
+    ...every('AWS::Scheduler::Schedule', ['schedule', 'scheduler', 'schedule']),
     ...streamTables(stack).map((id) => ({
       what: `stream of table ${id}`,
       service: 'dynamodb',
@@ -271,7 +275,7 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(boundaryArn(stage)).not.toBe(boundaryArn(other(stage)));
   });
 
-  test(`no role of ${stage}, its deploy role and execution role among them, may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs, API stages, web ACL, event source mapping, dead-letter queue, table stream`, async () => {
+  test(`no role of ${stage}, its deploy role and execution role among them, may do anything to the other stage's tables, secrets, stack, functions, roles, logs, APIs, API stages, web ACL, event source mapping, dead-letter queue, table stream, schedule`, async () => {
     const requests: (Request & { what: string })[] = [];
     for (const target of stageTargets(other(stage))) {
       for (const action of await actionsOnResourceType(target.service, target.resourceType)) {
@@ -287,7 +291,7 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     expect(requests.length).toBeGreaterThan(200);
     expect(requests.filter((r) => r.action.startsWith('wafv2:')).length).toBeGreaterThan(5);
     // The mapping's own actions and its tags', the queue's, the stream's reads.
-    for (const kind of ['event source mapping', 'queue', 'stream of table']) {
+    for (const kind of ['event source mapping', 'queue', 'stream of table', 'schedule']) {
       expect(requests.filter((r) => r.what.startsWith(`${other(stage)} ${kind}`)).length).toBeGreaterThanOrEqual(3);
     }
     const deployRole = rolePrincipal(pipeline, deployRoleId(stage), `${stage} deploy role`);
@@ -550,7 +554,15 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
           resource: action === 'dynamodb:ListStreams' ? '*' : stages[s].streamArn(orders),
         })),
         ...DEAD_LETTER_SEND_ACTIONS.map((action) => ({ action, resource: queue })),
-        ...restamps.map((action) => ({ action, resource: stages[s].arn(orders) })),
+        // Its re-stamps on the table, its sweep of an episode of index lag on the by-update index.
+        ...restamps.map((entry) =>
+          entry.startsWith(INDEX_QUERY_PREFIX)
+            ? {
+                action: 'dynamodb:Query',
+                resource: `${stages[s].arn(orders)}/index/${entry.slice(INDEX_QUERY_PREFIX.length)}`,
+              }
+            : { action: entry, resource: stages[s].arn(orders) },
+        ),
       ];
     };
     expect(streamTables(stages[stage])).toEqual([logicalId(builtStack(stage).tables.tables.orders)]);
@@ -683,6 +695,27 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
         allowed.push(`${what}: ${request.action} on ${request.resource}`);
     }
     expect(allowed).toEqual([]);
+  });
+
+  test("the execution role may make, change and delete its stage's schedule and pass its role to Scheduler; none of the other stage's", async () => {
+    const role = executionRole(stage);
+    const schedule = (s: StageName) => stages[s].arn(stages[s].ofType('AWS::Scheduler::Schedule')[0] ?? '');
+    const scheduleRole = (s: StageName) => {
+      const target = stages[s].resource(stages[s].ofType('AWS::Scheduler::Schedule')[0] ?? '').Properties?.Target;
+      return stages[s].string((target as { RoleArn: Json }).RoleArn);
+    };
+    expect(schedule(stage)).toMatch(new RegExp(`:schedule/default/${generatedNamePrefix(stage)}`));
+    const passTo = (resource: string, service: string): Request => ({
+      action: 'iam:PassRole',
+      resource,
+      context: { 'iam:PassedToService': service },
+    });
+    for (const action of SCHEDULE_ACTIONS) {
+      expect(await decide(role, { action, resource: schedule(stage) })).toBe('Allowed');
+      expect(await decide(role, { action, resource: schedule(other(stage)) })).not.toBe('Allowed');
+    }
+    expect(await decide(role, passTo(scheduleRole(stage), 'scheduler.amazonaws.com'))).toBe('Allowed');
+    expect(await decide(role, passTo(scheduleRole(other(stage)), 'scheduler.amazonaws.com'))).not.toBe('Allowed');
   });
 
   test("the execution role may attach only its stage's web ACL, and detach none of the other stage's", async () => {
@@ -847,6 +880,8 @@ async function stageSample(stage: StageName, action: string, resourceType?: stri
     StageName: 'v1',
     // A web ACL in front of API Gateway is regional (list_awswafv2.html: `${Scope}/webacl/...`).
     Scope: 'regional',
+    // The stacks' schedules are in the account's default group (schedule-permissions.ts).
+    GroupName: SCHEDULE_GROUP,
   };
   const resource = format.replace(/\$\{([^}]+)\}/g, (_, name: string) => values[name] ?? sampleName(stage));
   return { action, resource, context: cdkContext(stage) };

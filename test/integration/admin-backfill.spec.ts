@@ -3,7 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { syncAttributes } from '../../lib/core/sync/keys';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { testClock } from '../support/local-stack';
@@ -16,7 +16,7 @@ let repo: OrdersRepository;
 beforeAll(async () => {
   tables = await createTestTables();
   admin = adminRunner(() => testTarget(tables));
-  repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now });
+  repo = tables.stores({ now: clock.now }).orders;
 });
 afterAll(() => tables.drop());
 

@@ -17,7 +17,7 @@ import {
 } from '../../lib/contract/deployment';
 import { PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { authenticate } from '../../lib/stores/key-service';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import { RELEASE_CHECKS } from '../../infra/release-hook/checks';
@@ -77,7 +77,7 @@ describeWithMoto('canary-key create against moto_server', () => {
 
   beforeAll(async () => {
     [moto, tables] = await Promise.all([startMoto(), createTestTables()]);
-    keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+    keys = tables.stores().keys;
     gateway = moto.apiGateway();
     secrets = moto.secretsManager();
     const created = await secrets.send(new CreateSecretCommand({ Name: 'canary', SecretString: PLACEHOLDER }));

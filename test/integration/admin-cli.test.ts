@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hashApiKey } from '../../lib/core/access/key-format';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { ADMIN_BIN, ROOT, runChild, tablesEnv, type Exit } from '../support/admin-cli';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
@@ -21,7 +20,7 @@ test('npx tsx tools/admin/cli.ts creates a key in the tables the environment nam
   expect(created.code).toBe(0);
   const { key, id, plan } = JSON.parse(created.stdout) as { key: string; id: string; plan: string };
   expect(plan).toBe('pro');
-  const record = await new ApiKeysRepository(tables.doc, tables.names.apiKeys).get(id);
+  const record = await tables.stores().keys.get(id);
   expect(record?.hash).toBe(hashApiKey(key));
 }, 60_000);
 

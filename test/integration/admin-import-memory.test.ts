@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { createTestTables, type TestTables } from '../support/dynamo';
 
 const run = promisify(execFile);
@@ -73,7 +72,7 @@ test(`a 60 MB file imports whole in a ${HEAP_MB} MB heap`, async () => {
     env,
   });
   expect(stdout).toContain(`: ${ORDERS} created, 0 skipped.`);
-  const repo = new OrdersRepository(tables.doc, tables.names.orders);
+  const repo = tables.stores().orders;
   expect(await repo.get(String(FIRST_ID + ORDERS - 1))).toEqual({
     id: String(FIRST_ID + ORDERS - 1),
     petId: '7',

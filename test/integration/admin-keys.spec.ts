@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, isWellFormedApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { DEFAULT_KEY_SCOPE, SCOPE_METHODS } from '../../lib/contract/scopes';
 import { localTarget } from '../../tools/admin/target';
@@ -17,7 +16,7 @@ let admin: Admin;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  repo = tables.stores().keys;
   admin = adminRunner(() => testTarget(tables));
 });
 afterAll(() => tables.drop());
@@ -121,7 +120,7 @@ describe('keys revoke', () => {
     expect(await authenticate(repo, key)).toBeUndefined();
     expect((await repo.get(id))?.revokedAt).toBeDefined();
     // Its limiter item is marked too: the service refuses it while its authorization is cached.
-    expect(await new RateLimiter(tables.doc, tables.names.rateLimits).read(id)).toMatchObject({
+    expect(await tables.stores().limiter.read(id)).toMatchObject({
       revoked: true,
       day: 0,
     });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { QUANTITY_MAX } from '../../lib/contract/order';
 import { IMPORT_CONCURRENCY } from '../../tools/admin/import-run';
 import { runAdmin } from '../../tools/admin/run';
@@ -9,7 +9,7 @@ import { ordersById } from '../support/orders-table';
 const imports = importFixture('orders');
 let repo: OrdersRepository;
 beforeAll(() => {
-  repo = new OrdersRepository(imports.tables.doc, imports.tables.names.orders);
+  repo = imports.tables.stores().orders;
 });
 const admin: Admin = (...argv) => imports.admin(...argv);
 const file = (json: string) => imports.file(json);
@@ -211,7 +211,7 @@ describe('orders import', () => {
     expect(written).toBeGreaterThanOrEqual(count / 5);
     expect(written).toBeLessThan(count);
     // One Scan of the table, not a read per order: which of this file's orders are stored.
-    const table = await ordersById(repo);
+    const table = await ordersById(imports.tables);
     expect(many.filter((_, i) => table.has(String(40_000 + i)))).toHaveLength(written);
 
     const resumed = await admin('orders', 'import', path);

@@ -1,12 +1,12 @@
 // `pets import`: the orders import's machinery (check everything first, skip existing ids) on pets.
-import { PetsRepository } from '../../lib/stores/pets';
+import type { PetsRepository } from '../../lib/stores/pets';
 import { PET_STATUSES } from '../../lib/contract/pet';
 import { importFixture, type Admin } from '../support/admin-harness';
 
 const imports = importFixture('pets');
 let repo: PetsRepository;
 beforeAll(() => {
-  repo = new PetsRepository(imports.tables.doc, imports.tables.names.pets);
+  repo = imports.tables.stores().pets;
 });
 const admin: Admin = (...argv) => imports.admin(...argv);
 const file = (json: string) => imports.file(json);

@@ -3,8 +3,6 @@
 // composition root"), as the service's do. Seen on the wire, through the fault proxy's headers.
 import { TABLES, type TableId } from '../../lib/contract/tables';
 import { MAX_ATTEMPTS } from '../../lib/stores/dynamo';
-import { seedingOrdersStore } from '../../lib/root/stores';
-import { closeClients } from '../../lib/root/wiring';
 import { localTarget } from '../../tools/admin/target';
 import { adminRunner } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -36,10 +34,8 @@ const sent = (operation: string, table: TableId): SeenCall[] =>
   proxy.calls().filter((call) => call.operation === operation && call.table === tables.names[table]);
 
 test('orders ship stamps its write in one attempt', async () => {
-  // Seeded past the proxy, by the root's seeding store on a wiring of its own.
-  const seeding = { endpoint: tables.endpoint, tables: tables.names };
-  await seedingOrdersStore(seeding).putMany([{ id: '42', status: 'pending' }]);
-  closeClients(seeding);
+  // Seeded past the proxy, by the root's seeding store.
+  await tables.stores().seeding.putMany([{ id: '42', status: 'pending' }]);
   proxy.resetStats();
   const run = await admin('orders', 'ship', '42');
   expect(run.stderr).toBe('');

@@ -14,13 +14,11 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { hashApiKey } from '../../lib/core/access/key-format';
 import { authenticate } from '../../lib/stores/key-service';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { PLAN_LIMITS, PLAN_NAMES, type PlanName } from '../../lib/contract/plans';
 import type { TableId } from '../../lib/contract/tables';
 import { DeleteStackCommand } from '@aws-sdk/client-cloudformation';
 import { BASE_PATH, V2_BASE_PATH } from '../../lib/contract/routes';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { stageTarget, type StageClients } from '../../tools/admin/stage';
 import {
   STAGE_NAMES,
@@ -55,11 +53,9 @@ describeWithMoto('admin --stage against moto_server', () => {
 
   /** Stack outputs as the CDK stack declares them, naming the test tables and the stage's usage plans. */
   function stackOutputs(plans: Record<PlanName, string>, without?: string): Record<string, string> {
+    // Every table the stack names, as declared: a table added to the contract is named here too.
     const outputs: Record<string, string> = {
-      [TABLE_NAME_OUTPUTS.orders]: tables.names.orders,
-      [TABLE_NAME_OUTPUTS.pets]: tables.names.pets,
-      [TABLE_NAME_OUTPUTS.apiKeys]: tables.names.apiKeys,
-      [TABLE_NAME_OUTPUTS.rateLimits]: tables.names.rateLimits,
+      ...Object.fromEntries(Object.entries(TABLE_NAME_OUTPUTS).map(([id, key]) => [key, tables.names[id as TableId]])),
       ...Object.fromEntries(PLAN_NAMES.map((plan) => [USAGE_PLAN_ID_OUTPUTS[plan], plans[plan]])),
     };
     if (without !== undefined) delete outputs[without];
@@ -103,7 +99,7 @@ describeWithMoto('admin --stage against moto_server', () => {
       cloudFormation: moto.cloudFormation(OUTDATED_REGION),
       apiGateway: moto.apiGateway(OUTDATED_REGION),
     };
-    keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+    keys = tables.stores().keys;
     admin = stageAdmin();
     planIds = {} as Record<StageName, Record<PlanName, string>>;
     for (const stage of STAGE_NAMES) {
@@ -390,7 +386,7 @@ describeWithMoto('admin --stage against moto_server', () => {
     // One fixed clock for the request and the reading: with the real one, a request just before
     // 00:00 UTC was read the next day, with nothing used.
     const now = Date.parse('2026-11-22T23:59:59.999Z');
-    await new RateLimiter(tables.doc, tables.names.rateLimits, () => now).admit(created.id, PLAN_LIMITS.free);
+    await tables.stores({ now: () => now }).limiter.admit(created.id, PLAN_LIMITS.free);
     openedStages = [];
     const run = await stageAdmin({ now: () => new Date(now) })(
       '--stage',
@@ -410,7 +406,7 @@ describeWithMoto('admin --stage against moto_server', () => {
   });
 
   test('orders ship --stage works on the stage orders table, and touches no gateway key', async () => {
-    const orders = new OrdersRepository(tables.doc, tables.names.orders);
+    const { orders } = tables.stores();
     await orders.create({ id: '9007199254740993', status: 'pending' });
     const before = await gatewayKeyCount();
     const run = await admin('--stage', 'staging', 'orders', 'ship', '9007199254740993');

@@ -1,30 +1,23 @@
 // `keys usage`: a key's plan, limits and current use, read from the limiter item the service writes.
 import { KEY_PREFIX } from '../../lib/core/access/key-format';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import { BAN, PLAN_LIMITS } from '../../lib/contract/plans';
 import { DEFAULT_KEY_SCOPE } from '../../lib/contract/scopes';
 import { banThreshold } from '../../lib/core/limiter/rules';
 import { adminRunner, testTarget, type Admin } from '../support/admin-harness';
 import { createTestTables, type TestTables } from '../support/dynamo';
-import { limiterDocumentClient } from '../support/limiter-clients';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 let tables: TestTables;
-let counters: DynamoDBDocumentClient;
 let limiter: RateLimiter;
 let admin: Admin;
 let nowMs = Date.parse('2026-11-22T10:00:15.000Z');
 
 beforeAll(async () => {
   tables = await createTestTables();
-  counters = limiterDocumentClient(tables.endpoint);
-  limiter = new RateLimiter(counters, tables.names.rateLimits, () => nowMs);
+  limiter = tables.stores({ now: () => nowMs }).limiter;
   admin = adminRunner(() => testTarget(tables), { now: () => new Date(nowMs) });
 });
-afterAll(async () => {
-  counters.destroy();
-  await tables.drop();
-});
+afterAll(() => tables.drop());
 
 async function newKey(...options: string[]): Promise<string> {
   const run = await admin('keys', 'create', ...options, '--json');

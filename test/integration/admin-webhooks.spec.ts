@@ -2,8 +2,8 @@
 // rules (URL, addresses, the cap, types), a secret printed once, and one line for every wrong use.
 import { Webhook } from 'standardwebhooks';
 import { createApiKey } from '../../lib/stores/key-service';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
-import { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
+import type { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from '../../lib/contract/webhooks';
 import { DEPLOYED_RULES, LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 import { signedHeaders } from '../../lib/core/webhooks/signature';
@@ -23,8 +23,7 @@ const resolve = async (host: string): Promise<string[]> =>
 
 beforeAll(async () => {
   tables = await createTestTables();
-  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
-  endpoints = new WebhookEndpointsRepository(tables.doc, tables.names.webhookEndpoints);
+  ({ keys, webhookEndpoints: endpoints } = tables.stores());
   const target = (rules: typeof DEPLOYED_RULES) => () =>
     tablesTarget({
       wiring: { endpoint: tables.endpoint, tables: tables.names },

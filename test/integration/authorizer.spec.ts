@@ -1,5 +1,5 @@
 import { lambdaContext } from '../../tools/local/proxy-event';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
+import type { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey, authenticate } from '../../lib/stores/key-service';
 import { generateApiKey } from '../../lib/core/access/key-format';
 import { authorizeToken } from '../../lib/edge/authorizer';
@@ -16,9 +16,12 @@ const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:api1/v1/GET/store/
 
 beforeAll(async () => {
   tables = await createTestTables();
-  keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  keys = tables.stores().keys;
 });
 afterAll(() => tables.drop());
+
+/** The keys store over a table that does not exist: any read fails with ResourceNotFound. */
+const unreadableKeys = () => tables.stores({ tables: { ...tables.names, apiKeys: 'no-such-table' } }).keys;
 
 test('a valid key gets an Allow on the whole stage, its hash as usage identifier, and its plan', async () => {
   const { key, record } = await createApiKey(keys, { plan: 'pro', name: 'shop' });
@@ -84,8 +87,7 @@ test('revoked and unknown keys are refused with Unauthorized', async () => {
 });
 
 test('a malformed key is refused without a database read', async () => {
-  // A repository over a table that does not exist: any read would fail with ResourceNotFound.
-  const unreadable = new ApiKeysRepository(tables.doc, 'no-such-table');
+  const unreadable = unreadableKeys();
   const malformed = `${generateApiKey().slice(0, -1)}!`;
   for (const header of [`Bearer ${malformed}`, 'Bearer sok_short', 'Basic abc', '']) {
     await expect(authorizeToken(unreadable, { authorizationToken: header, methodArn })).rejects.toThrow('Unauthorized');
@@ -96,7 +98,7 @@ test('a malformed key is refused without a database read', async () => {
 });
 
 test('the middy handler refuses with Unauthorized and lets dependency failures through', async () => {
-  const handler = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
+  const handler = makeAuthorizerHandler({ keys: unreadableKeys() });
   const context = lambdaContext('authorizer', { awsRequestId: 'r1' });
   await expect(handler({ type: 'TOKEN', authorizationToken: 'Bearer nope', methodArn }, context)).rejects.toThrow(
     'Unauthorized',

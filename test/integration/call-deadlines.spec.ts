@@ -8,25 +8,19 @@ import { REAL_TIMERS, type Timers } from '../../lib/commons/timers';
 import { SYNC_TIMING } from '../../lib/contract/sync';
 import { NoTimeToWriteError } from '../../lib/stores/call-deadlines';
 import { isDependencyFailure } from '../../lib/stores/dependency-failure';
-import { createDocumentClient, createDynamoClient, REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
-import { OrdersRepository } from '../../lib/stores/orders';
-import { LIMITER_CLIENT } from '../../lib/stores/rate-limiter';
+import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 let tables: TestTables;
 let proxy: FaultProxy;
-/** The service's one-attempt client (its stamped writes'), through the proxy. */
-let writer: ReturnType<typeof createDocumentClient>;
 const seededAt = '2026-11-22T11:00:00.000Z';
 
 beforeAll(async () => {
   tables = await createTestTables();
   proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
-  writer = createDocumentClient(createDynamoClient({ endpoint: proxy.endpoint, ...LIMITER_CLIENT }));
 });
 afterAll(async () => {
-  writer.destroy();
   await proxy.close();
   await tables.drop();
 });
@@ -44,20 +38,17 @@ function handClock(start: number): Timers & { jump(ms: number): void } {
   };
 }
 
-/** The orders store as the composition root makes it, its writes through the proxy, stamped by `stampNow`. */
+/** The composition root's orders store, its calls through the proxy, on `timers`, stamped by `stampNow`. */
 function ordersStore(timers: Timers, stampNow: () => number) {
-  return new OrdersRepository(writer, tables.names.orders, {
-    writer,
-    stampClock: { now: stampNow },
-    attemptTimer: { timeoutMs: REQUEST_TIMEOUT_MS, timers },
-  });
+  return tables.stores({ endpoint: proxy.endpoint, timers, now: stampNow, requestTimeoutMs: REQUEST_TIMEOUT_MS })
+    .orders;
 }
 
 const updateItems = () => proxy.calls().filter((call) => call.operation === 'UpdateItem');
 
 test('a write whose attempt time passed between its stamp and its send is not sent: a freeze cannot land an old stamp', async () => {
   const id = '1';
-  await new OrdersRepository(tables.doc, tables.names.orders).putMany([{ id, status: 'pending', updatedAt: seededAt }]);
+  await tables.stores().seeding.putMany([{ id, status: 'pending', updatedAt: seededAt }]);
   const clock = handClock(Date.parse('2026-11-22T12:00:00.000Z'));
   // Frozen just after each stamp is taken, for longer than an attempt's time: no timer has fired.
   const frozen = ordersStore(clock, () => {
@@ -82,7 +73,7 @@ test('a write whose attempt time passed between its stamp and its send is not se
 
 test('once its request is answered, nothing of it is sent: no write, no read', async () => {
   const id = '2';
-  await new OrdersRepository(tables.doc, tables.names.orders).putMany([{ id, status: 'pending', updatedAt: seededAt }]);
+  await tables.stores().seeding.putMany([{ id, status: 'pending', updatedAt: seededAt }]);
   const store = ordersStore(REAL_TIMERS, Date.now);
   const deadline = requestDeadline(REAL_TIMERS, 9_500, SYNC_TIMING.unansweredLandingMs);
   deadline.answered();
@@ -94,7 +85,7 @@ test('once its request is answered, nothing of it is sent: no write, no read', a
 
 test('a read sent after its request’s answer time, before the deadline’s timer has fired, is not sent', async () => {
   const id = '3';
-  await new OrdersRepository(tables.doc, tables.names.orders).putMany([{ id, status: 'pending', updatedAt: seededAt }]);
+  await tables.stores().seeding.putMany([{ id, status: 'pending', updatedAt: seededAt }]);
   const clock = handClock(Date.parse('2026-11-22T12:00:00.000Z'));
   const store = ordersStore(clock, clock.now);
   const deadline = requestDeadline(clock, 9_500, SYNC_TIMING.unansweredLandingMs);

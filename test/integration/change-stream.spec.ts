@@ -4,7 +4,7 @@
 // destination), on a virtual clock. tools/local/change-stream.ts and stream-mapping.ts cite AWS.
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { STREAM_MAPPINGS, type StreamMapping } from '../../lib/contract/deployment';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { EventSourceMapping, POLL_INTERVAL_MS } from '../../tools/local/stream-mapping';
 import { startLaggingTables, type LaggingTables } from '../support/lagging-dynamo';
@@ -17,7 +17,7 @@ let orders: OrdersRepository;
 beforeEach(async () => {
   // One shard: the batches below are the ones a test names, in one order.
   tables = await startLaggingTables({ stream: { now: clock.now, shards: 1 } });
-  orders = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now });
+  orders = tables.stores({ now: clock.now }).orders;
 });
 afterEach(() => tables.close());
 

@@ -1,7 +1,6 @@
 // The handlers as Lambda invokes them, with a proxy event, against the embedded server.
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
@@ -10,8 +9,8 @@ import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../lib/contract/errors';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
-import { OrdersRepository } from '../../lib/stores/orders';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { OrdersRepository } from '../../lib/stores/orders';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 
@@ -19,6 +18,8 @@ let tables: TestTables;
 let orders: OrdersRepository;
 let limiter: RateLimiter;
 const clock = testClock();
+/** Nothing listens on port 9 of loopback: the connection is refused at once. */
+const DEAD_ENDPOINT = 'http://127.0.0.1:9';
 /** The free key's window that runs out first, which the rate-limit headers show. */
 const FIRST_LIMIT = Math.min(PLAN_LIMITS.free.perMinute, PLAN_LIMITS.free.perDay);
 /**
@@ -52,8 +53,7 @@ function event(options: { keyId?: string | null; list?: boolean } = {}): APIGate
 beforeAll(async () => {
   installLocalLambdaRuntime();
   tables = await createTestTables();
-  orders = new OrdersRepository(tables.doc, tables.names.orders);
-  limiter = new RateLimiter(tables.doc, tables.names.rateLimits, clock.now);
+  ({ orders, limiter } = tables.stores({ now: clock.now }));
   await orders.putMany([{ id: '1', status: 'pending' }]);
 });
 afterAll(() => tables.drop());
@@ -69,7 +69,7 @@ test('a handler without an authorizer context answers 401, not 500', async () =>
 
 test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and still has rate-limit headers', async () => {
   const broken = {
-    scanPages: () => {
+    listingPages: () => {
       throw new TypeError('secret internal detail at /var/task/index.mjs');
     },
   } as unknown as OrdersRepository;
@@ -84,12 +84,9 @@ test('a failure inside the handler is 500 INTERNAL_ERROR with no internals, and 
 });
 
 test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the rate-limit headers', async () => {
-  // Nothing listens on port 9 of loopback: the connection is refused at once.
-  const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
-  const dead = new OrdersRepository(createDocumentClient(deadClient), tables.names.orders);
+  const dead = tables.stores({ endpoint: DEAD_ENDPOINT, now: clock.now }).orders;
   const handler = makeCancelOrderHandler({ orders: dead, limiter });
   const result = await handler(event({ keyId: 'key_dead' }), context());
-  deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
   expect(result.headers?.['Retry-After']).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
@@ -97,11 +94,9 @@ test('DynamoDB unreachable is 503 SERVICE_UNAVAILABLE with Retry-After, and the 
 });
 
 test('the limiter unreachable is 503 too, with no rate-limit headers since no window was read', async () => {
-  const deadClient = createDynamoClient({ endpoint: 'http://127.0.0.1:9' });
-  const deadLimiter = new RateLimiter(createDocumentClient(deadClient), tables.names.rateLimits, clock.now);
+  const deadLimiter = tables.stores({ endpoint: DEAD_ENDPOINT, now: clock.now }).limiter;
   const handler = makeCancelOrderHandler({ orders, limiter: deadLimiter });
   const result = await handler(event({ keyId: 'key_dead2' }), context());
-  deadClient.destroy();
   expect(result.statusCode).toBe(503);
   expect(result.headers?.['X-RateLimit-Limit']).toBeUndefined();
   expect((await orders.get('1'))?.status).toBe('pending');

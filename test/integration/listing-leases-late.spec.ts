@@ -4,18 +4,22 @@
 // key out"). Against the embedded server; the late attempt is replayed by hand after the listing.
 import { PutItemCommand, type PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
-import { createDocumentClient, createDynamoClient, MAX_ATTEMPTS } from '../../lib/stores/dynamo';
-import { ListingsInFlight, TooManyListingsError } from '../../lib/stores/listings-in-flight';
+import { MAX_ATTEMPTS } from '../../lib/stores/dynamo';
+import { TooManyListingsError, type ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import { documentClient } from '../../lib/root/wiring';
 import { isConditionFailure } from '../../lib/stores/conditional';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 
 let tables: TestTables;
+/** Leases on a client with no fault. */
+let listings: ListingsInFlight;
 const clock = testClock();
 const cap = LISTINGS_IN_FLIGHT.free;
 
 beforeAll(async () => {
   tables = await createTestTables();
+  listings = tables.stores({ now: clock.now }).listings;
 });
 afterAll(() => tables.drop());
 
@@ -24,10 +28,10 @@ afterAll(() => tables.drop());
  * kept, to be applied later by `land()`, as DynamoDB applies a request it received late.
  */
 function lateLeases(late: number) {
-  const client = createDynamoClient({ endpoint: tables.endpoint });
+  const stores = tables.stores({ now: clock.now });
   // Marshalled already: the document client converts its input before this step.
   const held: PutItemCommandInput[] = [];
-  client.middlewareStack.add(
+  documentClient(stores.wiring).middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName === 'PutItemCommand' && held.length < late) {
         held.push(structuredClone(args.input) as PutItemCommandInput);
@@ -38,56 +42,44 @@ function lateLeases(late: number) {
     // Inside the retry loop: each attempt passes here.
     { step: 'finalizeRequest', name: 'lateLeaseWrites', priority: 'low' },
   );
-  const doc = createDocumentClient(client);
   return {
-    listings: new ListingsInFlight(doc, tables.names.rateLimits, clock.now),
+    listings: stores.listings,
     held,
     /** Applies the held attempts now, as DynamoDB would, whatever their outcome. */
     land: async () => {
       for (const input of held) {
-        await client.send(new PutItemCommand(input)).catch((error: unknown) => {
+        await tables.client.send(new PutItemCommand(input)).catch((error: unknown) => {
           if (!isConditionFailure(error)) throw error;
         });
       }
     },
-    close: () => client.destroy(),
   };
 }
 
 /** No slot of the key is held, and a listing takes one at once. */
 async function expectListsAgain(keyId: string): Promise<void> {
-  const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
   expect(await listings.held(keyId, cap)).toBe(0);
   await (await listings.acquire(keyId, cap)).release();
 }
 
 test('a first attempt applied after its retry served the listing does not take the freed slot', async () => {
   const late = lateLeases(1);
-  try {
-    const lease = await late.listings.acquire('key_late_lease', cap);
-    expect(late.held).toHaveLength(1);
-    await lease.release();
-    await late.land();
-    // The key lists again right after its first listing ended.
-    await expectListsAgain('key_late_lease');
-  } finally {
-    late.close();
-  }
+  const lease = await late.listings.acquire('key_late_lease', cap);
+  expect(late.held).toHaveLength(1);
+  await lease.release();
+  await late.land();
+  // The key lists again right after its first listing ended.
+  await expectListsAgain('key_late_lease');
 });
 
 test('a listing whose every attempt was late is refused, and its attempts landing later take no slot', async () => {
   const late = lateLeases(MAX_ATTEMPTS);
-  try {
-    await expect(late.listings.acquire('key_all_late', cap)).rejects.toThrow('attempt timed out');
-    await late.land();
-    await expectListsAgain('key_all_late');
-  } finally {
-    late.close();
-  }
+  await expect(late.listings.acquire('key_all_late', cap)).rejects.toThrow('attempt timed out');
+  await late.land();
+  await expectListsAgain('key_all_late');
 });
 
 test('a freed slot is free for other listings, and a held one still refuses them', async () => {
-  const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
   // Every slot of the key held, one after the other.
   const held = [];
   for (let n = 0; n < cap; n++) held.push(await listings.acquire('key_reuse', cap));

@@ -3,32 +3,33 @@
 // flight (exact under concurrency, every slot given back however the listing ends).
 
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
 import { makeListOrdersHandler, type OrdersHandlerDeps } from '../../lib/edge/orders-handlers';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { UNCOMPRESSED_LISTING_MAX_ORDERS } from '../../lib/core/orders/listing-size';
 import { LISTING_DEADLINE_MARGIN_MS } from '../../lib/edge/listing-run';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
 import {
   LEASE_EXPIRY_MARGIN_SECONDS,
-  ListingsInFlight,
   TooManyListingsError,
+  type ListingsInFlight,
 } from '../../lib/stores/listings-in-flight';
+import { documentClient } from '../../lib/root/wiring';
 import { LISTINGS_IN_FLIGHT, type PlanName } from '../../lib/contract/plans';
 import { FUNCTIONS } from '../../lib/contract/deployment';
 import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { testClock } from '../support/local-stack';
 import { failingAfterPages } from '../support/list-route';
+import { ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 let tables: TestTables;
 let orders: OrdersRepository;
+let limiter: RateLimiter;
 let listings: ListingsInFlight;
 const clock = testClock();
 const ORDERS: Order[] = Array.from({ length: 120 }, (_, i) => ({ id: String(i + 1), status: 'pending' }));
@@ -36,9 +37,8 @@ const ORDERS: Order[] = Array.from({ length: 120 }, (_, i) => ({ id: String(i + 
 beforeAll(async () => {
   installLocalLambdaRuntime();
   tables = await createTestTables();
-  orders = new OrdersRepository(tables.doc, tables.names.orders);
-  listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
-  await orders.putMany(ORDERS);
+  ({ orders, limiter, listings } = tables.stores({ now: clock.now }));
+  await tables.stores().seeding.putMany(ORDERS);
 });
 afterAll(() => tables.drop());
 
@@ -64,7 +64,7 @@ function listEvent(
 function handlerWith(deps: Partial<OrdersHandlerDeps> = {}) {
   return makeListOrdersHandler({
     orders,
-    limiter: new RateLimiter(tables.doc, tables.names.rateLimits, clock.now),
+    limiter,
     listings,
     scan: { segments: 1, pageSize: 25 },
     ...deps,
@@ -75,18 +75,14 @@ const list = (handler: ReturnType<typeof handlerWith>, event: APIGatewayProxyEve
   invokeStreamedToResponse(handler, event, lambdaContext('list-orders'));
 
 /**
- * The embedded server's own client, with a count of the Scans it sends and the item count its
- * DescribeTable reports set to `itemCount`: the embedded server never updates ItemCount (DynamoDB
- * refreshes it about every six hours), so the count of a large store is given here.
+ * The orders store on a wiring of its own, its client counting the Scans it sends and setting the
+ * item count its DescribeTable reports to `itemCount`: the embedded server never updates ItemCount
+ * (DynamoDB refreshes it about every six hours), so the count of a large store is given here.
  */
-function instrumentedOrders(itemCount: number): {
-  repo: OrdersRepository;
-  scans: () => number;
-  client: DynamoDBClient;
-} {
-  const client = createDynamoClient({ endpoint: tables.endpoint });
+function instrumentedOrders(itemCount: number): { repo: OrdersRepository; scans: () => number } {
+  const { orders: repo, wiring } = tables.stores({ now: clock.now });
   let scans = 0;
-  client.middlewareStack.add(
+  documentClient(wiring).middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName === 'ScanCommand') scans++;
       const result = await next(args);
@@ -96,43 +92,35 @@ function instrumentedOrders(itemCount: number): {
     },
     { step: 'initialize', name: 'countScansAndSizeTable' },
   );
-  return { repo: new OrdersRepository(createDocumentClient(client), tables.names.orders), scans: () => scans, client };
+  return { repo, scans: () => scans };
 }
 
 describe('an uncompressed listing of a store too large for one response', () => {
   test('is refused with 406 before any Scan, telling the client to send Accept-Encoding: gzip', async () => {
-    const { repo, scans, client } = instrumentedOrders(UNCOMPRESSED_LISTING_MAX_ORDERS);
-    try {
-      const handler = handlerWith({ orders: repo });
-      const { event, keyId } = listEvent('pro', { 'Accept-Encoding': 'identity' });
-      const response = await list(handler, event);
-      expect(response.statusCode).toBe(406);
-      const body = JSON.parse(response.body) as { code: string; message: string; status: number };
-      expect(body).toEqual({ code: 'LISTING_TOO_LARGE_UNCOMPRESSED', message: expect.any(String), status: 406 });
-      expect(body.message).toContain('Accept-Encoding: gzip');
-      expect(response.headers['X-RateLimit-Limit']).toBe(String(CALLER_LIMITS.perMinute));
-      expect(scans()).toBe(0);
-      expect(await listings.held(keyId, LISTINGS_IN_FLIGHT.pro)).toBe(0);
+    const { repo, scans } = instrumentedOrders(UNCOMPRESSED_LISTING_MAX_ORDERS);
+    const handler = handlerWith({ orders: repo });
+    const { event, keyId } = listEvent('pro', { 'Accept-Encoding': 'identity' });
+    const response = await list(handler, event);
+    expect(response.statusCode).toBe(406);
+    const body = JSON.parse(response.body) as { code: string; message: string; status: number };
+    expect(body).toEqual({ code: 'LISTING_TOO_LARGE_UNCOMPRESSED', message: expect.any(String), status: 406 });
+    expect(body.message).toContain('Accept-Encoding: gzip');
+    expect(response.headers['X-RateLimit-Limit']).toBe(String(CALLER_LIMITS.perMinute));
+    expect(scans()).toBe(0);
+    expect(await listings.held(keyId, LISTINGS_IN_FLIGHT.pro)).toBe(0);
 
-      // The same store is listed to a client that accepts gzip: the Scans do run.
-      const gzip = await list(handler, listEvent('pro', { 'Accept-Encoding': 'gzip' }).event);
-      expect(gzip.statusCode).toBe(200);
-      expect(gzip.headers['Content-Encoding']).toBe('gzip');
-      expect(scans()).toBeGreaterThan(0);
-    } finally {
-      client.destroy();
-    }
+    // The same store is listed to a client that accepts gzip: the Scans do run.
+    const gzip = await list(handler, listEvent('pro', { 'Accept-Encoding': 'gzip' }).event);
+    expect(gzip.statusCode).toBe(200);
+    expect(gzip.headers['Content-Encoding']).toBe('gzip');
+    expect(scans()).toBeGreaterThan(0);
   });
 
   test('a store just under the limit is still listed uncompressed', async () => {
-    const { repo, client } = instrumentedOrders(UNCOMPRESSED_LISTING_MAX_ORDERS - 1);
-    try {
-      const response = await list(handlerWith({ orders: repo }), listEvent('pro').event);
-      expect(response.statusCode).toBe(200);
-      expect(JSON.parse(response.body)).toHaveLength(ORDERS.length);
-    } finally {
-      client.destroy();
-    }
+    const { repo } = instrumentedOrders(UNCOMPRESSED_LISTING_MAX_ORDERS - 1);
+    const response = await list(handlerWith({ orders: repo }), listEvent('pro').event);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toHaveLength(ORDERS.length);
   });
 });
 
@@ -162,11 +150,11 @@ describe('the per-key cap on listings in flight', () => {
     let started = 0;
     const gated: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      async *scanPages() {
+      async *listingPages() {
         started++;
-        yield [{ id: '1', status: 'pending' as const }];
+        yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
         await gate;
-        yield [{ id: '2', status: 'pending' as const }];
+        yield ordersJsonPage([{ id: '2', status: 'pending' as const }]);
       },
     };
     const handler = handlerWith({ orders: gated });
@@ -218,7 +206,7 @@ describe('the per-key cap on listings in flight', () => {
     const { event, keyId } = listEvent('free');
     const broken: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      scanPages: () => {
+      listingPages: () => {
         throw new TypeError('broken before the first byte');
       },
     };
@@ -232,8 +220,8 @@ describe('the per-key cap on listings in flight', () => {
     const isStuck = new Promise<void>((resolve) => (stuckAt = resolve));
     const stuck: OrdersHandlerDeps['orders'] = {
       cancel: async () => undefined,
-      async *scanPages() {
-        yield [{ id: '1', status: 'pending' as const }];
+      async *listingPages() {
+        yield ordersJsonPage([{ id: '1', status: 'pending' as const }]);
         stuckAt();
         await new Promise<never>(() => undefined);
       },
@@ -275,9 +263,10 @@ describe('the per-key cap on listings in flight', () => {
   });
 
   test('a lease write whose reply is lost is answered with the error, and the slot it took is freed', async () => {
-    // Fault injection: the PutItem reaches the table, its reply does not reach the caller.
-    const client = createDynamoClient({ endpoint: tables.endpoint, maxAttempts: 1 });
-    client.middlewareStack.add(
+    // Fault injection: the PutItem reaches the table, its reply does not reach the caller (after
+    // the SDK's attempts, which the fault sits outside of).
+    const { listings: lossy, wiring } = tables.stores({ now: clock.now });
+    documentClient(wiring).middlewareStack.add(
       (next, context) => async (args) => {
         const result = await next(args);
         if (context.commandName === 'PutItemCommand')
@@ -286,12 +275,7 @@ describe('the per-key cap on listings in flight', () => {
       },
       { step: 'initialize', name: 'loseLeaseReplies' },
     );
-    try {
-      const lossy = new ListingsInFlight(createDocumentClient(client), tables.names.rateLimits, clock.now);
-      await expect(lossy.acquire('key_lost_reply', 1)).rejects.toThrow('reply lost');
-      expect(await listings.held('key_lost_reply', 1)).toBe(0);
-    } finally {
-      client.destroy();
-    }
+    await expect(lossy.acquire('key_lost_reply', 1)).rejects.toThrow('reply lost');
+    expect(await listings.held('key_lost_reply', 1)).toBe(0);
   });
 });

@@ -6,7 +6,6 @@ import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
 import { stageListingsCap } from '../../lib/contract/deployment';
 import {
   LEASE_EXPIRY_MARGIN_SECONDS,
-  ListingsInFlight,
   STAGE_HOLDER,
   StageListingsFullError,
   TooManyListingsError,
@@ -27,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => tables.drop());
 
-const stageOf = (cap = STAGE_CAP) => new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now, cap);
+const stageOf = (cap = STAGE_CAP) => tables.stores({ now: clock.now, stageListingsCap: cap }).listings;
 
 test('the cap sits below the reservation, so a refused listing still has an execution to answer in', () => {
   for (const reserved of [1, 2, 5, 50, 900]) {
@@ -65,7 +64,7 @@ test("a key refused for its own cap gives the stage's slot back", async () => {
 });
 
 test("TOO_MANY_LISTINGS' Retry-After runs out when the first lease of the key expires", async () => {
-  const listings = new ListingsInFlight(tables.doc, tables.names.rateLimits, clock.now);
+  const { listings } = tables.stores({ now: clock.now });
   const key = newKey();
   const holdMs = 120_000;
   const lease = await listings.acquire(key, LISTINGS_IN_FLIGHT.free, holdMs);

@@ -17,8 +17,7 @@ import {
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { ORDER_INDEXES, tableNamesWithPrefix, type IndexSpec } from '../../lib/contract/tables';
 import { createTables } from '../../tools/local/create-tables';
-import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
-import type { HeldWrite } from '../../tools/local/write-holds';
+import { startEmbeddedDynamo, type HeldWrite } from '../../tools/local/embedded-dynamo';
 import { startLaggingTables, type LaggingTables } from '../support/lagging-dynamo';
 import { startLocalStack } from '../support/local-stack';
 

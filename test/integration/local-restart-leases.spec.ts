@@ -5,10 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { LISTINGS_IN_FLIGHT } from '../../lib/contract/plans';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
-import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
 import { startLocalStack } from '../../tools/local/serve';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
+import { storesOn } from '../support/stores';
 
 const cap = LISTINGS_IN_FLIGHT.free;
 let dataDir: string;
@@ -20,11 +19,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const options = () => ({ host: '127.0.0.1', port: 0, dynamodbPort: 0, dataDir, demo: false, quiet: true });
 
 async function leasesOn(endpoint: string) {
-  const client = createDynamoClient({ endpoint });
-  return {
-    listings: new ListingsInFlight(createDocumentClient(client), LOCAL_TABLES.rateLimits),
-    close: () => client.destroy(),
-  };
+  const made = storesOn({ endpoint, names: LOCAL_TABLES });
+  return { listings: made.stores().listings, close: made.close };
 }
 
 test('a restarted stack frees the slots its killed predecessor left taken', async () => {

@@ -6,10 +6,8 @@ import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { createApiKey } from '../../lib/stores/key-service';
 import type { OrdersRepository } from '../../lib/stores/orders';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { makeAuthorizerHandler } from '../../lib/edge/authorizer-handler';
 import {
   AUTHORIZER_FAILED_MESSAGE,
@@ -41,7 +39,7 @@ beforeEach(() => {
 afterEach(() => output.restore());
 
 test('authorizer and handler logs are JSON with request ids, and never carry the key', async () => {
-  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  const { keys, limiter } = tables.stores();
   const { key, record } = await createApiKey(keys, { plan: 'free' });
   const authorizer = makeAuthorizerHandler({ keys });
   await authorizer(
@@ -63,11 +61,11 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
     cancel: async () => {
       throw new Error('boom');
     },
-    scanPages: () => [],
+    listingPages: () => [],
   } as unknown as OrdersRepository;
   const handler = makeCancelOrderHandler({
     orders: failing,
-    limiter: new RateLimiter(tables.doc, tables.names.rateLimits),
+    limiter,
   });
   const event = buildProxyEvent({
     route: routeByOperation('cancelOrder'),
@@ -102,7 +100,8 @@ test('authorizer and handler logs are JSON with request ids, and never carry the
 });
 
 test("the authorizer's failure line names the version that ran, which the rollback alarm counts by", async () => {
-  const authorizer = makeAuthorizerHandler({ keys: new ApiKeysRepository(tables.doc, 'no-such-table') });
+  const unreadable = tables.stores({ tables: { ...tables.names, apiKeys: 'no-such-table' } }).keys;
+  const authorizer = makeAuthorizerHandler({ keys: unreadable });
   const ctx = { ...context('authorizer', 'auth-req-fail'), functionVersion: '42' };
   await expect(
     authorizer(
@@ -120,7 +119,7 @@ test("the authorizer's failure line names the version that ran, which the rollba
 });
 
 test("each of the authorizer's decisions is one line naming the version that made it, which the refusal-rate rollback alarm counts by", async () => {
-  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  const { keys } = tables.stores();
   const { key } = await createApiKey(keys, { plan: 'free' });
   const authorizer = makeAuthorizerHandler({ keys });
   const methodArn = 'arn:aws:execute-api:r:a:api/v1/GET/x';
@@ -139,7 +138,7 @@ test("each of the authorizer's decisions is one line naming the version that mad
 });
 
 test("the release hook's checks are judged as any key is, but logged apart from callers' decisions", async () => {
-  const keys = new ApiKeysRepository(tables.doc, tables.names.apiKeys);
+  const { keys } = tables.stores();
   const { key } = await createApiKey(keys, { plan: 'free', scope: 'read', releaseCanary: true });
   const authorizer = makeAuthorizerHandler({ keys });
   const ctx = { ...context('authorizer', 'auth-req-hook'), functionVersion: '44' };

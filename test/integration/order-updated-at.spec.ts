@@ -15,7 +15,7 @@ let repo: OrdersRepository;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now });
+  repo = tables.stores({ now: clock.now }).orders;
 });
 afterAll(() => tables.drop());
 
@@ -73,7 +73,7 @@ test('two changes in one millisecond: the second is stamped one millisecond afte
 });
 
 test('a writer whose clock is a minute ahead cannot hide a later change: the next stamp follows its stamp', async () => {
-  const ahead = new OrdersRepository(tables.doc, tables.names.orders, { clock: () => clock.now() + 60_000 });
+  const ahead = tables.stores({ now: () => clock.now() + 60_000 }).orders;
   await ahead.create({ id: '31', status: 'pending' });
   await repo.ship('31');
   await expectStamped('31', 'shipped', clock.now() + 60_001);
@@ -99,6 +99,7 @@ function unansweredOnce(mode: 'landed' | 'held') {
       };
     },
   });
+  // Built by hand on purpose: its writer is that stand-in client, which no wiring gives.
   return { repo: new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now, writer }), held };
 }
 

@@ -1,4 +1,4 @@
-import { OrdersRepository, segmentsForItemCount } from '../../lib/stores/orders';
+import { segmentsForItemCount, type OrdersRepository } from '../../lib/stores/orders';
 import { OrderAlreadyShippedError, OrderNotFoundError, OrderNotPendingError } from '../../lib/core/orders/order-errors';
 import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -8,16 +8,21 @@ let repo: OrdersRepository;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new OrdersRepository(tables.doc, tables.names.orders);
+  repo = tables.stores().orders;
 });
 afterAll(() => tables.drop());
 
 const INT64_MAX = '9223372036854775807';
 
-async function all(segments = 1): Promise<Order[]> {
-  const out: Order[] = [];
-  for await (const page of repo.scanPages({ segments, pageSize: 7 })) out.push(...page);
-  return out;
+/** The ids the listing's pages hold, from their JSON (ids as digits: no int64 passes a JS number). */
+async function listedIds(segments = 1): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of repo.listingPages({ segments, pageSize: 7 })) {
+    const found = [...page.json.toString().matchAll(/\{"id":(-?\d+)/g)].map((match) => match[1] ?? '');
+    expect(found).toHaveLength(page.orders);
+    ids.push(...found);
+  }
+  return ids;
 }
 
 test('stores and reads int64 ids without losing a digit', async () => {
@@ -72,13 +77,13 @@ test('create never overwrites an existing order', async () => {
   expect((await repo.get('300'))?.status).toBe('shipped');
 });
 
-test('scanPages follows every page, sequentially and with parallel segments', async () => {
+test('listingPages follows every page, sequentially and with parallel segments', async () => {
   const many: Order[] = Array.from({ length: 60 }, (_, i) => ({ id: String(1000 + i), status: 'pending' }));
   await repo.putMany(many);
-  const ids = (await all()).map((o) => o.id);
+  const ids = await listedIds();
   expect(new Set(ids).size).toBe(ids.length);
   for (const o of many) expect(ids).toContain(o.id);
-  const parallel = (await all(4)).map((o) => o.id).sort();
+  const parallel = (await listedIds(4)).sort();
   expect(parallel).toEqual([...ids].sort());
 });
 
@@ -92,7 +97,7 @@ describe('sizing the parallel scan to the table', () => {
   test('reads the item count from the table, then answers from its cache for an hour', async () => {
     const extra = await createTestTables();
     let now = Date.UTC(2026, 10, 22);
-    const sized = new OrdersRepository(extra.doc, extra.names.orders, { clock: () => now });
+    const sized = extra.stores({ now: () => now }).orders;
     await sized.putMany([{ id: '1', status: 'pending' }]);
     expect(await sized.suggestedSegments()).toBe(1);
     await extra.drop();

@@ -66,7 +66,7 @@ const BURST_TIMEOUT_MS = 120_000;
 describe.each(SERVER_BEHAVIOURS)('on %s', (behaviour) => {
   let under: ReturnType<typeof limiterOn>;
   beforeAll(() => {
-    under = limiterOn(behaviour, tables.endpoint, tables.names.rateLimits, clock);
+    under = limiterOn(behaviour, tables, clock);
   });
   afterAll(() => under.doc.destroy());
   beforeEach(() => {

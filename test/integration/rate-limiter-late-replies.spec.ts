@@ -10,7 +10,8 @@ import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynam
 import { RateLimiter } from '../../lib/stores/rate-limiter';
 import type { Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
-import { lateReplies, limiterDocumentClient, type AppliedCall, type LateReply } from '../support/limiter-clients';
+import { counterClient } from '../../lib/root/wiring';
+import { lateReplies, type AppliedCall, type LateReply } from '../support/limiter-clients';
 
 let tables: TestTables;
 /** Reads the limiter items past the faults. */
@@ -22,18 +23,17 @@ const DAY_MS = 86_400_000;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  checker = new RateLimiter(tables.doc, tables.names.rateLimits, clock);
+  checker = tables.stores({ now: clock }).limiter;
 });
 afterAll(async () => {
   for (const doc of clients) doc.destroy();
   await tables.drop();
 });
 
-/** A limiter on `doc`, its calls picked for faults by `pick`. */
-function limiterWithFaults(doc: DynamoDBDocumentClient, pick: Parameters<typeof lateReplies>[1]) {
-  clients.push(doc);
-  const faults = lateReplies(doc, pick);
-  return { limiter: new RateLimiter(doc, tables.names.rateLimits, clock), faults };
+/** The root's limiter, on its own client (no retries, a patient timeout), its calls picked for faults by `pick`. */
+function limiterWithFaults(pick: Parameters<typeof lateReplies>[1]) {
+  const { limiter, wiring } = tables.stores({ now: clock, requestTimeoutMs: 60_000 });
+  return { limiter, faults: lateReplies(counterClient(wiring), pick) };
 }
 
 /** A lost reply of an admitting write used up a slot: its answer held the new day count. */
@@ -88,7 +88,7 @@ const pattern = (n: number): LateReply | undefined =>
         : undefined;
 
 test('over many windows with lost and late replies, no limit is exceeded and the count is served + slots used by lost replies', async () => {
-  const { limiter, faults } = limiterWithFaults(limiterDocumentClient(tables.endpoint), pattern);
+  const { limiter, faults } = limiterWithFaults(pattern);
   const days = await manyWindows(limiter, () => faults.lost);
   for (const day of days) {
     const requests = day.minutes.flat();
@@ -105,9 +105,12 @@ test('over many windows with lost and late replies, no limit is exceeded and the
 });
 
 test('the same faults against a client that retries: a request uses up more than its one slot, which is why the limiter sends without retries', async () => {
+  // Built by hand on purpose: a limiter on a retrying client, which the composition root never gives it.
   const retrying = createDocumentClient(createDynamoClient({ endpoint: tables.endpoint, requestTimeoutMs: 60_000 }));
+  clients.push(retrying);
   // Only first attempts are faulted, as a passing network fault would hit one attempt.
-  const { limiter, faults } = limiterWithFaults(retrying, (n, attempt) => (attempt === 1 ? pattern(n) : undefined));
+  const faults = lateReplies(retrying, (n, attempt) => (attempt === 1 ? pattern(n) : undefined));
+  const limiter = new RateLimiter(retrying, tables.names.rateLimits, clock);
   const days = await manyWindows(limiter, () => faults.lost);
   const requests = days.flatMap((d) => d.minutes.flat());
   expect(requests.some((r) => r.slotsLost > 1 || (r.slotsLost > 0 && r.outcome !== 'failed'))).toBe(true);

@@ -6,27 +6,23 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildProxyEvent, lambdaContext } from '../../tools/local/proxy-event';
 import { invokeStreamedToResponse } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
-import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { ON_DYNAMODB } from '../../lib/stores/conditional';
+import { counterClient, documentClient } from '../../lib/root/wiring';
 import { routeByOperation } from '../../lib/contract/routes';
 import { makeCancelOrderHandler, makeListOrdersHandler } from '../../lib/edge/orders-handlers';
-import { OrdersRepository } from '../../lib/stores/orders';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
-import { ListingsInFlight } from '../../lib/stores/listings-in-flight';
+import type { OrdersRepository } from '../../lib/stores/orders';
+import type { RateLimiter } from '../../lib/stores/rate-limiter';
+import type { ListingsInFlight } from '../../lib/stores/listings-in-flight';
 import { BAN, type Limits } from '../../lib/contract/plans';
 import { createTestTables, type TestTables } from '../support/dynamo';
-import {
-  limiterDocumentClient,
-  logCalls,
-  returnItemOnConditionFailure,
-  type LoggedCall,
-} from '../support/limiter-clients';
+import { logCalls, returnItemOnConditionFailure, type LoggedCall } from '../support/limiter-clients';
 
 let tables: TestTables;
 let docs: DynamoDBDocumentClient[];
 let log: ReturnType<typeof logCalls>;
 let limiter: RateLimiter;
 let orders: OrdersRepository;
+let listings: ListingsInFlight;
 /** The same, on the embedded server as it is: no item with a failed condition. */
 let embeddedLimiter: RateLimiter;
 let embeddedOrders: OrdersRepository;
@@ -36,24 +32,21 @@ const clock = () => nowMs;
 beforeAll(async () => {
   installLocalLambdaRuntime();
   tables = await createTestTables();
-  const counters = limiterDocumentClient(tables.endpoint);
-  const doc = createDocumentClient(createDynamoClient({ endpoint: tables.endpoint }));
-  const embeddedCounters = limiterDocumentClient(tables.endpoint);
-  const embeddedDoc = createDocumentClient(createDynamoClient({ endpoint: tables.endpoint }));
-  docs = [counters, doc, embeddedCounters, embeddedDoc];
+  // The root's stores on two wirings, each with its clients logged (a patient timeout: hundreds of
+  // calls may queue in the one embedded server process): one told the server answers as DynamoDB.
+  const patient = { now: clock, requestTimeoutMs: 60_000 };
+  const asDynamo = tables.stores({ ...patient, conditionFailures: ON_DYNAMODB });
+  const embedded = tables.stores(patient);
+  const [counters, doc] = [counterClient(asDynamo.wiring), documentClient(asDynamo.wiring)];
+  docs = [counters, doc, counterClient(embedded.wiring), documentClient(embedded.wiring)];
   log = logCalls(...docs);
   returnItemOnConditionFailure(counters, tables.endpoint);
   returnItemOnConditionFailure(doc, tables.endpoint);
-  limiter = new RateLimiter(counters, tables.names.rateLimits, clock, ON_DYNAMODB);
-  orders = new OrdersRepository(doc, tables.names.orders, { clock, conditionFailures: ON_DYNAMODB });
-  embeddedLimiter = new RateLimiter(embeddedCounters, tables.names.rateLimits, clock);
-  embeddedOrders = new OrdersRepository(embeddedDoc, tables.names.orders, { clock });
+  ({ limiter, orders, listings } = asDynamo);
+  ({ limiter: embeddedLimiter, orders: embeddedOrders } = embedded);
   await orders.putMany(Array.from({ length: 10 }, (_, i) => ({ id: String(i + 1), status: 'pending' as const })));
 });
-afterAll(async () => {
-  for (const doc of docs) doc.destroy();
-  await tables.drop();
-});
+afterAll(() => tables.drop());
 beforeEach(() => log.take());
 
 /** `UpdateItem(rateLimits)`, … : each call with the table it went to. */
@@ -168,21 +161,28 @@ describe('the routes', () => {
   });
 
   // The slot is freed by a release mark (a PutItem), not deleted: lib/stores/listings-in-flight.ts.
-  test('list: one limiter write, the item count (at most hourly), a slot taken, the scan, the slot freed', async () => {
+  // An uncompressed listing reads the store's recent growth too (one BatchGetItem: listing-limits.md).
+  test('list: one limiter write, the item count (at most hourly) and the growth, a slot taken, the scan, the slot freed', async () => {
     const key = await warmKey(limits);
-    const listings = new ListingsInFlight(docs[1] as DynamoDBDocumentClient, tables.names.rateLimits, clock);
     const handler = makeListOrdersHandler({ orders, limiter, listings, scan: { segments: 1 } });
     const result = await invokeStreamedToResponse(handler, event(key), lambdaContext('list-orders'));
     expect(result.statusCode).toBe(200);
     expect(sequence(log.take())).toEqual([
       LIMITER_WRITE,
       'DescribeTable(orders)',
+      'BatchGetItem(rateLimits)',
       'PutItem(rateLimits)',
       'Scan(orders)',
       'PutItem(rateLimits)',
     ]);
     // The item count is cached per container: the next listing reads none.
     await invokeStreamedToResponse(handler, event(key), lambdaContext('list-orders'));
-    expect(sequence(log.take())).toEqual([LIMITER_WRITE, 'PutItem(rateLimits)', 'Scan(orders)', 'PutItem(rateLimits)']);
+    expect(sequence(log.take())).toEqual([
+      LIMITER_WRITE,
+      'BatchGetItem(rateLimits)',
+      'PutItem(rateLimits)',
+      'Scan(orders)',
+      'PutItem(rateLimits)',
+    ]);
   });
 });

@@ -8,6 +8,7 @@ runSpec('handlers', () => require('./handlers.spec'));
 runSpec('order-updated-at', () => require('./order-updated-at.spec'));
 runSpec('sync-watch', () => require('./sync-watch.spec'));
 runSpec('change-stream', () => require('./change-stream.spec'));
+runSpec('index-canary', () => require('./index-canary.spec'));
 runSpec('orders-repository', () => require('./orders-repository.spec'));
 runSpec('call-deadlines', () => require('./call-deadlines.spec'));
 runSpec('writer-timeouts', () => require('./writer-timeouts.spec'));

@@ -13,8 +13,6 @@ import { routeByOperation } from '../../lib/contract/routes';
 import { callerContext } from '../../lib/core/access/caller';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { makeListOrdersHandler } from '../../lib/edge/orders-handlers';
-import { OrdersRepository } from '../../lib/stores/orders';
-import { RateLimiter } from '../../lib/stores/rate-limiter';
 import { GROWTH_WINDOW_HOURS, StoreGrowth } from '../../lib/stores/store-growth';
 import type { Order } from '../../lib/contract/order';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -47,11 +45,12 @@ const orders = (from: number, count: number): Order[] =>
   Array.from({ length: count }, (_, i) => ({ id: String(from + i), status: 'pending' }));
 
 test('a large import changes the refusal at once; re-imported orders add nothing', async () => {
+  // The root's orders store counts its own growth; `growth` reads the same counters.
+  const { orders: repo, limiter } = tables.stores({ now: clock.now });
   const growth = new StoreGrowth(tables.doc, tables.names.rateLimits, clock.now);
-  const repo = new OrdersRepository(tables.doc, tables.names.orders, { clock: clock.now, growth });
   const handler = makeListOrdersHandler({
     orders: repo,
-    limiter: new RateLimiter(tables.doc, tables.names.rateLimits, clock.now),
+    limiter,
     uncompressedMaxOrders: MAX_ORDERS,
     scan: { segments: 1, pageSize: 100 },
   });
@@ -83,6 +82,7 @@ test('a large import changes the refusal at once; re-imported orders add nothing
 describe('the counters', () => {
   const docs: DynamoDBDocumentClient[] = [];
   afterAll(() => docs.forEach((doc) => doc.destroy()));
+  /** Built by hand on purpose: the counters alone, on a logged client of their own. */
   function counting() {
     const doc = createDocumentClient(createDynamoClient({ endpoint: tables.endpoint }));
     docs.push(doc);

@@ -9,9 +9,8 @@ import { syncAttributes } from '../../lib/core/sync/keys';
 import { landingAllowanceMs } from '../../lib/core/sync/lateness';
 import { makeSyncWatchHandler, watchBatch } from '../../lib/edge/sync-watch-handler';
 import { syncWatchHandler } from '../../lib/root/handlers';
-import { storesFor, type Stores } from '../../lib/root/stores';
+import type { Stores } from '../../lib/root/stores';
 import { watchBoundsOf, type Wiring } from '../../lib/root/wiring';
-import { OrdersRepository } from '../../lib/stores/orders';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { startLaggingTables, type LaggingTables } from '../support/lagging-dynamo';
 import { testClock } from '../support/local-stack';
@@ -24,8 +23,7 @@ let records: DynamoDBRecord[];
 
 beforeEach(async () => {
   tables = await startLaggingTables({ stream: { now: clock.now } });
-  wiring = { endpoint: tables.endpoint, tables: tables.names, now: clock.now };
-  stores = storesFor(wiring);
+  ({ wiring, ...stores } = tables.stores({ now: clock.now }));
   records = [];
   tables.dynamo.stream?.subscribe(tables.names.orders, (r) => records.push(r.record));
 });
@@ -46,8 +44,7 @@ async function item(id: string): Promise<Record<string, unknown>> {
 }
 
 /** A writer whose clock is `behindMs` slow: its change lands that much after its stamp. */
-const writerBehind = (behindMs: number) =>
-  new OrdersRepository(tables.doc, tables.names.orders, { clock: () => clock.now() - behindMs });
+const writerBehind = (behindMs: number) => tables.stores({ now: () => clock.now() - behindMs }).orders;
 
 test('a change that landed late is re-stamped now, its index keys with it, and a repeat of the batch writes nothing', async () => {
   await writerBehind(LATE_MS()).create({ id: '7', status: 'pending' });

@@ -2,9 +2,8 @@
 // per endpoint and order, which refuses any older change once a later one was sent (whatever the
 // acknowledgement's write did), the acknowledged change that only rises, the deliveries log, and the
 // endpoint's failing state (failures, the one probe, healthy again).
-import { ON_EMBEDDED_SERVER } from '../../lib/stores/conditional';
-import { WebhookDeliveriesRepository } from '../../lib/stores/webhook-deliveries';
-import { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
+import type { WebhookDeliveriesRepository } from '../../lib/stores/webhook-deliveries';
+import type { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
 import { WEBHOOK_DELIVERY, type WebhookDeliveryAttempt } from '../../lib/contract/webhook-delivery';
 import { generateEndpointId } from '../../lib/core/webhooks/endpoint-ids';
 import { generateSigningSecret } from '../../lib/core/webhooks/signature';
@@ -20,8 +19,7 @@ const endpointId = 'whe_0123456789abcdef01234567';
 
 beforeAll(async () => {
   tables = await createTestTables();
-  deliveries = new WebhookDeliveriesRepository(tables.doc, tables.names.webhookDeliveries, ON_EMBEDDED_SERVER);
-  endpoints = new WebhookEndpointsRepository(tables.doc, tables.names.webhookEndpoints);
+  ({ webhookDeliveries: deliveries, webhookEndpoints: endpoints } = tables.stores());
 });
 afterAll(() => tables.drop());
 

@@ -3,8 +3,8 @@
 // fan-out reads (without secrets), and the delivery's disable.
 import {
   EnabledEndpointsCache,
-  WebhookEndpointsRepository,
   type EndpointRef,
+  type WebhookEndpointsRepository,
 } from '../../lib/stores/webhook-endpoints';
 
 import { TooManyWebhookEndpointsError } from '../../lib/core/webhooks/webhook-errors';
@@ -22,7 +22,7 @@ const AT = new Date('2026-12-01T09:00:00.000Z');
 
 beforeAll(async () => {
   tables = await createTestTables();
-  repo = new WebhookEndpointsRepository(tables.doc, tables.names.webhookEndpoints);
+  repo = tables.stores().webhookEndpoints;
 });
 afterAll(() => tables.drop());
 

@@ -14,8 +14,8 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../lib/contract/auth';
 import { FUNCTIONS } from '../../lib/contract/deployment';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { syncWatchHandler } from '../../lib/root/handlers';
-import { storesFor, type Stores } from '../../lib/root/stores';
-import { closeClients, counterClient, documentClient, landingMsOf, type Wiring } from '../../lib/root/wiring';
+import type { Stores } from '../../lib/root/stores';
+import { counterClient, documentClient, landingMsOf, type Wiring } from '../../lib/root/wiring';
 import { isDependencyFailure } from '../../lib/stores/dependency-failure';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import type { HeldWrite } from '../../tools/local/embedded-dynamo';
@@ -56,14 +56,11 @@ beforeAll(async () => {
     const id = record.dynamodb?.Keys?.['id']?.N;
     if (id !== undefined) streamed.set(id, record);
   });
-  wiring = {
-    endpoint: tables.endpoint,
-    tables: tables.names,
+  ({ wiring, ...stores } = tables.stores({
     now: time.now,
     timers: time.asTimers,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
-  };
-  stores = storesFor(wiring);
+  }));
   // Both of the wiring's clients: each call from its send to its answer or its cut.
   for (const client of [documentClient(wiring), counterClient(wiring)]) {
     client.middlewareStack.add(
@@ -89,10 +86,7 @@ beforeAll(async () => {
   // An order from before v2: no updatedAt, for the backfill.
   await tables.doc.send(new PutCommand({ TableName: tables.names.orders, Item: { id: 3n, status: 'pending' } }));
 });
-afterAll(async () => {
-  closeClients(wiring);
-  await tables.close();
-});
+afterAll(() => tables.close());
 
 const keyId = 'k-writer-timeouts';
 const WRITERS: [string, () => Promise<unknown>][] = [

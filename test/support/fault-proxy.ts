@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
   Agent,
-  createServer as createHttpServer,
+  createServer,
   request as httpRequest,
+  type IncomingHttpHeaders,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
+import { holdCalls, type HeldCall } from '../../tools/local/held-calls';
 
 /** One DynamoDB request as the proxy saw it on the wire. */
 export interface SeenCall {
@@ -18,7 +21,7 @@ export interface SeenCall {
   /** From `amz-sdk-request: attempt=N; max=M`. */
   attempt: number;
   maxAttempts: number;
-  /** Known when the proxy read the body (throttle mode). */
+  /** The table, when the request names one. */
   table?: string;
   /** Answered by the proxy with a throttling error rather than passed on. */
   throttled?: boolean;
@@ -38,7 +41,7 @@ export type FaultMode =
   | { kind: 'refuse' }
   /** Accepts and never answers, like a dropped route. */
   | { kind: 'blackhole' }
-  /** Holds each request chunk this long before passing it on. */
+  /** Holds each request this long before passing it on; one whose client gave up meanwhile never arrives. */
   | { kind: 'delay'; ms: number }
   /**
    * Passes each request on at once and holds its reply `ms(n)` ms (n: the reply's number, from 1),
@@ -81,20 +84,15 @@ export interface FaultProxy {
 
 const THROTTLE_TYPE = 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException';
 
-function header(text: string, name: string): string | undefined {
-  return new RegExp(`^${name}:[ \\t]*([^\\r\\n]*)`, 'im').exec(text)?.[1]?.trim();
-}
-
-/** The SDK request headers in a chunk of raw HTTP, when it starts a request. */
-export function sniffCall(text: string): SeenCall | undefined {
-  const target = header(text, 'x-amz-target');
-  if (!target) return undefined;
-  const retry = /attempt=(\d+);\s*max=(\d+)/.exec(header(text, 'amz-sdk-request') ?? '');
+/** The call as the SDK sent it: its attempt from `amz-sdk-request: attempt=N; max=M`. */
+function seenCall(call: HeldCall, headers: IncomingHttpHeaders): SeenCall {
+  const retry = /attempt=(\d+);\s*max=(\d+)/.exec(String(headers['amz-sdk-request'] ?? ''));
   return {
-    operation: target.replace(/^DynamoDB_\d+\./, ''),
-    invocationId: header(text, 'amz-sdk-invocation-id') ?? '',
+    operation: call.operation,
+    invocationId: String(headers['amz-sdk-invocation-id'] ?? ''),
     attempt: Number(retry?.[1] ?? 0),
     maxAttempts: Number(retry?.[2] ?? 0),
+    ...(call.table === undefined ? {} : { table: call.table }),
   };
 }
 
@@ -113,175 +111,110 @@ function writeThrottle(res: ServerResponse): void {
   res.end(body);
 }
 
-function tableOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { TableName?: unknown };
-    return typeof parsed.TableName === 'string' ? parsed.TableName : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** Settles `false` (dropped) once the call's client gives up: what the network does with a call it never delivers. */
+const untilAbandoned = (call: HeldCall): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (call.abandoned.aborted) resolve(false);
+    call.abandoned.addEventListener('abort', () => resolve(false));
+  });
 
 /**
- * A loopback TCP proxy in front of a DynamoDB-compatible server, to inject network faults into a
- * real client talking to the real embedded server. The mode is chosen per connection, and changing
- * it cuts every open connection: a fault breaks live sockets too, and the client's kept-alive
- * sockets must not slip past the new mode.
+ * A loopback proxy in front of a DynamoDB-compatible server, to inject faults into a real client
+ * talking to the real embedded server. Each call is held by the local stack's mechanism
+ * (tools/local/held-calls.ts: delayed, dropped, or answered with a throttling error here), then
+ * forwarded, its reply held when asked; refusing connections and going down are the socket's.
+ * Changing the mode cuts every open connection: a fault breaks live sockets too, and the client's
+ * kept-alive sockets must not slip past the new mode.
  */
 export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy> {
   let upstream = upstreamPort;
   let mode: FaultMode = { kind: 'pass' };
   let accepted = 0;
   let seen: SeenCall[] = [];
+  let replies = 0;
+  let atServer = 0;
   const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
   const forwardAgent = new Agent({ keepAlive: true });
 
-  const track = (socket: Socket): void => {
+  /** Passes the call on; in 'late replies' mode holds the reply, or cuts the connection at the timeout. */
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const late = mode.kind === 'late replies' ? mode : undefined;
+    let here = true;
+    atServer++;
+    const back = () => {
+      if (here) atServer--;
+      here = false;
+    };
+    const onward = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: upstream,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent: forwardAgent,
+      },
+      (answer) => {
+        back();
+        const reply = () => {
+          if (res.destroyed) return void answer.resume();
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        };
+        if (!late) return reply();
+        const ms = late.ms(++replies);
+        const sleep = late.sleep ?? ((wait: number) => sleepFor(wait));
+        const cut = late.timeoutMs !== undefined && ms > late.timeoutMs;
+        void sleep(cut ? (late.timeoutMs ?? 0) : ms).then(() => {
+          if (!cut) return reply();
+          // Cut at the client's timeout: the call stays applied, unanswered.
+          answer.resume();
+          res.destroy();
+        });
+      },
+    );
+    onward.on('error', () => {
+      back();
+      res.destroy();
+    });
+    // A client that hangs up drops the connection to the server too, as a network does: the server
+    // sees it gone (and applies the call all the same).
+    res.once('close', () => {
+      if (!res.writableFinished) onward.destroy();
+    });
+    req.pipe(onward);
+  };
+
+  /** The mode's hold of one call, recorded as the SDK sent it. */
+  const fault = (call: HeldCall, reply: ServerResponse): Promise<boolean> | undefined => {
+    const seenNow = seenCall(call, reply.req.headers);
+    seen.push(seenNow);
+    switch (mode.kind) {
+      case 'blackhole':
+        return untilAbandoned(call);
+      case 'delay':
+        return sleepFor(mode.ms, true, { signal: call.abandoned }).catch(() => false);
+      case 'throttle':
+        seenNow.throttled = !mode.only || mode.only({ operation: call.operation, table: call.table, body: call.body });
+        if (!seenNow.throttled) return undefined;
+        writeThrottle(reply);
+        return Promise.resolve(false);
+      default:
+        return undefined;
+    }
+  };
+
+  const server = createServer(forward);
+  holdCalls(server, fault);
+  // As the embedded server's: no keep-alive timer closing a pooled socket under a busy process.
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (socket: Socket) => {
+    accepted++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     // Resets are what this proxy is for; an unhandled socket error would crash the test worker.
     socket.on('error', () => socket.destroy());
-  };
-
-  const sniff = (socket: Socket): void => {
-    socket.on('data', (chunk: Buffer) => {
-      const call = sniffCall(chunk.toString('latin1'));
-      if (call) seen.push(call);
-    });
-  };
-
-  const pipeWithDelay = (from: Socket, to: Socket, ms: number): void => {
-    from.on('data', (chunk: Buffer) => {
-      if (ms <= 0) {
-        if (!to.write(chunk)) from.pause();
-        return;
-      }
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!to.destroyed) to.write(chunk);
-      }, ms);
-      timers.add(timer);
-    });
-    to.on('drain', () => from.resume());
-  };
-
-  let replies = 0;
-  let atServer = 0;
-  /**
-   * Each reply (a chunk starting with the status line; one call at a time per connection) held for
-   * its own delay, every chunk released in order after the ones before it.
-   */
-  const pipeLate = (
-    from: Socket,
-    to: Socket,
-    late: Extract<FaultMode, { kind: 'late replies' }>,
-    onReply: () => void,
-  ): void => {
-    let previous: Promise<void> = Promise.resolve();
-    let current: Promise<void> = Promise.resolve();
-    const sleep = late.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-    from.on('data', (chunk: Buffer) => {
-      if (chunk.subarray(0, 5).toString('latin1') === 'HTTP/') {
-        onReply();
-        const ms = late.ms(++replies);
-        const timedOut = late.timeoutMs !== undefined && ms > late.timeoutMs;
-        current = timedOut
-          ? sleep(late.timeoutMs ?? 0).then(() => {
-              to.destroy();
-            })
-          : sleep(ms);
-      }
-      const release = Promise.all([previous, current]).then(() => {
-        if (!to.destroyed) to.write(chunk);
-      });
-      previous = release;
-    });
-  };
-
-  const pass = (client: Socket, mode: Extract<FaultMode, { kind: 'delay' | 'pass' | 'late replies' }>): void => {
-    const onward = connect(upstream, '127.0.0.1');
-    track(onward);
-    client.on('close', () => onward.destroy());
-    onward.on('close', () => client.destroy());
-    pipeWithDelay(client, onward, mode.kind === 'delay' ? mode.ms : 0);
-    if (mode.kind === 'late replies') {
-      // One call at a time per connection: a call is at the server from its request to its reply.
-      let here = 0;
-      const settle = () => {
-        atServer -= here;
-        here = 0;
-      };
-      client.on('data', (chunk: Buffer) => {
-        if (!sniffCall(chunk.toString('latin1'))) return;
-        here++;
-        atServer++;
-      });
-      onward.on('close', settle);
-      pipeLate(onward, client, mode, settle);
-    } else pipeWithDelay(onward, client, 0);
-  };
-
-  /** Throttle mode speaks HTTP, so it can answer per request and pass the others on. */
-  const throttler = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      // Rebuilt as raw header text, so both paths read the SDK's headers with one parser.
-      const head = Object.entries(req.headers)
-        .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : (v ?? '')}`)
-        .join('\r\n');
-      const text = body.toString('utf8');
-      const table = tableOf(text);
-      const only = mode.kind === 'throttle' ? mode.only : undefined;
-      const call = sniffCall(head);
-      const throttled = !only || only({ operation: call?.operation ?? '', table, body: text });
-      if (call) seen.push({ ...call, ...(table === undefined ? {} : { table }), throttled });
-      if (throttled) {
-        writeThrottle(res);
-        return;
-      }
-      const onward = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: upstream,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          agent: forwardAgent,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      onward.on('error', () => res.destroy());
-      onward.end(body);
-    });
-  });
-
-  const server = createServer((client) => {
-    accepted++;
-    track(client);
-    const current = mode;
-    switch (current.kind) {
-      case 'refuse':
-        client.destroy();
-        return;
-      case 'blackhole':
-        sniff(client);
-        return;
-      case 'delay':
-      case 'pass':
-      case 'late replies':
-        sniff(client);
-        pass(client, current);
-        return;
-      case 'throttle':
-        throttler.emit('connection', client);
-        return;
-    }
+    if (mode.kind === 'refuse') socket.destroy();
   });
 
   const listen = (port: number) =>
@@ -294,8 +227,6 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     });
   const cutAll = (): void => {
     for (const socket of sockets) socket.destroy();
-    for (const timer of timers) clearTimeout(timer);
-    timers.clear();
   };
   const stopListening = () =>
     new Promise<void>((resolve) => {
@@ -329,7 +260,6 @@ export async function startFaultProxy(upstreamPort: number): Promise<FaultProxy>
     close: async () => {
       await stopListening();
       forwardAgent.destroy();
-      throttler.close();
     },
   };
 }

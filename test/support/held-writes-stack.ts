@@ -1,18 +1,17 @@
 // One request through a fresh local stack on a virtual clock (the functions' deadlines, the write
 // attempts' cuts, the limiter's timing), its DynamoDB's writes held on the same clock by the
-// embedded server and applied even after their client gave up (tools/local/write-holds.ts), and a
+// embedded server and applied even after their client gave up (tools/local/held-calls.ts), and a
 // log of when each write landed. Then the clock runs on past everything, so a test can see whether
 // any write landed after the answer (docs/design.md#a-503-is-not-followed-by-the-change).
 import type { AddressInfo } from 'node:net';
 import { PLAN_LIMITS } from '../../lib/contract/plans';
 import { SYNC_TIMING } from '../../lib/contract/sync';
 import type { TableId } from '../../lib/contract/tables';
-import { ApiKeysRepository } from '../../lib/stores/api-keys';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import { createApiKey } from '../../lib/stores/key-service';
-import { OrdersRepository } from '../../lib/stores/orders';
+import type { OrdersRepository } from '../../lib/stores/orders';
 import { createLocalApp } from '../../tools/local/app';
-import type { HeldWrite } from '../../tools/local/write-holds';
+import type { HeldWrite } from '../../tools/local/embedded-dynamo';
 import { startFaultProxy } from './fault-proxy';
 import { startLaggingTables } from './lagging-dynamo';
 import { rawRequest, type RawResponse } from './raw-http';
@@ -122,10 +121,10 @@ export async function requestWithHeldWrites(
   let arrived = 0;
   app.server.prependListener('request', () => arrived++);
   try {
-    const orders = new OrdersRepository(tables.doc, tables.names.orders);
+    const stores = tables.stores();
     const seededAt = new Date(HELD_START - 3_600_000).toISOString();
-    await orders.putMany([{ id: HELD_ORDER, status: 'pending', updatedAt: seededAt }]);
-    const { key } = await createApiKey(new ApiKeysRepository(tables.doc, tables.names.apiKeys), {
+    await stores.seeding.putMany([{ id: HELD_ORDER, status: 'pending', updatedAt: seededAt }]);
+    const { key } = await createApiKey(stores.keys, {
       plan: 'enterprise',
       limits: PLAN_LIMITS.pro,
     });
@@ -143,7 +142,7 @@ export async function requestWithHeldWrites(
     armed = false;
     const answeredAt = answers[0];
     if (answeredAt === undefined) throw new Error('The gateway logged no answer');
-    return { response, answeredAt, landings, order: await orders.getSynced(HELD_ORDER), seededAt };
+    return { response, answeredAt, landings, order: await stores.orders.getSynced(HELD_ORDER), seededAt };
   } finally {
     app.server.closeAllConnections();
     await new Promise<void>((resolve) => app.server.close(() => resolve()));

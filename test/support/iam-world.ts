@@ -43,6 +43,7 @@ const NAME_PROPERTY: Record<string, string> = {
   'AWS::CloudWatch::Dashboard': 'DashboardName',
   'AWS::WAFv2::WebACL': 'Name',
   'AWS::SQS::Queue': 'QueueName',
+  'AWS::Scheduler::Schedule': 'Name',
 };
 
 /** A stream's label: the time DynamoDB made the stream (list_amazondynamodb.html, `${StreamLabel}`). */
@@ -111,6 +112,12 @@ export class DeployedStack {
         return arnOf(
           'wafv2',
           `${this.string(this.resource(id).Properties?.Scope ?? null).toLowerCase()}/webacl/${name}/a1b2c3d4`,
+        );
+      case 'AWS::Scheduler::Schedule':
+        // list_amazoneventbridgescheduler.html: `schedule/${GroupName}/${ScheduleName}`; the stacks' are in `default`.
+        return arnOf(
+          'scheduler',
+          `schedule/${this.string(this.resource(id).Properties?.GroupName ?? 'default')}/${name}`,
         );
       case 'AWS::Lambda::Version':
         return this.ref(id);

@@ -3,19 +3,21 @@
 // false). test/support/limiter-store-contract.ts runs the same cases against both stores. Faults
 // (a reply lost after the write, a write never made, a reply held until a gate opens) stand in for
 // test/support/limiter-clients.ts, without a server or real waiting.
+import type { Deadline } from '../../lib/commons/deadline';
 import type { Limits } from '../../lib/contract/plans';
 import type { Found, LimiterState } from '../../lib/core/limiter/rules';
 import type { LimiterItem, LimiterStore, NotApplied } from '../../lib/core/limiter/store';
 import { limiterKey } from '../../lib/core/limiter/windows';
 
-/** One call as the algorithm made it, before any fault. */
-export type StoreCall =
+/** One call as the algorithm made it, before any fault, with the deadline it carried. */
+export type StoreCall = (
   | { operation: 'take'; item: LimiterItem; write: { minute: number; newMinute: boolean } }
   | { operation: 'recordRefusal'; item: LimiterItem; write: { minute: number; newMinute: boolean } }
   | { operation: 'writeBan'; item: LimiterItem; write: { from: number; until: number } }
   | { operation: 'giveBack'; item: LimiterItem; write: { minute: number } }
   | { operation: 'markRevoked'; item: LimiterItem; write: { at: number } }
-  | { operation: 'read'; item: LimiterItem };
+  | { operation: 'read'; item: LimiterItem }
+) & { deadline?: Deadline | undefined };
 
 /** What a fault does to the call it picked. */
 export type StoreFault =
@@ -57,9 +59,13 @@ export class InMemoryLimiterStore implements LimiterStore {
 
   constructor(private readonly options: InMemoryLimiterOptions = {}) {}
 
-  take(item: LimiterItem, write: { minute: number; newMinute: boolean; now: number; limits: Limits }) {
+  take(
+    item: LimiterItem,
+    write: { minute: number; newMinute: boolean; now: number; limits: Limits },
+    deadline?: Deadline,
+  ) {
     const { minute, newMinute, now, limits } = write;
-    return this.call({ operation: 'take', item, write: { minute, newMinute } }, (s) => {
+    return this.call({ operation: 'take', item, write: { minute, newMinute }, deadline }, (s) => {
       const notBanned = s?.bannedUntil === undefined || s.bannedUntil <= now || (s.bannedFrom ?? -Infinity) > now;
       if (s?.revokedAt !== undefined) return undefined;
       if (newMinute) {
@@ -77,9 +83,9 @@ export class InMemoryLimiterStore implements LimiterStore {
     });
   }
 
-  async recordRefusal(item: LimiterItem, write: { minute: number; newMinute: boolean }) {
+  async recordRefusal(item: LimiterItem, write: { minute: number; newMinute: boolean }, deadline?: Deadline) {
     const { minute, newMinute } = write;
-    const outcome = await this.call({ operation: 'recordRefusal', item, write }, (s) => {
+    const outcome = await this.call({ operation: 'recordRefusal', item, write, deadline }, (s) => {
       if (newMinute) {
         if (s?.minute !== undefined && s.minute >= minute) return undefined;
         return { next: { ...s, minute, inMinute: 0, refused: 1 }, reply: { applied: true as const, refused: 1 } };
@@ -91,16 +97,16 @@ export class InMemoryLimiterStore implements LimiterStore {
     return outcome.applied ? outcome.refused : undefined;
   }
 
-  writeBan(item: LimiterItem, ban: { from: number; until: number; now: number }) {
+  writeBan(item: LimiterItem, ban: { from: number; until: number; now: number }, deadline?: Deadline) {
     const { from, until } = ban;
-    return this.call({ operation: 'writeBan', item, write: { from, until } }, (s) => {
+    return this.call({ operation: 'writeBan', item, write: { from, until }, deadline }, (s) => {
       if (s?.bannedUntil !== undefined && s.bannedUntil > ban.now) return undefined;
       return { next: { ...s, bannedFrom: from, bannedUntil: until }, reply: { applied: true as const } };
     });
   }
 
-  async giveBack(item: LimiterItem, write: { minute: number }) {
-    const outcome = await this.call({ operation: 'giveBack', item, write }, (s) => {
+  async giveBack(item: LimiterItem, write: { minute: number }, deadline?: Deadline) {
+    const outcome = await this.call({ operation: 'giveBack', item, write, deadline }, (s) => {
       if (s?.minute === write.minute && below(0, s.inMinute ?? 0) && below(0, s.day ?? 0)) {
         return { next: { ...s, day: (s.day ?? 0) - 1, inMinute: (s.inMinute ?? 0) - 1 }, reply: { applied: true } };
       }
@@ -120,8 +126,12 @@ export class InMemoryLimiterStore implements LimiterStore {
     }));
   }
 
-  async read(item: LimiterItem): Promise<Found> {
-    return (await this.call({ operation: 'read', item }, (s) => ({ next: s, reply: { found: found(s) } }))).found;
+  async read(item: LimiterItem, deadline?: Deadline): Promise<Found> {
+    const outcome = await this.call({ operation: 'read', item, deadline }, (s) => ({
+      next: s,
+      reply: { found: found(s) },
+    }));
+    return outcome.found;
   }
 
   /** The stored state of an item, past any fault (for assertions). */

@@ -27,7 +27,7 @@ export async function startLaggingTables(options: LagOptions): Promise<LaggingTa
       ...tables,
       dynamo,
       close: async () => {
-        tables.client.destroy();
+        tables.closeClients();
         await dynamo.close();
       },
     };

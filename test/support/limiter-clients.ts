@@ -6,14 +6,21 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/cl
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createDynamoClient } from '../../lib/stores/dynamo';
 import { isConditionFailure, ON_DYNAMODB, ON_EMBEDDED_SERVER } from '../../lib/stores/conditional';
-import { DynamoLimiterStore, LIMITER_CLIENT, RateLimiter } from '../../lib/stores/rate-limiter';
+import { DynamoLimiterStore, LIMITER_CLIENT, type RateLimiter } from '../../lib/stores/rate-limiter';
+import { counterClient } from '../../lib/root/wiring';
+import type { TestTables } from './dynamo';
 
 /**
- * The limiter's client, with a patient per-attempt timeout: hundreds of parallel calls queue in the
- * one embedded server process, and a timeout there would be the machine's, not the limiter's.
+ * A patient per-attempt timeout: hundreds of parallel calls queue in the one embedded server
+ * process, and a timeout there would be the machine's, not the limiter's.
  */
+const PATIENT_TIMEOUT_MS = 60_000;
+
+/** The limiter's client, with a patient per-attempt timeout. */
 export function limiterDocumentClient(endpoint: string): DynamoDBDocumentClient {
-  return createDocumentClient(createDynamoClient({ endpoint, ...LIMITER_CLIENT, requestTimeoutMs: 60_000 }));
+  return createDocumentClient(
+    createDynamoClient({ endpoint, ...LIMITER_CLIENT, requestTimeoutMs: PATIENT_TIMEOUT_MS }),
+  );
 }
 
 /** One call as the code under test sent it (once per call: the log sits before any retry). */
@@ -28,10 +35,12 @@ export function logCalls(...docs: DynamoDBDocumentClient[]): { take(): LoggedCal
   for (const doc of docs) {
     doc.middlewareStack.add(
       (next, context) => async (args) => {
-        const table = (args.input as { TableName?: unknown }).TableName;
+        const { TableName, RequestItems } = args.input as { TableName?: unknown; RequestItems?: object };
+        // A batch names its tables as the keys of its items; one table is the call's table.
+        const [table, ...others] = typeof TableName === 'string' ? [TableName] : Object.keys(RequestItems ?? {});
         log.push({
           operation: String(context.commandName).replace(/Command$/, ''),
-          table: typeof table === 'string' ? table : undefined,
+          table: others.length === 0 ? table : undefined,
         });
         return next(args);
       },
@@ -180,26 +189,30 @@ export type ServerBehaviour = 'the embedded server' | 'DynamoDB';
 export const SERVER_BEHAVIOURS: ServerBehaviour[] = ['the embedded server', 'DynamoDB'];
 
 /**
- * A limiter on its own logged client: on the embedded server as it is, or with failed conditions
- * answered as DynamoDB answers them and the limiter told so (as deployed).
+ * The root's limiter on a wiring of its own, its client (patient) logged: on the embedded server as
+ * it is, or with failed conditions answered as DynamoDB answers them and the limiter told so (as
+ * deployed).
  */
 export function limiterOn(
   behaviour: ServerBehaviour,
-  endpoint: string,
-  table: string,
+  tables: TestTables,
   clock: () => number,
 ): { limiter: RateLimiter; doc: DynamoDBDocumentClient; calls: ReturnType<typeof logCalls> } {
-  const doc = limiterDocumentClient(endpoint);
+  const { limiter, wiring } = tables.stores({
+    now: clock,
+    requestTimeoutMs: PATIENT_TIMEOUT_MS,
+    conditionFailures: behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER,
+  });
+  const doc = counterClient(wiring);
   const calls = logCalls(doc);
-  if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, endpoint);
-  return {
-    limiter: new RateLimiter(doc, table, clock, behaviour === 'DynamoDB' ? ON_DYNAMODB : ON_EMBEDDED_SERVER),
-    doc,
-    calls,
-  };
+  if (behaviour === 'DynamoDB') returnItemOnConditionFailure(doc, tables.endpoint);
+  return { limiter, doc, calls };
 }
 
-/** The DynamoDB limiter store alone, on its own client, for either server behaviour. */
+/**
+ * The DynamoDB limiter store alone, on its own client, for either server behaviour: built by hand on
+ * purpose, for its contract (the root hands it out only inside the RateLimiter).
+ */
 export function limiterStoreOn(
   behaviour: ServerBehaviour,
   endpoint: string,

@@ -36,15 +36,15 @@ export function stackListingFrom(
 
 /** Orders from the real table, then a failure after `pages` pages, as when DynamoDB goes away mid-scan. */
 export function failingAfterPages(
-  real: Pick<OrdersHandlerDeps['orders'], 'scanPages' | 'cancel'>,
+  real: Pick<OrdersHandlerDeps['orders'], 'listingPages' | 'cancel'>,
   pages: number,
   pageSize = 50,
 ): OrdersHandlerDeps['orders'] {
   return {
     cancel: real.cancel.bind(real),
-    async *scanPages() {
+    async *listingPages() {
       let read = 0;
-      for await (const page of real.scanPages({ pageSize })) {
+      for await (const page of real.listingPages({ pageSize })) {
         if (read++ === pages) throw new Error('DynamoDB went away mid-scan');
         yield page;
       }

@@ -60,6 +60,8 @@ export interface LocalStack {
   close(): Promise<void>;
   /** Makes every index change the private server still holds back visible (none on the shared server). */
   settleIndexes(): Promise<void>;
+  /** The private server's index lag of the writes from now on (it must have been started with one). */
+  setIndexLagMs(maxMs: number): void;
   /** The OpenAPI document of this stack: ROUTES plus any extra routes. */
   openapi: JsonObject;
 }
@@ -158,11 +160,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     call: contractCheckedFetch(baseUrl, openapi, publicPaths),
     openapi,
     close: async () => {
+      await app.indexCanary?.close();
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await (lagging ? lagging.close() : tables.drop());
     },
     settleIndexes: async () => lagging?.dynamo.settleIndexes(),
+    setIndexLagMs: (maxMs) => {
+      if (!lagging) throw new Error('The shared embedded server has no index lag to set');
+      lagging.dynamo.setIndexLagMs(maxMs);
+    },
   };
 }
 

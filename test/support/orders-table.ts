@@ -1,13 +1,35 @@
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SyncedOrder } from '../../lib/contract/synced-order';
-import { syncedOrderFromAttributes } from '../../lib/stores/orders';
+import { isSentinel } from '../../lib/core/sync/sentinel';
+import { orderFromAttributes, syncedOrderFromAttributes } from '../../lib/stores/orders';
 import type { Order } from '../../lib/contract/order';
-import type { OrdersRepository } from '../../lib/stores/orders';
+import type { TestTables } from './dynamo';
+
+/**
+ * The orders of a table one Scan page at a time, as the SDK parses each reply: the listing's
+ * reference path (before the transcoder, lib/stores/scan-transcoder.ts, wrote its JSON), read past
+ * the listing so a check never depends on what it checks.
+ */
+export async function* referencePages(
+  client: DynamoDBDocumentClient,
+  table: string,
+  pageSize?: number,
+): AsyncGenerator<Order[]> {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start, Limit: pageSize }));
+    // The index-lag canary's sentinel is no order: no listing shows it.
+    yield (page.Items ?? []).filter((item) => !isSentinel(item)).map(orderFromAttributes);
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
 
 /** Every order in the table, by id, read past the API so a check never depends on what it checks. */
-export async function ordersById(orders: Pick<OrdersRepository, 'scanPages'>): Promise<Map<string, Order>> {
+export async function ordersById(tables: Pick<TestTables, 'doc' | 'names'>): Promise<Map<string, Order>> {
   const byId = new Map<string, Order>();
-  for await (const page of orders.scanPages()) for (const order of page) byId.set(order.id, order);
+  for await (const page of referencePages(tables.doc, tables.names.orders))
+    for (const order of page) byId.set(order.id, order);
   return byId;
 }
 
@@ -33,6 +55,7 @@ export async function syncedOrdersById(client: DynamoDBClient, table: string): P
       new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
+      if (isSentinel(item)) continue;
       const order = syncedOrderFromAttributes(item);
       byId.set(order.id, order);
     }

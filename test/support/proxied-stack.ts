@@ -2,8 +2,6 @@ import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../../lib/stores/key-service';
 import { REQUEST_TIMEOUT_MS } from '../../lib/stores/dynamo';
 import type { OrdersRepository } from '../../lib/stores/orders';
-import { keysStore, seedingOrdersStore } from '../../lib/root/stores';
-import { closeClients, type Wiring } from '../../lib/root/wiring';
 import type { Limits, PlanName } from '../../lib/contract/plans';
 import { createLocalApp, type LocalAppOptions } from '../../tools/local/app';
 import { createTestTables, type TestTables } from './dynamo';
@@ -47,15 +45,14 @@ export async function startProxiedStack(
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   // Setup and checks: the root's stores on a wiring straight to the server.
-  const direct: Wiring = { endpoint: upstreamEndpoint, tables: tables.names };
+  const direct = tables.stores();
   return {
     baseUrl,
     proxy,
     tables,
     clock,
-    orders: seedingOrdersStore(direct),
-    newKey: async (plan, limits) =>
-      (await createApiKey(keysStore(direct), { plan, ...(limits ? { limits } : {}) })).key,
+    orders: direct.seeding,
+    newKey: async (plan, limits) => (await createApiKey(direct.keys, { plan, ...(limits ? { limits } : {}) })).key,
     request: (method, path, key, from) =>
       rawRequest(baseUrl, method, path, {
         ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}),
@@ -65,7 +62,6 @@ export async function startProxiedStack(
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await proxy.close();
-      closeClients(direct);
       await tables.drop();
     },
   };

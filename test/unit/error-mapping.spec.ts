@@ -4,6 +4,8 @@
 import { ERRORS, errorBody, SERVICE_UNAVAILABLE_ANSWER, UNAUTHORIZED_ANSWER } from '../../lib/contract/errors';
 import { routeErrorCodes } from '../../lib/contract/operations';
 import { MissingCallerError, toHttpError } from '../../lib/edge/http-errors';
+import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from '../../lib/core/limiter/limit-errors';
+import { limiterKey, windowAt } from '../../lib/core/limiter/windows';
 import { OrderAlreadyShippedError, OrderNotFoundError } from '../../lib/core/orders/order-errors';
 
 const CANCEL = routeErrorCodes('cancelOrder');
@@ -41,4 +43,23 @@ test("a domain error's code is declared with its class but not enumerable: a log
   expect(shipped.code).toBe('ORDER_ALREADY_SHIPPED');
   expect(Object.keys(shipped).sort()).toEqual(['name', 'orderId']);
   expect(toHttpError(shipped, CANCEL)?.statusCode).toBe(ERRORS[shipped.code].status);
+});
+
+test("the limiter's failures: a revoked key is a 401, a request too late to count or to serve a 503, each logged by its name and item", () => {
+  const item = limiterKey('key-1', windowAt('day', 1_795_305_600));
+  expect(toHttpError(new KeyRevokedError(item), CANCEL)).toMatchObject({
+    statusCode: ERRORS.UNAUTHORIZED.status,
+    headers: UNAUTHORIZED_ANSWER.headers,
+  });
+  for (const failure of [MinutePassedError, NoTimeToServeError]) {
+    expect(toHttpError(new failure(item), LIST)).toMatchObject({
+      statusCode: ERRORS.SERVICE_UNAVAILABLE.status,
+      headers: SERVICE_UNAVAILABLE_ANSWER.headers,
+    });
+  }
+  for (const failure of [KeyRevokedError, MinutePassedError, NoTimeToServeError]) {
+    const error = new failure(item);
+    expect(error.name).toBe(failure.name);
+    expect(error.message).toContain(item);
+  }
 });

@@ -6,6 +6,7 @@ import {
   ceiling,
   clientWireSeconds,
   LIST_CEILING,
+  listingTime,
   LIST_SETTINGS,
   listSettings,
   MEASURED,
@@ -35,6 +36,22 @@ test('the ceiling is the least of response size, bandwidth and CPU in the time a
   expect(ceiling(fast, 1769, 60)).toMatchObject({ orders: Math.floor((126 * MiB) / 100), limitedBy: 'bandwidth' });
   expect(ceiling(fast, 1769, 600)).toMatchObject({ orders: Math.floor((200 * MiB) / 100), limitedBy: 'response size' });
   expect(ceiling(fast, 1769, 600).seconds).toBeCloseTo(97, 5);
+});
+
+test("a listing's time is the slower of its two clocks, and says which", () => {
+  const figures = { bytesPerOrder: 100, ordersPerCpuSecond: 100_000 };
+  // 1M orders: 10 s of CPU at one vCPU; (100 MB - 6 MiB) / 2 MiB/s on the wire.
+  const wire = (1_000_000 * 100 - 6 * MiB) / (2 * MiB);
+  expect(listingTime(figures, 1769, 1_000_000)).toEqual({
+    cpuSeconds: 10,
+    wireSeconds: wire,
+    seconds: wire,
+    boundBy: 'wire',
+  });
+  // A tenth of the vCPU: the CPU's 100 s outlast the wire's 45.
+  const slow = listingTime(figures, 1769 / 10, 1_000_000);
+  expect(slow.boundBy).toBe('CPU');
+  expect(slow.seconds).toBeCloseTo(100, 6);
 });
 
 test('a client slower than the cap sets the wire time; a faster one gets the cap', () => {

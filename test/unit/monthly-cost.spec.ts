@@ -2,11 +2,14 @@
 import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import {
   addressFloodCost,
+  canaryMonth,
   billedStreamRequests,
   CANCEL_WRITE_UNITS,
   egressPrice,
   INDEX_WRITES_PER_SECOND,
   LEASE_WRITES_PER_LISTING,
+  MEMORY_CHOICES_MB,
+  memoryTable,
   scanCapacity,
   STREAMED_BYTES_PER_BILLED_REQUEST,
   IDLE,
@@ -21,16 +24,31 @@ import {
   STORAGE_OVERHEAD_BYTES,
 } from '../../infra/listing-cost';
 import { TABLES } from '../../lib/contract/tables';
+import { INDEX_CANARY } from '../../lib/contract/index-canary';
+import { FUNCTIONS } from '../../lib/contract/deployment';
 
-test('an idle stage costs its standing charges alone', () => {
+test("an idle stage costs its standing charges and its index-lag canary's runs alone", () => {
   const idle = monthlyCost(IDLE, STAGE_STANDING);
   expect(idle.total).toBeCloseTo(
     STAGE_STANDING.alarmMetrics * PRICES.alarmMetricMonth +
       STAGE_STANDING.dashboards * PRICES.dashboardMonth +
       STAGE_STANDING.secrets * PRICES.secretMonth +
       STAGE_STANDING.webAcls * PRICES.wafWebAclMonth +
-      STAGE_STANDING.wafRules * PRICES.wafRuleMonth,
+      STAGE_STANDING.wafRules * PRICES.wafRuleMonth +
+      canaryMonth().dollars,
   );
+});
+
+test('the canary runs every period of the month, each a few reads and writes, a second of Lambda and three requests', () => {
+  const { runs, dollars } = canaryMonth();
+  expect(runs).toBe((730 * 3600) / INDEX_CANARY.periodSeconds);
+  // GetItem 1, a second of polls of two indexes at half a unit; probe 1 + 2 x 2, record 1 + 2.
+  const reads = 1 + (1000 / INDEX_CANARY.pollMs) * 2 * 0.5;
+  const perRun =
+    (reads * PRICES.dynamoReadPerMillion + 8 * PRICES.dynamoWritePerMillion + 3 * PRICES.lambdaRequestPerMillion) /
+      1e6 +
+    (FUNCTIONS['index-canary'].memoryMb / 1024) * PRICES.lambdaGbSecond;
+  expect(dollars).toBeCloseTo(runs * perRun);
 });
 
 test('the total is the sum of its lines', () => {
@@ -137,4 +155,23 @@ test('storage is priced per GB of the table and its indexes together', () => {
   const ordersInOneGb = (1024 * 1024 * 1024) / (ORDER_STORAGE_BYTES.table + ORDER_STORAGE_BYTES.indexes);
   expect(orderStoragePrice(ordersInOneGb)).toBeCloseTo(PRICES.dynamoStorageGbMonth);
   expect(orderStoragePrice(2 * ordersInOneGb)).toBeCloseTo(2 * PRICES.dynamoStorageGbMonth);
+});
+
+test('what memory buys: the deployed row marked, the wire-bound listing as long at any memory that keeps up, its compute in proportion', () => {
+  const figures = {
+    plain: { bytesPerOrder: 130, ordersPerCpuSecond: 300_000 },
+    compressed: { bytesPerOrder: 30, ordersPerCpuSecond: 250_000 },
+    source: 'test',
+  };
+  const rows = memoryTable(figures).split('\n').slice(2);
+  expect(rows).toHaveLength(MEMORY_CHOICES_MB.length);
+  expect(rows.filter((row) => row.includes('(deployed)'))).toHaveLength(1);
+  const times = rows.map((row) => /\*\*([\d.]+) s\*\*/.exec(row)?.[1]);
+  const cost = (row: string) => Number(/\$([\d,]+)/.exec(row.split('|').at(-2) ?? '')?.[1]?.replace(/,/g, ''));
+  // 1M orders of 30 B: about 11.3 s on the wire; at 1,024 MB and above the CPU keeps up.
+  expect(times.slice(1)).toEqual(['11.3', '11.3', '11.3']);
+  expect(Number(times[0])).toBeGreaterThan(11.3);
+  const [, oneGb = '', deployed = '', twoVcpus = ''] = rows;
+  expect(cost(twoVcpus)).toBeCloseTo(2 * cost(deployed), -1);
+  expect(cost(oneGb)).toBeLessThan(cost(deployed));
 });

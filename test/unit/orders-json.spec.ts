@@ -1,9 +1,9 @@
 import { orderJson, type Order } from '../../lib/contract/order';
-import { ordersJsonChunks } from '../../lib/core/orders/orders-json';
+import { ordersJsonChunks, ordersJsonPage } from '../../lib/core/orders/orders-json';
 
 async function text(pages: Order[][]): Promise<string> {
   async function* source() {
-    yield* pages;
+    yield* pages.map(ordersJsonPage);
   }
   let out = '';
   for await (const chunk of ordersJsonChunks(source())) out += chunk;

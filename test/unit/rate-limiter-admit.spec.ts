@@ -4,8 +4,15 @@
 // test/support/limiter-store-contract.ts). Every plan value comes from lib/contract/plans.ts.
 import { BAN, limitsFor, PLAN_LIMITS, type Limits } from '../../lib/contract/plans';
 import { admit, markRevoked } from '../../lib/core/limiter/limiter';
-import { KeyRevokedError, MinutePassedError } from '../../lib/core/limiter/limit-errors';
-import { banThreshold, revocationDays, type Admission, type LimiterState } from '../../lib/core/limiter/rules';
+import { ItemKeptChangingError, KeyRevokedError, MinutePassedError } from '../../lib/core/limiter/limit-errors';
+import {
+  banThreshold,
+  REVOCATION_CLOCK_SKEW_SECONDS,
+  revocationDays,
+  type Admission,
+  type LimiterState,
+} from '../../lib/core/limiter/rules';
+import type { LimiterStore } from '../../lib/core/limiter/store';
 import { MINUTE_SECONDS, refusalAt, unixSeconds, windowAt } from '../../lib/core/limiter/windows';
 import {
   InMemoryLimiterStore,
@@ -123,6 +130,9 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
       slot: { minute: minuteEnd(under.clock.ms) - MINUTE_SECONDS, day: expect.objectContaining({ kind: 'day' }) },
     });
     expect(under.stored(key)).toMatchObject({ day: limits.perMinute + 1, inMinute: 1, refused: 0 });
+    // In the second the ban ends, a window's refusal is the window's, not the ended ban's.
+    await under.many(key, limits, limits.perMinute - 1);
+    expect(await under.admit(key, limits)).toMatchObject({ reason: 'RATE_LIMITED' });
   });
 
   test('the minute rolls over at the boundary of the clock', async () => {
@@ -159,6 +169,19 @@ describe.each(PAID)('the %s plan', (_plan, limits) => {
     const remaining = admissions.filter((a) => a.admitted).map((a) => a.headers.remaining);
     expect(new Set(remaining).size).toBe(limits.perMinute);
   });
+});
+
+test('requests crossing the threshold together on clocks a second apart all report the one ban stored', async () => {
+  const under = limiter();
+  const key = newKey();
+  const limits = { perMinute: 1, perDay: 100 };
+  await under.many(key, limits, limits.perMinute + banThreshold(limits));
+  const aSecondAhead = { store: under.store, now: () => under.clock.ms + 1000, warn: () => {} };
+  const answers = await Promise.all([under.admit(key, limits), admit(aSecondAhead, key, limits)]);
+  const stored = under.stored(key)?.bannedUntil;
+  expect(answers.map((a) => a.headers.resetAt)).toEqual([stored, stored]);
+  expect(answers.map((a) => outcome(a))).toEqual(['KEY_TEMPORARILY_BANNED', 'KEY_TEMPORARILY_BANNED']);
+  expect(answers.filter((a) => !a.admitted && a.banStarted)).toHaveLength(1);
 });
 
 describe('the day window', () => {
@@ -227,6 +250,17 @@ describe('the day window', () => {
       ...Array(banThreshold(limits)).fill('QUOTA_EXCEEDED'),
       'KEY_TEMPORARILY_BANNED',
     ]);
+  });
+
+  test('refusals of a full day in a new minute are all recorded there, whichever starts the minute', async () => {
+    const under = limiter();
+    const key = newKey();
+    const limits = { perMinute: 5, perDay: 2 };
+    await under.many(key, limits, limits.perDay);
+    under.clock.ms += 60_000;
+    const refused = await under.parallel(key, limits, 3);
+    expect(refused.map(outcome)).toEqual(Array(3).fill('QUOTA_EXCEEDED'));
+    expect(under.stored(key)).toMatchObject({ minute: minuteEnd(T0), day: limits.perDay, inMinute: 0, refused: 3 });
   });
 
   test('parallel requests on a full day minute by minute: no QUOTA_EXCEEDED while the day is below its limit', async () => {
@@ -519,6 +553,63 @@ describe('lost and failed writes', () => {
   });
 });
 
+describe('an item that another request changes before each write of ours', () => {
+  const AUTHORIZER_TTL_SECONDS = 60;
+  const start = Date.parse('2026-11-22T10:00:30.000Z');
+
+  /**
+   * A request at `start` whose every write finds the item changed just before it: a request of the
+   * minute before stored its minute; ahead of our second write another request starts our minute,
+   * ahead of the third one a function whose clock reads the next minute starts that, and ahead of
+   * the fourth `last` runs. Each failed condition sends the algorithm to try again.
+   */
+  async function beaten(last: (at: (ms: number) => Promise<Admission>, memory: LimiterStore, key: string) => unknown) {
+    const memory = new InMemoryLimiterStore();
+    const key = newKey();
+    /** Another request of the key, on a clock reading `ms`. */
+    const at = (ms: number) => admit({ store: memory, now: () => ms, warn: () => {} }, key, free);
+    await at(start - 60_000);
+    const meanwhile = [async () => {}, () => at(start), () => at(start + 60_000), () => last(at, memory, key)];
+    let takes = 0;
+    const store: LimiterStore = {
+      take: async (item, write, deadline) => {
+        await meanwhile[takes++]?.();
+        return memory.take(item, write, deadline);
+      },
+      recordRefusal: (item, write, deadline) => memory.recordRefusal(item, write, deadline),
+      writeBan: (item, ban, deadline) => memory.writeBan(item, ban, deadline),
+      giveBack: (item, write, deadline) => memory.giveBack(item, write, deadline),
+      markRevoked: (item, mark) => memory.markRevoked(item, mark),
+      read: (item, deadline) => memory.read(item, deadline),
+    };
+    const answer = admit({ store, now: () => start, warn: () => {} }, key, free);
+    return { answer, memory, key, takes: () => takes };
+  }
+
+  test('gives up after four writes with a 503 (contention, not a bug), its request counted nowhere', async () => {
+    const under = await beaten((at) => at(start + 120_000));
+    await expect(under.answer).rejects.toThrow(ItemKeptChangingError);
+    await expect(under.answer).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(under.takes()).toBe(4);
+    // The four other requests, each in a minute of its own; ours in none.
+    expect(under.memory.peek({ keyId: under.key, day: windowAt('day', seconds(start)) })).toMatchObject({
+      day: 4,
+      inMinute: 1,
+      minute: windowAt('minute', seconds(start)).start + 2 * MINUTE_SECONDS,
+    });
+  });
+
+  test('a revocation met by the last of the four writes is still a KeyRevokedError (401)', async () => {
+    const under = await beaten((_at, memory, key) => markRevoked(memory, key, start, AUTHORIZER_TTL_SECONDS));
+    await expect(under.answer).rejects.toBeInstanceOf(KeyRevokedError);
+    expect(under.takes()).toBe(4);
+    expect(under.memory.peek({ keyId: under.key, day: windowAt('day', seconds(start)) })).toMatchObject({
+      day: 3,
+      revoked: true,
+    });
+  });
+});
+
 describe('revocation', () => {
   const AUTHORIZER_TTL_SECONDS = 60;
 
@@ -536,10 +627,13 @@ describe('revocation', () => {
       for (const key of [served, overLimit, banned]) {
         const before = under.stored(key);
         await markRevoked(under.store, key, under.clock.ms, AUTHORIZER_TTL_SECONDS);
+        // With no call beyond the one every request makes.
+        const calls = under.store.calls.length;
         await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
         // A new minute too: the mark is on the day's item, not the minute's.
         under.clock.ms += MINUTE_SECONDS * 1000;
         await expect(under.admit(key, free)).rejects.toBeInstanceOf(KeyRevokedError);
+        expect(under.store.calls.slice(calls).map((call) => call.operation)).toEqual(['take', 'take']);
         under.clock.ms -= MINUTE_SECONDS * 1000;
         expect(under.stored(key)).toEqual({ ...before, revoked: true });
       }
@@ -563,6 +657,12 @@ describe('revocation', () => {
     expect(days.map((d) => d.start)).toEqual([windowAt('day', seconds(late)).start, dayEnd(late)]);
     const midday = Date.parse('2026-11-22T12:00:00.000Z');
     expect(revocationDays(seconds(midday), AUTHORIZER_TTL_SECONDS)).toEqual([windowAt('day', seconds(midday))]);
+    // The clocks ahead of the operator's by the skew reach the next day only through the cache time.
+    const beforeSkew = (dayEnd(late) - REVOCATION_CLOCK_SKEW_SECONDS - AUTHORIZER_TTL_SECONDS / 2) * 1000;
+    expect(revocationDays(seconds(beforeSkew), AUTHORIZER_TTL_SECONDS).map((d) => d.start)).toEqual([
+      windowAt('day', seconds(late)).start,
+      dayEnd(late),
+    ]);
     const justAfter = Date.parse('2026-11-23T00:00:10.000Z');
     expect(revocationDays(seconds(justAfter), AUTHORIZER_TTL_SECONDS).map((d) => d.start)).toEqual([
       windowAt('day', seconds(late)).start,

@@ -9,7 +9,7 @@ import {
   startFailure,
   StartUsageError,
 } from '../../tools/local/start-args';
-import { everyKthWrite } from '../../tools/local/write-holds';
+import { everyKthWrite } from '../../tools/local/held-calls';
 import { WAF_RATE_RULE } from '../../lib/contract/address-limit';
 
 /** The line and exit status npm start ends with for this command line, or the options it reads. */

@@ -1,6 +1,7 @@
 import { SYNC_PAGE, SYNC_PARAMETERS, SYNC_TEXT_LIMITS } from '../../lib/contract/sync';
 import { InvalidCursorError, InvalidQueryError } from '../../lib/core/sync/sync-errors';
-import { normalisedDateTime, parseSyncQuery } from '../../lib/core/sync/query';
+import { normalisedDateTime } from '../../lib/contract/date-time';
+import { parseSyncQuery } from '../../lib/core/sync/query';
 
 /** The server's time the queries are parsed at. */
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);

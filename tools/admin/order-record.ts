@@ -2,7 +2,7 @@
 // everything that needs fixing.
 import { isOrderStatus, ORDER_FIELDS, ORDER_STATUSES, QUANTITY_MAX, type Order } from '../../lib/contract/order';
 import { int64, int64FieldProblem, isJsonObject, requiredId, numberText, unknownFields } from './json-record';
-import { normalisedDateTime } from '../../lib/core/sync/query';
+import { normalisedDateTime } from '../../lib/contract/date-time';
 
 const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-20T10:00:00Z';
 const OFFSET = /(?:[Zz]|[+-]\d{2}:\d{2})$/;

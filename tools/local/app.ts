@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { composeService, type Stores, type Wiring } from '../../lib/root/service';
+import { composeService, routeHandlers, type Stores, type Wiring } from '../../lib/root/service';
 import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
-import { STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
+import { QUEUE_MAPPINGS, SCHEDULES, STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
+import { indexCanaryHandler } from '../../lib/root/handlers';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
@@ -13,8 +14,8 @@ import type { ProxyHandler } from './invoke';
 import { installLocalLambdaRuntime } from './lambda-streaming';
 import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
+import { LocalSchedule } from './schedule';
 import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
-import { QUEUE_MAPPINGS } from '../../lib/contract/deployment';
 import { createSqsClient, SqsDeliveryQueue, type DeliveryQueue } from '../../lib/stores/webhook-queue';
 import { LocalQueue, QueueEventSourceMapping, type LocalQueueOptions } from './delivery-queue';
 import { lazySqsEndpoint } from './sqs-endpoint';
@@ -46,6 +47,12 @@ export type LocalAppOptions = Pick<
     changeStream?: ChangeStream;
     /** The emulated delivery queue's duplicates and randomness (tests); none and Math.random by default. */
     deliveryQueue?: Pick<LocalQueueOptions, 'duplicateRate' | 'random'>;
+    /**
+     * Run the index-lag canary every minute on the stack's clock, as EventBridge Scheduler runs it
+     * (tools/local/schedule.ts), and let the v2 walks hold their watermark back by what it measures.
+     * `npm start` does; a test stack without it trusts the declared index lag, as walks did before.
+     */
+    indexCanary?: boolean;
   };
 
 /** The emulated delivery queue, its event source mapping, and the URL it is served at over SQS's protocol. */
@@ -65,8 +72,10 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   /** Each stream function's event source mapping, when the app was given a change stream. */
   streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
   webhookQueue: LocalWebhookQueue;
+  /** The index-lag canary's schedule, when the app runs it. */
+  indexCanary: LocalSchedule | undefined;
 } {
-  const { extraRoutes = [], publicRoutes = [], changeStream, deliveryQueue, ...rest } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, deliveryQueue, indexCanary, ...rest } = options;
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
@@ -89,20 +98,15 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
     webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
     webhookQueue: sending,
+    ...(indexCanary ? {} : { trustDeclaredIndexLag: true }),
   };
   const service = composeService(wiring);
-  const handlers: LocalGatewayOptions['handlers'] = {
-    listOrders: service.listOrders,
-    cancelOrder: service.cancelOrder,
-    getPetById: service.getPet,
-    listOrdersV2: service.listOrdersV2,
-  };
-  for (const route of V2_ROUTES)
-    if (route.function === 'webhook-endpoints') handlers[route.operationId] = service.webhookEndpoints;
-  for (const extra of extraRoutes) handlers[extra.route.operationId] = extra.handler;
   const server = createLocalGateway({
     routes: [...ROUTES, ...V2_ROUTES, ...extraRoutes.map((extra) => extra.route)],
-    handlers,
+    handlers: {
+      ...routeHandlers(service),
+      ...Object.fromEntries(extraRoutes.map((extra) => [extra.route.operationId, extra.handler])),
+    },
     authorizer: service.authorizer,
     publicRoutes,
     now: settings.now,
@@ -139,6 +143,20 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     mapping.close();
     endpoint.close();
   });
+  // The canary's handler gets the schedule's sleep: on a virtual clock the test moves time through its read-back.
+  let canaryRun: ReturnType<typeof indexCanaryHandler> | undefined;
+  const schedule =
+    indexCanary === true
+      ? new LocalSchedule({
+          periodMs: SCHEDULES['index-canary'].periodSeconds * 1000,
+          now,
+          autoRun: options.now === undefined,
+          run: (sleep) => {
+            canaryRun ??= indexCanaryHandler(wiring, sleep);
+            return canaryRun({}, lambdaContext('index-canary', { now }));
+          },
+        })
+      : undefined;
   return {
     server,
     ...service.stores,
@@ -146,5 +164,6 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     settleMs: walkSettleMsOf(wiring),
     streamMappings,
     webhookQueue: { queue, mapping, queueUrl: endpoint.queueUrl },
+    indexCanary: schedule,
   };
 }

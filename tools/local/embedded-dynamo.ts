@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { ChangeStream, streamChanges, type ChangeStreamOptions } from './change-stream';
 import { IndexLag, lagIndexes, type IndexLagOptions } from './index-lag';
-import { holdWrites, type HeldWrite, type WriteHold, type WriteHolds } from './write-holds';
+import { holdCalls, WRITE_OPERATIONS, type CallHold, type HeldCall } from './held-calls';
 
-export type { HeldWrite } from './write-holds';
+export type { HeldCall as HeldWrite } from './held-calls';
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -15,6 +15,8 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
   /** Makes every deferred index change visible now (a test's final, settled comparison). */
   settleIndexes(): Promise<void>;
+  /** The index lag of the writes from now on, when the server lags its indexes (tools/local/index-lag.ts). */
+  setIndexLagMs(maxMs: number): void;
   /** The tables' change streams, when asked for: what the local stack's stream consumers read. */
   stream?: ChangeStream;
 }
@@ -32,8 +34,8 @@ export interface EmbeddedDynamoOptions {
    * Reads of the table itself see every write at once. See tools/local/index-lag.ts.
    */
   indexLag?: IndexLagOptions;
-  /** Writes that reach the table late, even after their client gave up, as on AWS: see write-holds.ts. */
-  holdWrites?: (write: HeldWrite) => number | Promise<void> | undefined;
+  /** Writes that reach the table late, even after their client gave up, as on AWS: see held-calls.ts. */
+  holdWrites?: (write: HeldCall) => number | Promise<void> | undefined;
   /**
    * Record every applied write as DynamoDB Streams would (tools/local/change-stream.ts), for the
    * tables a consumer subscribes to: the change stream of lib/contract/tables.ts, emulated.
@@ -65,9 +67,9 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
   if (stream) streamChanges(dynaliteOptions, stream);
   const server = dynalite(dynaliteOptions);
   dateReplies(server, options.clock ?? Date.now);
-  const holds: WriteHolds | undefined = options.holdWrites
-    ? holdWrites(server, options.holdWrites satisfies WriteHold)
-    : undefined;
+  const { holdWrites } = options;
+  const writesOnly: CallHold = (call) => (WRITE_OPERATIONS.has(call.operation) ? holdWrites?.(call) : undefined);
+  const holds = holdWrites ? holdCalls(server, writesOnly) : undefined;
   // Node's default 5 s keep-alive timer can fire while the process is busy, closing a pooled socket
   // just as a client reuses it. A client that never retries (the limiter's) would turn that into a
   // failed request; a timeout longer than any stall makes the race practically impossible.
@@ -79,6 +81,10 @@ export async function startEmbeddedDynamo(options: EmbeddedDynamoOptions): Promi
     endpoint: `http://${host}:${port}`,
     port,
     settleIndexes: async () => lag?.settle(),
+    setIndexLagMs: (maxMs) => {
+      if (lag === undefined) throw new Error('This embedded server was started without an index lag');
+      lag.setMaxMs(maxMs);
+    },
     ...(stream ? { stream } : {}),
     close: async () => {
       // Writes sent are applied, and their index changes too, before the store closes (and, with

@@ -49,10 +49,10 @@ export interface AccessLogEntry {
   durationMs: number;
 }
 
-export interface LocalGatewayOptions {
-  routes: readonly Route[];
+export interface LocalGatewayOptions<Op extends string = string> {
+  routes: readonly Route<Op>[];
   /** One handler per route, by operationId: streamed for routes declared `streaming`. */
-  handlers: Record<string, ProxyHandler | StreamingLambdaHandler>;
+  handlers: Record<Op, ProxyHandler | StreamingLambdaHandler>;
   authorizer: (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
   publicRoutes?: readonly PublicRoute[];
   /** Each function's memory and timeout: lib/contract/deployment.ts's unless a test needs a short deadline. */
@@ -67,18 +67,18 @@ export interface LocalGatewayOptions {
   addressLimit?: AddressLimit;
 }
 
-interface CompiledRoute {
+interface CompiledRoute<Op extends string> {
   /** Each path parameter a named group. */
   pattern: RegExp;
-  methods: Map<string, Route>;
+  methods: Map<string, Route<Op>>;
 }
 
 const HEADER_PATTERN = new RegExp(AUTHORIZATION_HEADER_PATTERN_SOURCE);
 const MAX_CACHED_TOKENS = 10_000;
 
 /** A path parameter is one non-empty segment, matched on the path as sent (never normalised). */
-function compile(routes: readonly Route[]): CompiledRoute[] {
-  const byPath = new Map<string, CompiledRoute>();
+function compile<Op extends string>(routes: readonly Route<Op>[]): CompiledRoute<Op>[] {
+  const byPath = new Map<string, CompiledRoute<Op>>();
   for (const route of routes) {
     const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)');
     const compiled = byPath.get(route.path) ?? { pattern: new RegExp(`^${source}$`), methods: new Map() };
@@ -163,9 +163,9 @@ async function beforeDeadline<T>(
  * behind the web ACL's limit per client address. Orders, keys and limits are the handlers' to
  * decide, unchanged from the deployed ones.
  */
-export function createLocalGateway(options: LocalGatewayOptions): Server {
+export function createLocalGateway<Op extends string>(options: LocalGatewayOptions<Op>): Server {
   // Each version prefix (`/v1`, `/v2`) has its own routes, as each is its own tree of resources.
-  const byBase = new Map<string, CompiledRoute[]>();
+  const byBase = new Map<string, CompiledRoute<Op>[]>();
   const bases = [...options.routes, ...(options.publicRoutes ?? [])].map(basePathOf);
   for (const base of new Set(bases)) byBase.set(base, compile(options.routes.filter((r) => basePathOf(r) === base)));
   // Each RestApi's binaryMediaTypes, as the stack gives them (infra/constructs/orders-api.ts).

@@ -31,7 +31,7 @@ interface PendingChange {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class IndexLag {
-  private readonly maxMs: number;
+  private maxMs: number;
   private readonly now: () => number;
   private readonly random: () => number;
   private store: Store | undefined;
@@ -45,11 +45,17 @@ export class IndexLag {
   private closed = false;
 
   constructor(options: IndexLagOptions) {
-    if (!(Number.isFinite(options.maxMs) && options.maxMs >= 0))
-      throw new Error(`indexLag.maxMs must be a number of milliseconds, 0 or more, got ${options.maxMs}`);
-    this.maxMs = options.maxMs;
+    this.maxMs = checkedMaxMs(options.maxMs);
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * The lag of the writes from now on (an index falling behind, or catching up): changes already
+   * kept back keep their time, and an item's later change never shows before its earlier one.
+   */
+  setMaxMs(maxMs: number): void {
+    this.maxMs = checkedMaxMs(maxMs);
   }
 
   /** Keeps back the index changes of one item's write. */
@@ -136,6 +142,12 @@ export class IndexLag {
     }, delay);
     this.timer.unref();
   }
+}
+
+function checkedMaxMs(maxMs: number): number {
+  if (!(Number.isFinite(maxMs) && maxMs >= 0))
+    throw new Error(`indexLag.maxMs must be a number of milliseconds, 0 or more, got ${maxMs}`);
+  return maxMs;
 }
 
 function callback(start: (done: (error?: Error | null) => void) => void): Promise<void> {

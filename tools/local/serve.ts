@@ -16,7 +16,7 @@ import { docsRoutes, DOCS_PATH, listeningPort, OPENAPI_PATH } from './docs-route
 import { DEMO_ORDERS, DEMO_PETS } from './demo-content';
 import { seedDemoData, storeIsEmpty, workingDemoKeys } from './demo-data';
 import { startEmbeddedDynamo } from './embedded-dynamo';
-import { everyKthWrite } from './write-holds';
+import { everyKthWrite } from './held-calls';
 import type { ChangeStream } from './change-stream';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_HOST, LOCAL_TABLES } from '../shared/local-config';
 import { StartUsageError, type StartOptions } from './start-args';
@@ -112,6 +112,7 @@ function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
       ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
       : []),
     "the orders table's change stream read by the sync watch and the webhook fan-out",
+    'the index-lag canary every minute',
   ];
 }
 
@@ -136,9 +137,11 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys, pets, streamMappings, webhookQueue } = createLocalApp({
+    const { server, orders, keys, pets, streamMappings, webhookQueue, indexCanary } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
+      // Walks hold their watermark back by the lag it measures, as deployed (docs/design.md#the-index-lag-canary).
+      indexCanary: true,
       publicRoutes: docsRoutes({ server: () => server }),
       ...(dynamo.stream ? { changeStream: dynamo.stream } : {}),
       ...(options.addressLimit ? { addressLimit: { ...ADDRESS_LIMIT, limit: options.addressLimit } } : {}),
@@ -202,6 +205,7 @@ export async function startLocalStack(
         server.close();
         server.closeAllConnections();
         for (const mapping of Object.values(streamMappings)) mapping.close();
+        await indexCanary?.close();
         await closeAll();
       },
     };

@@ -26,6 +26,18 @@ export class NoTimeToServeError extends CodedError {
 }
 
 /**
+ * The key's limiter item changed under every one of the request's writes (other requests of the
+ * key, each in a minute of its own, won each race): contention, not a bug, so answered 503 with
+ * `Retry-After` like any dependency that could not serve in time; the request is counted nowhere.
+ */
+export class ItemKeptChangingError extends CodedError {
+  override readonly name = 'ItemKeptChangingError';
+  constructor(readonly key: string) {
+    super('SERVICE_UNAVAILABLE', `Rate limit item ${key} kept changing`);
+  }
+}
+
+/**
  * The key was revoked: `keys revoke` marks the key's limiter items, and the admitting write, which
  * every request with a key makes, meets the mark. Answered 401 like any revoked key, whatever the
  * authorizer's cached answer says; counted nowhere.

@@ -44,7 +44,7 @@
 // (`TimeBudget.deadline`): none is sent after its answer, and none can land after its 503.
 import type { Deadline } from '../../commons/deadline';
 import type { Limits } from '../../contract/plans';
-import { KeyRevokedError, MinutePassedError, NoTimeToServeError } from './limit-errors';
+import { ItemKeptChangingError, KeyRevokedError, MinutePassedError, NoTimeToServeError } from './limit-errors';
 import { RecentLatency, timeFor, timedStore, type TimeBudget } from './budget';
 import {
   admitted,
@@ -111,7 +111,7 @@ export async function admit(deps: LimiterDeps, keyId: string, limits: Limits, bu
     if (plan.kind === 'too late') throw new MinutePassedError(limiterKey(keyId, day));
   }
   if (plan.kind === 'revoked') throw new KeyRevokedError(limiterKey(keyId, day));
-  throw new Error(`Rate limit item ${limiterKey(keyId, day)} kept changing`);
+  throw new ItemKeptChangingError(limiterKey(keyId, day));
 }
 
 /**

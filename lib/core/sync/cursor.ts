@@ -1,7 +1,6 @@
 // The v2 listing's cursor: where the next page starts and the filters it belongs to, sealed with an
 // HMAC so that a cursor this API did not issue, or one altered since, is refused rather than read.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isOrderStatus } from '../../contract/order';
 import {
   CURSOR_LIFETIME_MS,
   listsDepartures,
@@ -9,6 +8,7 @@ import {
   type SyncFilter,
   type SyncFilters,
 } from '../../contract/sync';
+import { SYNC_FILTER_DECLARATIONS } from '../../contract/sync-filters';
 import { SYNC_SHARDS } from '../../contract/tables';
 import { InvalidCursorError, UnknownCursorKeyError } from './sync-errors';
 
@@ -91,17 +91,13 @@ function sealedByOneOf(keys: CursorKeys, payload: string, tag: string): boolean 
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
-/** What a sealed cursor may hold for each filter. */
-const FILTER_VALUE: { [F in SyncFilter]: (value: unknown) => value is NonNullable<SyncFilters[F]> } = {
-  status: isOrderStatus,
-  updatedSince: isString,
-};
 const isFilter = (name: string): name is SyncFilter => (SYNC_FILTERS as readonly string[]).includes(name);
 
 function filtersIn(value: unknown): SyncFilters | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  const valid = entries.every(([name, v]) => isFilter(name) && FILTER_VALUE[name](v));
+  // What a sealed cursor may hold for each filter: its declaration says.
+  const valid = entries.every(([name, v]) => isFilter(name) && SYNC_FILTER_DECLARATIONS[name].holds(v));
   return valid ? (Object.fromEntries(entries) as SyncFilters) : undefined;
 }
 

@@ -1,22 +1,12 @@
 // The v2 listing's index keys of an order, derived from its id, status and updatedAt: every write
 // sets them together (lib/stores/orders.ts), so the indexes never disagree with the order.
 import { INT64_MIN, type OrderStatus } from '../../contract/order';
-import { ORDER_INDEXES, SYNC_SHARDS } from '../../contract/tables';
+import { ORDER_INDEXES, statusShard, SYNC_SHARDS, updateShard } from '../../contract/tables';
 
 /** The shard of an order: its id modulo SYNC_SHARDS, so sequential ids spread evenly. */
 export function shardOf(id: string): number {
   const rest = Number(BigInt(id) % BigInt(SYNC_SHARDS));
   return rest < 0 ? rest + SYNC_SHARDS : rest;
-}
-
-/** Partition key of the by-update index in one shard. */
-export function updateShard(shard: number): string {
-  return `all#${shard}`;
-}
-
-/** Partition key of the by-status index in one shard. */
-export function statusShard(status: OrderStatus, shard: number): string {
-  return `${status}#${shard}`;
 }
 
 /**

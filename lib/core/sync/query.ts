@@ -1,73 +1,20 @@
 // The v2 listing's query string, parsed and checked: every mistake is an InvalidQueryError naming
 // its parameter, never a 5xx.
-import { isOrderStatus } from '../../contract/order';
 import {
   SYNC_FILTERS,
   SYNC_PAGE,
   SYNC_PARAMETERS,
-  SYNC_STATUSES,
   SYNC_TEXT_LIMITS,
   type SyncFilter,
   type SyncFilters,
 } from '../../contract/sync';
+import { SYNC_FILTER_DECLARATIONS } from '../../contract/sync-filters';
 import { InvalidCursorError, InvalidQueryError } from './sync-errors';
 
 export interface SyncQuery {
   limit: number;
   filters: SyncFilters;
   cursor?: string;
-}
-
-/** RFC 3339 date-time (section 5.6): date, `T`, time, optional fraction, `Z` or a numeric offset. */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|([+-])(\d{2}):(\d{2}))$/;
-
-/**
- * An RFC 3339 date-time as the ISO text updatedAt is stored in, or undefined when it is not one (a
- * day or time out of range included). A fraction finer than a millisecond rounds up, so "at or
- * after" never takes in a millisecond that began before the instant asked for.
- */
-export function normalisedDateTime(text: string): string | undefined {
-  const m = RFC3339.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const fraction = m[7] ?? '';
-  const offsetMinutes = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
-  if (m[9] && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
-  // Date.UTC would read the years 0 to 99 as 1900 to 1999; setUTCFullYear takes them as written.
-  const local = new Date(0).setUTCFullYear(year, month - 1, day) + ((hour * 60 + minute) * 60 + second) * 1000;
-  const back = new Date(local);
-  const exact =
-    back.getUTCFullYear() === year &&
-    back.getUTCMonth() === month - 1 &&
-    back.getUTCDate() === day &&
-    back.getUTCHours() === hour &&
-    back.getUTCMinutes() === minute &&
-    back.getUTCSeconds() === second;
-  if (!exact) return undefined;
-  const millis = Number(fraction.slice(0, 3).padEnd(3, '0'));
-  const finer = /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
-  const instant = new Date(local + millis + finer - offsetMinutes * 60_000);
-  // Four-digit years only: beyond them toISOString writes an expanded year no updatedAt has.
-  const iso = Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
-  return iso && /^\d{4}-/.test(iso) ? iso : undefined;
-}
-
-/**
- * What a refused updatedSince should have been. A query string reads an unencoded `+` as a space, so
- * `...+02:00` arrives as `... 02:00`: that case is told to send the offset's sign as %2B.
- */
-function dateTimeHint(text: string): string {
-  const example = 'must be an RFC 3339 date-time, e.g. 2026-11-22T12:00:00Z';
-  return / \d{2}:\d{2}$/.test(text)
-    ? `${example}; a + in the offset must be sent as %2B (an unencoded + reads as a space)`
-    : example;
 }
 
 /** The one value of a parameter; a repeated one is refused, since which value counts would be a guess. */
@@ -93,25 +40,11 @@ function parseLimit(text: string | undefined): number {
   return value;
 }
 
-/** Each filter's value as the request gives it, checked and held as the walk reads it. */
-const FILTER_VALUES: { [F in SyncFilter]: (text: string) => NonNullable<SyncFilters[F]> } = {
-  status(text) {
-    if (!isOrderStatus(text))
-      throw new InvalidQueryError(SYNC_PARAMETERS.status, `must be one of ${SYNC_STATUSES.join(', ')}`);
-    return text;
-  },
-  updatedSince(text) {
-    const most = SYNC_TEXT_LIMITS.updatedSince;
-    if (text.length > most)
-      throw new InvalidQueryError(SYNC_PARAMETERS.updatedSince, `is ${text.length} characters long, more than ${most}`);
-    const normalised = normalisedDateTime(text);
-    if (normalised === undefined) throw new InvalidQueryError(SYNC_PARAMETERS.updatedSince, dateTimeHint(text));
-    return normalised;
-  },
-};
-
+/** A filter's value as the request gives it, checked and held as the walk reads it (its declaration's parse). */
 function setFilter<F extends SyncFilter>(filters: SyncFilters, name: F, text: string): void {
-  filters[name] = FILTER_VALUES[name](text);
+  const parsed = SYNC_FILTER_DECLARATIONS[name].parse(text);
+  if ('refused' in parsed) throw new InvalidQueryError(name, parsed.refused);
+  filters[name] = parsed.value;
 }
 
 /**

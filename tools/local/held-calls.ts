@@ -1,15 +1,16 @@
-// Writes that reach the table late, as on AWS, where a request can be applied after its client gave
-// up waiting (a timeout, a dropped connection): the write is not undone for that. Each write
-// request's body is read whole, the hold is asked, and the request goes on to dynalite when the hold
-// is over, whether or not its client is still there. Other requests are served meanwhile.
+// DynamoDB calls that reach the server late, as on AWS, where a write can be applied after its client
+// gave up (a timeout, a dropped connection): it is not undone for that. Each call's body is read whole,
+// its hold is asked, and the call goes on to the server's handler when the hold is over, whether or
+// not its client is still there. Other calls are served meanwhile. `npm start --hold-writes-ms` holds
+// dynalite's writes; the tests' fault proxy its forwarded calls (test/support/fault-proxy.ts).
 import { PassThrough } from 'node:stream';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export interface HeldWrite {
+export interface HeldCall {
   /** The DynamoDB operation, e.g. `PutItem`. */
   operation: string;
-  /** The table written, when the request names one table. */
+  /** The table, when the request names one table. */
   table: string | undefined;
   /** The request's JSON body, as sent. */
   body: string;
@@ -17,8 +18,8 @@ export interface HeldWrite {
   abandoned: AbortSignal;
 }
 
-/** A number > 0 holds the write that many ms; a promise holds it until it settles; else no hold. */
-export type WriteHold = (write: HeldWrite) => number | Promise<void> | undefined;
+/** A number > 0 holds the call that many ms; a promise until it settles (`false`: answered or dropped there, not sent on). */
+export type CallHold = (call: HeldCall, reply: ServerResponse) => number | Promise<unknown> | undefined;
 
 /** The requests that write items (dynalite 4 answers TransactWriteItems as an unknown operation). */
 export const WRITE_OPERATIONS: ReadonlySet<string> = new Set([
@@ -29,15 +30,15 @@ export const WRITE_OPERATIONS: ReadonlySet<string> = new Set([
   'TransactWriteItems',
 ]);
 
-export interface WriteHolds {
-  /** Ends every hold now and resolves once each held write has been answered: for the server's close. */
+export interface CallHolds {
+  /** Ends every hold now and resolves once each call sent on has been answered: for the server's close. */
   release(): Promise<void>;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Puts the holds in front of the server's own request handler (dynalite's). */
-export function holdWrites(server: Server, hold: WriteHold): WriteHolds {
+/** Puts the holds in front of the server's own request handler. */
+export function holdCalls(server: Server, hold: CallHold): CallHolds {
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
   const handle: Handler = (req, res) => handlers.forEach((handler) => handler(req, res));
@@ -48,17 +49,17 @@ export function holdWrites(server: Server, hold: WriteHold): WriteHolds {
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1];
-    if (operation === undefined || !WRITE_OPERATIONS.has(operation)) return handle(req, res);
+    if (operation === undefined) return handle(req, res);
     const abandoned = new AbortController();
     res.once('close', () => abandoned.abort());
     const done = readBody(req).then(
       async (body) => {
         const text = body.toString();
-        const write = { operation, table: tableOf(text), body: text, abandoned: abandoned.signal };
-        const held = holding(() => hold(write), release.signal);
-        if (held !== undefined) await Promise.race([held, released]);
+        const call = { operation, table: tableOf(text), body: text, abandoned: abandoned.signal };
+        const held = holding(() => hold(call, res), release.signal);
+        if (held !== undefined && (await Promise.race([held, released])) === false) return;
         await new Promise<void>((resolve) => {
-          // dynalite answers once the write is applied; the client may have gone ('close' came long ago).
+          // The handler answers once the call is applied; the client may have gone ('close' came long ago).
           const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
           res.end = ((...args: unknown[]) => {
             resolve();
@@ -83,8 +84,8 @@ export function holdWrites(server: Server, hold: WriteHold): WriteHolds {
 }
 
 /** The hold as a promise that never fails (a hold that fails is over all the same), or none. */
-function holding(ask: () => ReturnType<WriteHold>, signal: AbortSignal): Promise<unknown> | undefined {
-  let wait: ReturnType<WriteHold>;
+function holding(ask: () => ReturnType<CallHold>, signal: AbortSignal): Promise<unknown> | undefined {
+  let wait: ReturnType<CallHold>;
   try {
     wait = ask();
   } catch {
@@ -100,7 +101,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The request again, its body already read: what dynalite's handler reads instead. */
+/** The request again, its body already read: what the server's handler reads instead. */
 function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
   const copy = Object.assign(new PassThrough(), { headers: req.headers, method: req.method, url: req.url });
   copy.end(body);
@@ -108,21 +109,17 @@ function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
 }
 
 function tableOf(body: string): string | undefined {
-  let request: unknown;
   try {
-    request = JSON.parse(body);
+    const { TableName, RequestItems } = JSON.parse(body) as { TableName?: unknown; RequestItems?: object };
+    const tables = typeof TableName === 'string' ? [TableName] : Object.keys(RequestItems ?? {});
+    return tables.length === 1 ? tables[0] : undefined;
   } catch {
-    return undefined;
+    return undefined; // not JSON, or not an object
   }
-  if (typeof request !== 'object' || request === null) return undefined;
-  const { TableName, RequestItems } = request as { TableName?: unknown; RequestItems?: unknown };
-  if (typeof TableName === 'string') return TableName;
-  const tables = typeof RequestItems === 'object' && RequestItems !== null ? Object.keys(RequestItems) : [];
-  return tables.length === 1 ? tables[0] : undefined;
 }
 
 /** `npm start`'s holds: every `every`th write held `ms` milliseconds. */
-export function everyKthWrite(ms: number, every: number): WriteHold {
+export function everyKthWrite(ms: number, every: number): (write: HeldCall) => number | undefined {
   let writes = 0;
   return () => (++writes % every === 0 ? ms : undefined);
 }

@@ -1,0 +1,4 @@
+import { indexCanaryHandler } from '../lib/root/handlers';
+import { wiringFromEnv } from '../lib/root/wiring';
+
+export const handler = indexCanaryHandler(wiringFromEnv());
