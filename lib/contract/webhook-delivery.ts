@@ -3,7 +3,7 @@
 // stream's fan-out, the delivery worker, the API's deliveries and test routes, the admin command, the
 // local stack (which runs the same schedule on its clock), the OpenAPI document, the docs and the
 // tests (docs/design.md#event-delivery).
-import { WEBHOOK_LIMITS, type WebhookEventType } from './webhooks';
+import { WEBHOOK_LIMITS, type WebhookEventType } from './webhooks.ts';
 
 const SECOND_MS = 1000;
 const HOUR_MS = 3_600_000;

@@ -16,6 +16,7 @@ import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-content';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
+import { LOCAL_QUEUE_PATH } from '../../tools/local/sqs-endpoint';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
 import { ORDER_INDEXES } from '../../lib/contract/tables';
 import { parseStartArgs, START_USAGE, startFailure } from '../../tools/local/start-args';
@@ -639,6 +640,8 @@ describe('stopping the stack', () => {
       apiUrl: stack.apiUrl,
       endpoint: stack.dynamoEndpoint,
       tables: LOCAL_TABLES,
+      // The emulated delivery queue, served over SQS's protocol on a loopback port of its own.
+      webhookQueueUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${LOCAL_QUEUE_PATH}$`)),
     });
     const exitCode = new Promise((resolve) => stack.child?.once('exit', resolve));
     expect(await npmStop()).toEqual({
