@@ -18,6 +18,8 @@ import type { ReadFigures, SyncFigures } from './suites/sync';
 import type { ModuleInitFigures } from './suites/module-init';
 import type { SyncWatchFigures, WatchedBatches } from './suites/sync-watch';
 import { monthlyReadCost, watchCostPerMillion } from './sync-cost';
+import type { WebhookDeliveryFigures } from './suites/webhook-delivery';
+import { webhookCostPerMillion } from '../infra/webhook-cost';
 
 /** When and where a run measured, and with which options beyond the defaults. */
 export interface SuiteRun {
@@ -44,6 +46,7 @@ export interface BenchResults extends MeasuredRun {
     'admin orders import'?: AdminImportFigures;
     'sync versus listing'?: SyncFigures;
     'sync watch'?: SyncWatchFigures;
+    'webhook delivery'?: WebhookDeliveryFigures;
   };
 }
 
@@ -151,6 +154,18 @@ function syncWatchRows(f: SyncWatchFigures): string[] {
   ];
 }
 
+/** Each webhook consumer's batches and events a second, and a million events priced (infra/webhook-cost.ts). */
+function webhookRows(f: WebhookDeliveryFigures): string[] {
+  const cost = webhookCostPerMillion(f);
+  const usd3 = (v: number) => `$${v.toFixed(3)}`;
+  const row = (name: string, c: WebhookDeliveryFigures['fanout'], what: string) =>
+    `| webhook ${name} | ${n(c.items)} ${what}, ${c.batchSize} a batch, ${f.endpoints} endpoints a change | ${n(c.eventsPerSecond)} events a second (${n(c.cpuMsPerBatch, 2)} ms CPU, ${n(c.wallMsPerBatch, 2)} ms wall a batch) |`;
+  return [
+    `${row('fan-out', f.fanout, 'changes')} queued through the SDK to the local queue over SQS's protocol |`,
+    `${row('delivery', f.worker, 'deliveries')} read, claimed, signed, POSTed to a loopback receiver, acknowledged, logged: ${usd3(cost.total)} per million events (fan-out ${usd3(cost.fanout)}, SQS ${usd3(cost.queue)}, worker ${usd3(cost.worker)}, DynamoDB ${usd3(cost.dynamo)}, egress ${usd3(cost.egress)}) |`,
+  ];
+}
+
 const runText = (r: SuiteRun) =>
   `${r.startedAt.slice(0, 10)}, ${r.durationS} s on ${r.machine.cpus} CPUs (${r.machine.cpu}), ${r.machine.memoryGiB} GiB, Node.js ${r.machine.node}, ${r.machine.os}; load average ${r.loadAverage.start?.toFixed(2)} → ${r.loadAverage.end?.toFixed(2)}`;
 
@@ -175,6 +190,7 @@ export function report(results: BenchResults): string {
     ...(suites['sync versus listing'] ? syncRows(suites['sync versus listing']) : []),
     ...(suites['sync versus listing'] ? syncCostRow(suites['sync versus listing']) : []),
     ...(suites['sync watch'] ? syncWatchRows(suites['sync watch']) : []),
+    ...(suites['webhook delivery'] ? webhookRows(suites['webhook delivery']) : []),
   ].join('\n');
 }
 

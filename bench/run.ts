@@ -23,9 +23,20 @@ import { load } from './suites/load';
 import { moduleInit } from './suites/module-init';
 import { sync } from './suites/sync';
 import { syncWatch } from './suites/sync-watch';
+import { webhookDelivery } from './suites/webhook-delivery';
 
 /** Adding a suite: a file in bench/suites/, an entry here, its key in BenchResults and its rows in report.ts. */
-const SUITES = [moduleInit, handlerOverhead, listing, listingRefusal, load, adminImport, sync, syncWatch];
+const SUITES = [
+  moduleInit,
+  handlerOverhead,
+  listing,
+  listingRefusal,
+  load,
+  adminImport,
+  sync,
+  syncWatch,
+  webhookDelivery,
+];
 
 async function main(): Promise<void> {
   const values = parseCommandLine(process.argv.slice(2), process.env);

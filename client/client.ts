@@ -1,9 +1,10 @@
-import { isInteger, parse, type LosslessNumber } from 'lossless-json';
+import { isInteger, isLosslessNumber, parse, type LosslessNumber } from 'lossless-json';
 import { ERROR_CODES, type ErrorCode } from '../lib/contract/errors.ts';
 import { canonicalInt64, type Order, type OrderStatus } from '../lib/contract/order.ts';
 import { listsDepartures } from '../lib/contract/sync.ts';
 import { WEBHOOK_ENDPOINTS_PATH } from '../lib/contract/routes.ts';
 import type { WebhookEndpointRequest, WebhookEndpointView } from '../lib/contract/webhooks.ts';
+import type { WebhookDeliveryAttempt } from '../lib/contract/webhook-delivery.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 import { arrayElements, bodyChunks, bodyText, JsonStreamError, type Watch } from './stream.ts';
@@ -25,7 +26,7 @@ import {
  */
 export type ListedOrder = Pick<Order, 'id' | 'status'> & Partial<Omit<Order, 'id' | 'status'>>;
 export type { OrderStatus };
-export type { WebhookEndpointRequest, WebhookEndpointView };
+export type { WebhookEndpointRequest, WebhookEndpointView, WebhookDeliveryAttempt };
 
 /** An endpoint as its creation or a rotation answers it: with its signing secret, shown this once. */
 export type CreatedWebhookEndpoint = WebhookEndpointView & { secret: string };
@@ -357,6 +358,22 @@ export class StoreOrdersClient {
     return (await this.webhookCall('POST', path, 'create', options)) as CreatedWebhookEndpoint;
   }
 
+  /**
+   * v2 (beta): the endpoint's latest delivery attempts, newest first (outcome, latency, response
+   * code, next retry); order ids as exact decimal strings.
+   */
+  async listWebhookDeliveries(id: string, options: RequestOptions = {}): Promise<WebhookDeliveryAttempt[]> {
+    const path = `/${encodeURIComponent(id)}/deliveries`;
+    return ((await this.webhookCall('GET', path, 'page', options)) as { deliveries: WebhookDeliveryAttempt[] })
+      .deliveries;
+  }
+
+  /** v2 (beta): queues a test event for the endpoint; its id, the `webhook-id` the endpoint receives. */
+  async sendWebhookTestEvent(id: string, options: RequestOptions = {}): Promise<{ eventId: string }> {
+    const path = `/${encodeURIComponent(id)}/test`;
+    return (await this.webhookCall('POST', path, 'create', options)) as { eventId: string };
+  }
+
   /** One call of the webhook endpoint routes: its JSON answer (undefined for a 204). */
   private async webhookCall(
     method: string,
@@ -373,7 +390,8 @@ export class StoreOrdersClient {
       const text = await this.bodyOf(answer, guard);
       if (text instanceof StoreOrdersApiError) return text;
       try {
-        return text === '' ? undefined : (JSON.parse(text) as unknown);
+        // Order ids (a deliveries list's) as exact digits: lossless numbers, written back as text.
+        return text === '' ? undefined : (parse(text, exactOrderIds) as unknown);
       } catch (cause) {
         return new StoreOrdersApiError('UNEXPECTED_RESPONSE', answer.status, 'The answer is not JSON', undefined, {
           cause,
@@ -785,6 +803,12 @@ export function toSyncedOrder(element: unknown): SyncedListedOrder {
   const updatedAt = (element as Record<string, unknown>).updatedAt;
   if (typeof updatedAt === 'string') order.updatedAt = updatedAt;
   return order;
+}
+
+/** A webhook route's answer read losslessly: `orderId` as its exact digits, every other number as a number. */
+function exactOrderIds(key: string, value: unknown): unknown {
+  if (!isLosslessNumber(value)) return value;
+  return key === 'orderId' ? value.toString() : value.valueOf();
 }
 
 /** One element of the list, its numbers as lossless-json's LosslessNumber, as an order. */

@@ -4,15 +4,17 @@
 import { parse } from 'lossless-json';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEventType } from '../lib/contract/webhooks.ts';
+import { WEBHOOK_TEST_EVENT_TYPE, type WebhookTestEventType } from '../lib/contract/webhook-delivery.ts';
 import { toSyncedOrder } from './client.ts';
 import type { SyncedListedOrder } from './pages.ts';
 
-/** An order event as a receiver gets it: ids as exact decimal strings. */
-export interface ReceivedWebhookEvent {
-  type: WebhookEventType;
-  timestamp: string;
-  data: SyncedListedOrder;
-}
+/**
+ * An event as a receiver gets it: an order event (ids as exact decimal strings), or a test event
+ * sent on demand, which names the endpoint.
+ */
+export type ReceivedWebhookEvent =
+  | { type: WebhookEventType; timestamp: string; data: SyncedListedOrder }
+  | { type: WebhookTestEventType; timestamp: string; data: { endpointId: string } };
 
 /** A request's headers as Node's http module or fetch give them. */
 export type ReceivedHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -34,6 +36,16 @@ function plainHeaders(headers: ReceivedHeaders): Record<string, string> {
  */
 export function verifyWebhook(secret: string, body: string | Buffer, headers: ReceivedHeaders): ReceivedWebhookEvent {
   new Webhook(secret).verify(body, plainHeaders(headers), { jsonParse: false });
-  const event = parse(body.toString()) as { type: WebhookEventType; timestamp: string; data: unknown };
+  const event = parse(body.toString()) as {
+    type: WebhookEventType | WebhookTestEventType;
+    timestamp: string;
+    data: unknown;
+  };
+  if (event.type === WEBHOOK_TEST_EVENT_TYPE)
+    return {
+      type: event.type,
+      timestamp: event.timestamp,
+      data: { endpointId: String((event.data as { endpointId?: unknown }).endpointId) },
+    };
   return { type: event.type, timestamp: event.timestamp, data: toSyncedOrder(event.data) };
 }

@@ -5,7 +5,7 @@ import { LIST_SETTINGS, listingSeconds, listingTime } from './list-budget';
 import { MEASURED, type ListFigures } from './measured';
 import { STREAMING_LIMITS } from '../lib/contract/streaming-limits';
 import { FIXED_LIMIT_PLANS, LISTINGS_IN_FLIGHT, PLAN_LIMITS, type FixedLimitPlan } from '../lib/contract/plans';
-import { FUNCTIONS, SCHEDULES, STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { FUNCTIONS, QUEUE_MAPPINGS, SCHEDULES, STREAM_MAPPINGS } from '../lib/contract/deployment';
 import { INDEX_CANARY } from '../lib/contract/index-canary';
 import { ROUTES, V2_ROUTES } from '../lib/contract/routes';
 import { ORDER_INDEXES, SYNC_SHARDS, TABLES } from '../lib/contract/tables';
@@ -135,6 +135,14 @@ export const PRICES = {
   /** DynamoDB storage (Standard table class) per GB-month, beyond the first 25 GB of the account and Region. */
   dynamoStorageGbMonth: 0.25,
   dynamoFreeStorageGb: 25,
+  /**
+   * SQS standard queue, per million requests (each 64 KB of a request's payload one request), and the
+   * surcharge on the requests of a fair queue's messages (those with a MessageGroupId), as a
+   * third-party summary of the SQS pricing page gives it (cloudburn.io, 2026-03): to be checked
+   * against aws.amazon.com/sqs/pricing, which this model could not read.
+   */
+  sqsRequestPerMillion: 0.4,
+  sqsFairQueueSurchargePerMillion: 0.1,
 } as const;
 
 const GB = 1024 * MiB;
@@ -219,12 +227,16 @@ const API_METHODS = ROUTES.length + V2_ROUTES.length;
  * throttles (a metric each); the web ACL's blocks; per function released through CodeDeploy the
  * rollback alarms: errors (for all but the authorizer a rate, two metrics), latency, and for the
  * authorizer its refusal rate (two metrics); the sync watch's five; the index-lag canary's, one per
- * index over the budget and one on the canary silent.
+ * index over the budget and one on the canary silent; and event delivery's seven.
  */
 function stageAlarms(): { alarms: number; metrics: number } {
   const functions = Object.keys(FUNCTIONS).length;
   // Released through CodeDeploy, with rollback alarms: the functions behind the APIs.
-  const released = functions - Object.keys(STREAM_MAPPINGS).length - Object.keys(SCHEDULES).length;
+  const released =
+    functions -
+    Object.keys(STREAM_MAPPINGS).length -
+    Object.keys(QUEUE_MAPPINGS).length -
+    Object.keys(SCHEDULES).length;
   const single = 2 + API_METHODS + 3 + 1 + 1;
   const throttles = { alarms: 1, metrics: functions };
   const indexThrottles = { alarms: 1, metrics: TABLES.orders.indexes.length };
@@ -232,9 +244,13 @@ function stageAlarms(): { alarms: number; metrics: number } {
   // The sync watch's (infra/constructs/change-stream.ts): late and ahead changes, its iterator age,
   // its errors and its dead-letter queue, a metric each.
   const syncWatch = { alarms: 5, metrics: 5 };
+  // Event delivery's (infra/constructs/webhook-delivery.ts): the oldest queued delivery, the failure
+  // rate (delivered and failed: two metrics), both dead-letter queues, the fan-out's iterator age and
+  // errors, the worker's errors.
+  const webhooks = { alarms: 7, metrics: 8 };
   // The index-lag canary's (infra/constructs/index-canary.ts), a metric each.
   const canary = { alarms: TABLES.orders.indexes.length + 1, metrics: TABLES.orders.indexes.length + 1 };
-  const parts = [throttles, indexThrottles, rollback, syncWatch, canary];
+  const parts = [throttles, indexThrottles, rollback, syncWatch, canary, webhooks];
   return {
     alarms: single + parts.reduce((sum, part) => sum + part.alarms, 0),
     metrics: single + parts.reduce((sum, part) => sum + part.metrics, 0),

@@ -5,6 +5,24 @@
 import results from '../bench/results.json' with { type: 'json' };
 
 export const LISTING_SUITE = 'listOrders at scale';
+/** The webhook delivery suite (bench/suites/webhook-delivery.ts), which infra/webhook-cost.ts prices. */
+export const WEBHOOK_SUITE = 'webhook delivery';
+
+/** One consumer's batches as the webhook suite measured them (this process's CPU and wall time). */
+export interface ConsumerMeasured {
+  batches: number;
+  /** Changes read (the fan-out) or deliveries handled (the worker). */
+  items: number;
+  /** Deliveries the fan-out queued; deliveries the worker saw acknowledged. */
+  events: number;
+  /** Per batch, the mean: this process's CPU and wall time. */
+  cpuMsPerBatch: number;
+  wallMsPerBatch: number;
+  /** Events one consumer handles a second, one batch after another. */
+  eventsPerSecond: number;
+  batchSize: number;
+  memoryMb: number;
+}
 
 /** A listing's throughput in one coding: wire bytes per order, and orders per CPU second of the handler. */
 export interface CodingFigures {
@@ -37,6 +55,7 @@ export interface MeasuredRun {
         cpuMs: number;
       }[];
     };
+    [WEBHOOK_SUITE]?: { endpoints: number; fanout: ConsumerMeasured; worker: ConsumerMeasured };
   };
 }
 

@@ -2,8 +2,9 @@ import { NagSuppressions } from 'cdk-nag';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { BASE_PATH, V2_BASE_PATH } from '../lib/contract/routes';
-import { STREAM_MAPPINGS } from '../lib/contract/deployment';
+import { QUEUE_MAPPINGS, STREAM_MAPPINGS } from '../lib/contract/deployment';
 import type { StreamConsumer } from './constructs/change-stream';
+import type { WebhookDelivery } from './constructs/webhook-delivery';
 import type { OrdersApi } from './constructs/orders-api';
 import type { ServiceAlarms } from './constructs/service-alarms';
 import type { ServiceFunction } from './constructs/service-function';
@@ -18,6 +19,8 @@ export interface StageNagSubjects {
   releases: ServiceReleases;
   /** The sync watch's event source mapping and its on-failure destination. */
   syncWatch: StreamConsumer;
+  /** Event delivery's queues and the fan-out's on-failure destination. */
+  webhookDelivery: WebhookDelivery;
 }
 
 /**
@@ -27,10 +30,13 @@ export interface StageNagSubjects {
 export function explainNagFindings(stack: StageNagSubjects): void {
   for (const [name, fn] of Object.entries(stack.functions)) {
     const readsStream = Object.hasOwn(STREAM_MAPPINGS, name);
+    const readsQueue = Object.hasOwn(QUEUE_MAPPINGS, name);
     suppress(fn.function, {
       'Serverless-LambdaDLQ': readsStream
         ? "Invoked by its event source mapping only, synchronously; a batch the mapping gives up on is described in the mapping's own on-failure destination (an SQS queue). A function dead-letter queue receives failed asynchronous invocations, of which there are none."
-        : 'Invoked synchronously only (by API Gateway, and by its release hook through Invoke with RequestResponse); a dead-letter queue receives failed asynchronous invocations, of which there are none.',
+        : readsQueue
+          ? "Invoked by its SQS event source mapping only, synchronously; a message it fails to handle again and again moves to its queue's dead-letter queue by the queue's redrive policy. A function dead-letter queue receives failed asynchronous invocations, of which there are none."
+          : 'Invoked synchronously only (by API Gateway, and by its release hook through Invoke with RequestResponse); a dead-letter queue receives failed asynchronous invocations, of which there are none.',
     });
     const policy = fn.role.node.findChild('DefaultPolicy');
     suppress(
@@ -51,6 +57,23 @@ export function explainNagFindings(stack: StageNagSubjects): void {
       "This queue is the on-failure destination of the sync watch's event source mapping, its dead-letter queue: it holds descriptions of the stream batches given up on, for an operator to read (docs/operations.md#the-sync-watch); nothing consumes it, so nothing could fail to.",
     'Serverless-SQSRedrivePolicy':
       "A dead-letter queue itself (the sync watch's on-failure destination): its messages are read by an operator, never processed, so there is no failed processing to redrive; they are kept 14 days, SQS's longest.",
+  });
+
+  suppress(stack.webhookDelivery.fanout.deadLetters, {
+    'AwsSolutions-SQS3':
+      "The on-failure destination of the webhook fan-out's event source mapping, its dead-letter queue: it holds descriptions of the stream batches given up on, for an operator to read (docs/operations.md#webhook-delivery); nothing consumes it.",
+    'Serverless-SQSRedrivePolicy':
+      "A dead-letter queue itself (the fan-out's on-failure destination): read by an operator, never processed; kept 14 days, SQS's longest.",
+  });
+  suppress(stack.webhookDelivery.mapping, {
+    'Serverless-LambdaEventSourceMappingDestination':
+      "An SQS event source mapping takes no on-failure destination (Lambda offers them for streams and Kafka); a message the worker fails to handle again and again moves to the queue's dead-letter queue by its redrive policy (maxReceiveCount), and the worker deletes every message it handled (services-sqs-errorhandling.html).",
+  });
+  suppress(stack.webhookDelivery.deadLetters, {
+    'AwsSolutions-SQS3':
+      "The delivery queue's dead-letter queue: it holds deliveries the worker failed to handle again and again (a crash or a timeout), for an operator to look into and redrive (docs/operations.md#webhook-delivery); nothing consumes it.",
+    'Serverless-SQSRedrivePolicy':
+      'A dead-letter queue itself: its messages are looked into and redriven by an operator, never processed where they are; kept 14 days.',
   });
 
   for (const ordersApi of stack.apis) explainApiFindings(ordersApi);

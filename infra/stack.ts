@@ -24,9 +24,11 @@ import {
   V2_API_URL_OUTPUT,
   V2_EXECUTE_API_URL_OUTPUT,
   V2_REST_API_ID_OUTPUT,
+  WEBHOOK_QUEUE_URL_OUTPUT,
   type EntryId,
 } from '../lib/contract/deployment';
 import { StreamConsumer } from './constructs/change-stream';
+import { WebhookDelivery } from './constructs/webhook-delivery';
 import { IndexCanarySchedule } from './constructs/index-canary';
 import { OrdersApi } from './constructs/orders-api';
 import { AddressFirewall } from './constructs/address-firewall';
@@ -51,6 +53,8 @@ export class StoreOrdersStack extends Stack {
   readonly functions: Record<EntryId, ServiceFunction>;
   /** The sync watch's event source mapping on the orders table's stream, and its dead-letter queue. */
   readonly syncWatch: StreamConsumer;
+  /** Event delivery: the fan-out's mapping, the delivery queue and its dead-letter queue, the worker's mapping. */
+  readonly webhookDelivery: WebhookDelivery;
   /** The index-lag canary's schedule (EventBridge Scheduler), which runs it every minute. */
   readonly indexCanary: IndexCanarySchedule;
   /** v1: the RestApi with stage v1, which owns the usage plans and the custom domain. */
@@ -106,6 +110,8 @@ export class StoreOrdersStack extends Stack {
       'list-orders-v2': make('list-orders-v2'),
       'sync-watch': make('sync-watch'),
       'webhook-endpoints': make('webhook-endpoints'),
+      'webhook-fanout': make('webhook-fanout'),
+      'webhook-delivery': make('webhook-delivery'),
       'index-canary': make('index-canary'),
     };
     // The orders table's stream, read by the sync watch through its live alias (docs/design.md#the-change-stream).
@@ -114,6 +120,14 @@ export class StoreOrdersStack extends Stack {
       table: this.tables.tables[watch.table],
       target: this.functions['sync-watch'].alias,
       settings: watch,
+      removalPolicy,
+    });
+    // Order events: the stream's second consumer queues them, the worker delivers them (docs/design.md#event-delivery).
+    this.webhookDelivery = new WebhookDelivery(this, 'Webhooks', {
+      ordersTable: this.tables.tables.orders,
+      fanout: this.functions['webhook-fanout'],
+      worker: this.functions['webhook-delivery'],
+      senders: [this.functions['webhook-endpoints']],
       removalPolicy,
     });
     // The index-lag canary, every minute, through its live alias (docs/design.md#the-index-lag-canary).
@@ -194,6 +208,11 @@ export class StoreOrdersStack extends Stack {
         'webhook-endpoints': this.functions['webhook-endpoints'].alias,
       },
       syncWatch: { fn: this.functions['sync-watch'].function, consumer: this.syncWatch, settings: watch },
+      webhookDelivery: {
+        construct: this.webhookDelivery,
+        fanout: this.functions['webhook-fanout'].function,
+        worker: this.functions['webhook-delivery'].function,
+      },
       addressLimitBlocked: this.firewall.metricBlocked(),
       config,
     });
@@ -226,6 +245,10 @@ export class StoreOrdersStack extends Stack {
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       stageName: config.stage,
       syncWatch: this.functions['sync-watch'].function,
+      webhookDelivery: {
+        queue: this.webhookDelivery.queue,
+        fanout: this.functions['webhook-fanout'].function,
+      },
       indexCanary: this.functions['index-canary'].function,
       apiStages: [this.api, this.v2Api].map((api) => ({ basePath: api.basePath, stage: api.api.deploymentStage })),
     });
@@ -265,6 +288,11 @@ export class StoreOrdersStack extends Stack {
       value: this.releases.canaryKey.secretArn,
       description:
         "Secret holding the release canary key the authorizer's pre-traffic hook authorizes (docs/operations.md)",
+    });
+    new CfnOutput(this, WEBHOOK_QUEUE_URL_OUTPUT, {
+      value: this.webhookDelivery.queue.queueUrl,
+      description:
+        'The webhook delivery queue, which `webhooks replay` and `webhooks test` of the admin command send to',
     });
     new CfnOutput(this, DASHBOARD_URL_OUTPUT, {
       value: this.dashboard.url,

@@ -17,6 +17,7 @@ import { LIST_ORDERS_RESERVED_CONCURRENCY } from '../lib/contract/deployment';
 import { openApiJson } from '../lib/contract/openapi/document';
 import { buildV2OpenApiDocument } from '../lib/contract/openapi/v2';
 import { withBlocks } from './generate-blocks';
+import { webhookCostTable } from '../infra/webhook-cost';
 import { dailyCostArithmetic } from './generate-cost-arithmetic';
 import {
   addressLimitRule,
@@ -25,6 +26,7 @@ import {
   errorExample,
   listingsInFlightTable,
   planLimitsTable,
+  retryScheduleTable,
   syncRepairTable,
   indexLagRepairTable,
   syncTimingTable,
@@ -79,6 +81,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:error-codes': block(errorCodesList()),
         'generated:sync-timing': block(syncTimingTable()),
         'generated:sync-repair': block(syncRepairTable()),
+        'generated:webhook-retries': block(retryScheduleTable()),
         'generated:index-lag-repair': block(indexLagRepairTable()),
       }),
   },
@@ -99,6 +102,7 @@ export const GENERATED: readonly GeneratedFile[] = [
         'generated:monthly-cost': block(monthlyCostTable(STAGE_STANDING)),
         'generated:monthly-cost-assumptions': block(monthlyCostAssumptions()),
         'generated:scan-capacity': block(scanCapacityTable(LIST_ORDERS_RESERVED_CONCURRENCY.prod)),
+        'generated:webhook-cost': block(webhookCostTable()),
       }),
   },
   {

@@ -14,6 +14,7 @@ import { FUNCTIONS, indexLagRepairMs, STREAM_MAPPINGS, syncRepairMs } from '../l
 import { INDEX_CANARY } from '../lib/contract/index-canary';
 import { landingAllowanceMs, STREAM_TIME_RESOLUTION_MS } from '../lib/core/sync/lateness';
 import { REQUEST_TIMEOUT_MS } from '../lib/stores/dynamo';
+import { retrySchedule, WEBHOOK_RETRY } from '../lib/contract/webhook-delivery';
 
 export const count = (n: number) => n.toLocaleString('en-US');
 
@@ -129,6 +130,33 @@ export function syncRepairTable(): string {
     `| watch timeout | ${seconds(FUNCTIONS['sync-watch'].timeoutSeconds * 1000)} | how long the watch may take over one batch (its re-stamps included) |`,
     `| \`freshnessMs\` | ${seconds(SYNC_TIMING.freshnessMs)} | a re-stamp, like any change, is delivered by any walk that starts this much later |`,
     `| **repair time** (deployed) | **${seconds(syncRepairMs())}** | a change that landed late (by any amount) is delivered by any walk that starts this long after it landed |`,
+  ].join('\n');
+}
+
+/** A duration in the schedule's words: seconds, minutes or hours. */
+function span(ms: number): string {
+  if (ms < 60_000) return `${count(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(1))} min`;
+  return `${Number((ms / 3_600_000).toFixed(1))} h`;
+}
+
+/** docs/api.md: the retry schedule, each retry's wait until the steps reach the largest, then the rest in one row. */
+export function retryScheduleTable(): string {
+  const schedule = retrySchedule();
+  const capped = schedule.findIndex((r) => r.maxMs === WEBHOOK_RETRY.maxStepMs);
+  const rows = schedule
+    .slice(0, capped + 1)
+    .map((r) => `| ${r.retry} | ${span(r.minMs)} to ${span(r.maxMs)} | ${span(r.latestMs)} |`);
+  const last = schedule.at(-1);
+  const first = schedule[capped + 1];
+  if (first && last)
+    rows.push(
+      `| ${first.retry} to ${last.retry} | ${span(first.minMs)} to ${span(first.maxMs)} each | until ${span(WEBHOOK_RETRY.windowMs)} after the first attempt |`,
+    );
+  return [
+    '| Retry | Waits after the failure before it | Comes at the latest, after the first failure |',
+    '| --- | --- | --- |',
+    ...rows,
   ].join('\n');
 }
 

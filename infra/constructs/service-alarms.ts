@@ -30,6 +30,7 @@ import { ROLLBACK_ALARM_MINUTES as ROLLBACK_MINUTES, type StageConfig } from '..
 import { ADDRESS_LIMIT } from '../../lib/contract/address-limit';
 import { pascalCase } from './names';
 import { syncWatchAlarms } from './change-stream';
+import { webhookDeliveryAlarms } from './webhook-delivery';
 import { indexCanaryAlarms } from './index-canary';
 
 /** One API Gateway stage of the stage stack (v1, v2) and what is alarmed on in it. */
@@ -68,6 +69,8 @@ export interface ServiceAlarmsProps {
   aliases: Record<FunctionId, IAlias>;
   /** The sync watch on the orders table's stream: its assumptions and its own health. */
   syncWatch: Parameters<typeof syncWatchAlarms>[0];
+  /** Event delivery: its queues, its fan-out and its worker. */
+  webhookDelivery: Parameters<typeof webhookDeliveryAlarms>[0];
   /** Requests the web ACL's limit per client address blocked (infra/constructs/address-firewall.ts). */
   addressLimitBlocked: IMetric;
   config: StageConfig;
@@ -294,6 +297,8 @@ export class ServiceAlarms extends Construct {
 
     this.addIndexBackPressure(props.indexedTable);
     for (const [alarmId, alarm] of Object.entries(syncWatchAlarms(props.syncWatch, props.config.stage)))
+      this.add(alarmId, alarm);
+    for (const [alarmId, alarm] of Object.entries(webhookDeliveryAlarms(props.webhookDelivery, props.config.stage)))
       this.add(alarmId, alarm);
     for (const [alarmId, alarm] of Object.entries(indexCanaryAlarms(props.config.stage))) this.add(alarmId, alarm);
 

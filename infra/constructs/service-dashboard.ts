@@ -4,6 +4,7 @@ import { Duration, Stack } from 'aws-cdk-lib/core';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, type MetricDeclaration } from '../../lib/edge/metrics';
 import { SERVICE_NAME } from '../../lib/commons/service';
@@ -16,6 +17,8 @@ export interface ServiceDashboardProps {
   apiStages: readonly { basePath: string; stage: Stage }[];
   /** The orders table's stream consumer: how long changes wait for it, beside what it found. */
   syncWatch: IFunction;
+  /** Event delivery: the delivery queue's oldest message, beside the events and attempts. */
+  webhookDelivery: { queue: IQueue; fanout: IFunction };
   /** The index-lag canary: its runs' errors beside the lag it measures. */
   indexCanary: IFunction;
 }
@@ -119,6 +122,37 @@ export class ServiceDashboard extends Construct {
           graph('Sync watch: lateness and stream wait (ms)', business(BUSINESS_METRICS.changeLateness, 'Maximum'), [
             props.syncWatch.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'IteratorAge (max)' }),
           ]),
+        ],
+        [
+          graph(
+            'Webhooks: events queued, attempts by outcome',
+            [...business(BUSINESS_METRICS.webhookEvents, 'Sum'), ...business(BUSINESS_METRICS.webhookQueued, 'Sum')],
+            [
+              ...business(BUSINESS_METRICS.webhookDelivered, 'Sum'),
+              ...business(BUSINESS_METRICS.webhookFailed, 'Sum'),
+              ...business(BUSINESS_METRICS.webhookGone, 'Sum'),
+              ...business(BUSINESS_METRICS.webhookSuperseded, 'Sum'),
+              ...business(BUSINESS_METRICS.webhookWaits, 'Sum'),
+            ],
+          ),
+          graph(
+            'Webhooks: oldest queued (s), change to acknowledgement and stream wait (ms)',
+            [
+              props.webhookDelivery.queue.metricApproximateAgeOfOldestMessage({
+                statistic: 'Maximum',
+                period: PERIOD,
+                label: 'oldest queued delivery (s)',
+              }),
+            ],
+            [
+              ...business(BUSINESS_METRICS.webhookEventAge, 'Maximum'),
+              props.webhookDelivery.fanout.metric('IteratorAge', {
+                statistic: 'Maximum',
+                period: PERIOD,
+                label: 'fan-out IteratorAge (max)',
+              }),
+            ],
+          ),
         ],
         [
           new GraphWidget({

@@ -25,6 +25,7 @@ const CONSTRUCT_IDS: Record<TableId, string> = {
   apiKeys: 'ApiKeys',
   rateLimits: 'RateLimits',
   webhookEndpoints: 'WebhookEndpoints',
+  webhookDeliveries: 'WebhookDeliveries',
 };
 
 /** The tables declared in lib/contract/tables.ts. Names are left to CloudFormation so stages never collide. */
@@ -70,6 +71,7 @@ export class ServiceTables extends Construct {
       apiKeys: make('apiKeys'),
       rateLimits: make('rateLimits'),
       webhookEndpoints: make('webhookEndpoints'),
+      webhookDeliveries: make('webhookDeliveries'),
     };
   }
 

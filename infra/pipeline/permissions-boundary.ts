@@ -15,6 +15,7 @@ import { otherStageTagDenials } from './execution-policy';
 import { generatedNamePrefix, taggedFor } from './names';
 import { deployRolePolicies } from './permissions';
 import { streamBoundaryStatements } from './stream-permissions';
+import { queueBoundaryStatements } from './queue-permissions';
 
 const arn = (service: string, resource: string) =>
   `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
@@ -43,6 +44,8 @@ function runtimeStatements(stage: StageName): PolicyStatement[] {
     // The sync watch's role: its mapping reads the orders table's stream (the tables' grant covers
     // `table/<name>/stream/*`) and sends a batch it gives up on to the dead-letter queue.
     ...streamBoundaryStatements(stage),
+    // Event delivery: its worker reads its queue, which it and the fan-out and the endpoints' test route send to.
+    ...queueBoundaryStatements(stage),
     // Actions with no resource type (the Service Authorization Reference): a hook reports its
     // result (list_awscodedeploy.html), functions trace and publish metrics.
     new PolicyStatement({

@@ -7,19 +7,23 @@ import type { FunctionName } from './routes';
 import { INDEX_CANARY } from './index-canary';
 import { STREAMING_LIMITS } from './streaming-limits';
 import { SYNC_TIMING, type SyncTiming } from './sync';
-import { ORDER_INDEXES, type TableId } from './tables';
+import { ORDER_INDEXES, WEBHOOK_ENDPOINT_INDEXES, type TableId } from './tables';
+import { WEBHOOK_DELIVERY } from './webhook-delivery';
 
 /** The functions behind the APIs: the route functions and the authorizer, each released by CodeDeploy. */
 export type FunctionId = FunctionName | 'authorizer';
 
 /** The functions a table's change stream invokes, through an event source mapping (STREAM_MAPPINGS). */
-export type StreamFunctionId = 'sync-watch';
+export type StreamFunctionId = 'sync-watch' | 'webhook-fanout';
+
+/** The functions an SQS queue invokes, through an event source mapping (QUEUE_MAPPINGS). */
+export type QueueFunctionId = 'webhook-delivery';
 
 /** The functions a schedule invokes (SCHEDULES). */
 export type ScheduledFunctionId = 'index-canary';
 
 /** Every Lambda entry: each has `functions/<id>.ts` and its settings in FUNCTIONS. */
-export type EntryId = FunctionId | StreamFunctionId | ScheduledFunctionId;
+export type EntryId = FunctionId | StreamFunctionId | QueueFunctionId | ScheduledFunctionId;
 
 /** The only DynamoDB actions the service's functions use; anything else is not grantable. */
 export type TableAction =
@@ -128,8 +132,9 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
       "v2 (beta) /webhook-endpoints: a key's webhook endpoints, registered, listed, deleted, their secrets rotated",
     memoryMb: 256,
     timeoutSeconds: 10,
-    // Its own table only: Query reads the caller's partition, GetItem a tombstone; the writes
-    // create, rotate and delete. Nothing of orders or keys.
+    // Its own table: Query reads the caller's partition, GetItem a tombstone; the writes create,
+    // rotate and delete. The deliveries log: Query of one endpoint's attempts. Nothing of orders or
+    // keys. (Its test route queues an event: SendMessage on the delivery queue, granted by the stack.)
     access: {
       webhookEndpoints: [
         'dynamodb:Query',
@@ -138,6 +143,7 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
         'dynamodb:UpdateItem',
         'dynamodb:DeleteItem',
       ],
+      webhookDeliveries: ['dynamodb:Query'],
       rateLimits: RATE_LIMIT_COUNTERS,
     },
     bundleBudgetKib: 480,
@@ -152,6 +158,32 @@ export const FUNCTIONS: Record<EntryId, FunctionSettings> = {
     // sweep of an episode of index lag (lib/stores/index-lag-repair.ts). Reading the stream is
     // granted with its event source mapping (infra/constructs/change-stream.ts).
     access: { orders: ['dynamodb:UpdateItem', queryIndex(ORDER_INDEXES.byUpdate.name)] },
+    bundleBudgetKib: 480,
+  },
+  'webhook-fanout': {
+    description: "The orders table's stream: each change's order event, queued once for every endpoint that wants it",
+    memoryMb: 256,
+    // A batch is one cached read of the enabled endpoints and SendMessageBatch calls of 10 deliveries.
+    timeoutSeconds: 30,
+    // The sparse index of enabled endpoints (never a secret); it only enqueues (SendMessage on the
+    // delivery queue, granted by the stack). Reading the stream is its event source mapping's grant.
+    access: { webhookEndpoints: [queryIndex(WEBHOOK_ENDPOINT_INDEXES.enabled.name)] },
+    bundleBudgetKib: 480,
+  },
+  'webhook-delivery': {
+    description: 'Order events: one signed POST per queued delivery, retried with backoff for 3 days',
+    memoryMb: 256,
+    // A batch's deliveries run at once, each within its lease (WEBHOOK_DELIVERY.leaseMs) and a few
+    // DynamoDB writes: well inside.
+    timeoutSeconds: 30,
+    // Endpoints: GetItem reads one before each attempt, UpdateItem disables it or records its
+    // failures. Deliveries: the order's lease and acknowledged change (UpdateItem, GetItem where a
+    // failed condition brings no item back) and the log (PutItem). Re-sends to its own queue
+    // (SendMessage) are granted by the stack with the queue.
+    access: {
+      webhookEndpoints: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      webhookDeliveries: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    },
     bundleBudgetKib: 480,
   },
   'index-canary': {
@@ -222,6 +254,58 @@ export const STREAM_MAPPINGS: Record<StreamFunctionId, StreamMapping> = {
     reportBatchItemFailures: true,
     startingPosition: 'TRIM_HORIZON',
     iteratorAgeAlarmSeconds: 30,
+  },
+  // Event delivery's fan-out: it only enqueues, so a batch fails only when SQS refuses a send.
+  'webhook-fanout': {
+    table: 'orders',
+    batchSize: 100,
+    // A second at most between a change and its deliveries being queued, while changes trickle in.
+    batchingWindowSeconds: 1,
+    retryAttempts: 20,
+    // Past it the changes are not queued (the dead-letter queue says which); `webhooks replay` resends them.
+    maxRecordAgeSeconds: 6 * 3600,
+    bisectOnError: true,
+    reportBatchItemFailures: true,
+    startingPosition: 'TRIM_HORIZON',
+    iteratorAgeAlarmSeconds: 60,
+  },
+};
+
+/**
+ * How Lambda's event source mapping feeds a queue's function, and the queue itself, declared once:
+ * the stack deploys them (AWS::SQS::Queue with its dead-letter queue, AWS::Lambda::EventSourceMapping),
+ * the local stack emulates both (tools/local/delivery-queue.ts). AWS:
+ * docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html, services-sqs-scaling.html.
+ */
+export interface QueueMapping {
+  /** Messages per invocation (1 to 10 without a batching window). */
+  batchSize: number;
+  /** Invocations the mapping makes at once, at most (MaximumConcurrency: 2 to 1,000). */
+  maxConcurrency: number;
+  /** The queue's visibility timeout: at least 6 times the function's timeout, as AWS advises. */
+  visibilityTimeoutSeconds: number;
+  /** Receives without a deletion before a message moves to the dead-letter queue (maxReceiveCount). */
+  maxReceiveCount: number;
+  /** How long the queue and its dead-letter queue keep a message (SQS: 14 days at most). */
+  retentionSeconds: number;
+  /**
+   * ApproximateAgeOfOldestMessage past which the worker is alarmed on as behind: a waiting delivery
+   * hops at most every maxHopMs (SQS's 15-minute timer), so older means no worker took it.
+   */
+  ageAlarmSeconds: number;
+}
+
+export const QUEUE_MAPPINGS: Record<QueueFunctionId, QueueMapping> = {
+  'webhook-delivery': {
+    batchSize: 10,
+    // At most 200 attempts in flight: a slow receiver (10 s an attempt) holds a bounded share.
+    maxConcurrency: 20,
+    visibilityTimeoutSeconds: 6 * 30,
+    // The worker deletes every message it handled, re-sending one that waits: only an invocation that
+    // crashes or times out leaves a message to be received again.
+    maxReceiveCount: 5,
+    retentionSeconds: 14 * 24 * 3600,
+    ageAlarmSeconds: WEBHOOK_DELIVERY.maxHopMs / 1000 + 5 * 60,
   },
 };
 
@@ -377,7 +461,13 @@ export const TABLE_NAME_OUTPUTS: Record<TableId, string> = {
   apiKeys: 'ApiKeysTableName',
   rateLimits: 'RateLimitsTableName',
   webhookEndpoints: 'WebhookEndpointsTableName',
+  webhookDeliveries: 'WebhookDeliveriesTableName',
 };
+
+/** The delivery queue's URL, which the admin command's `webhooks replay` and `webhooks test` send to. */
+export const WEBHOOK_QUEUE_URL_OUTPUT = 'WebhookDeliveryQueueUrl';
+/** The environment variable that gives a function the delivery queue's URL. */
+export const WEBHOOK_QUEUE_URL_ENV = 'WEBHOOK_DELIVERY_QUEUE_URL';
 
 export const USAGE_PLAN_ID_OUTPUTS: Record<PlanName, string> = {
   free: 'UsagePlanIdFree',
@@ -391,6 +481,7 @@ export function isFunctionId(value: unknown): value is FunctionId {
     typeof value === 'string' &&
     Object.hasOwn(FUNCTIONS, value) &&
     !Object.hasOwn(STREAM_MAPPINGS, value) &&
+    !Object.hasOwn(QUEUE_MAPPINGS, value) &&
     !Object.hasOwn(SCHEDULES, value)
   );
 }

@@ -3,7 +3,7 @@ import { ORDER_SCHEMA_REF, PET_SCHEMA_REF, type JsonObject } from './openapi/sch
 import { ACCEPT_ENCODING } from './headers';
 import { encodedBodyHeaders } from './coding-headers';
 import { LIST_ORDERS_V2 } from './sync-operation';
-import { ENDPOINT_ID_PARAMETER, WEBHOOK_OPERATIONS } from './webhook-operations';
+import { ENDPOINT_ID_PARAMETER, WEBHOOK_DELIVERY_OPERATIONS, WEBHOOK_OPERATIONS } from './webhook-operations';
 import type { OperationContract } from './operation-contract';
 import { isOperationId, type OperationId } from './routes';
 
@@ -61,6 +61,7 @@ export const OPERATION_CONTRACTS: Record<OperationId, OperationContract> = {
   },
   listOrdersV2: LIST_ORDERS_V2,
   ...WEBHOOK_OPERATIONS,
+  ...WEBHOOK_DELIVERY_OPERATIONS,
 };
 
 /** Path parameters by name; a name used in a route but not declared here is refused. */

@@ -109,6 +109,13 @@ export const V2_ROUTES = declareRoutes([
     '/{endpointId}/rotate-secret',
     "Replace a webhook endpoint's signing secret; the previous one keeps signing for a while",
   ),
+  webhookRoute(
+    'listWebhookDeliveries',
+    'GET',
+    '/{endpointId}/deliveries',
+    "A webhook endpoint's recent delivery attempts: outcome, latency, response code, next retry",
+  ),
+  webhookRoute('sendWebhookTestEvent', 'POST', '/{endpointId}/test', 'Send a test event to a webhook endpoint'),
 ]);
 
 /** A route as its table declares it: its operation and its function exact, the rest a Route's. */

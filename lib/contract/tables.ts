@@ -85,8 +85,8 @@ export const TABLES = {
     envVar: 'ORDERS_TABLE',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [ORDER_INDEXES.byUpdate, ORDER_INDEXES.byStatus],
-    // Read by the sync watch (functions/sync-watch.ts), and later by event delivery: both images,
-    // so a consumer sees what changed without reading the table.
+    // Read by the sync watch (functions/sync-watch.ts) and event delivery's fan-out
+    // (functions/webhook-fanout.ts): both images, so a consumer sees what changed without reading the table.
     stream: 'NEW_AND_OLD_IMAGES',
   },
   /** The deprecated GET /pets/{petId}'s own table, keyed like orders by an int64 id. */
@@ -109,6 +109,17 @@ export const TABLES = {
     ttlAttribute: 'expiresAt',
     indexes: [WEBHOOK_ENDPOINT_INDEXES.enabled],
   },
+  /**
+   * Event delivery's own state (lib/stores/webhook-deliveries.ts): per endpoint and order, the
+   * change the receiver acknowledged last and the lease of the one attempt in flight; per endpoint,
+   * its recent attempts (the deliveries log). Both expire (TTL).
+   */
+  webhookDeliveries: {
+    envVar: 'WEBHOOK_DELIVERIES_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    ttlAttribute: 'expiresAt',
+  },
 } as const satisfies Record<string, TableSpec>;
 
 /** The environment variables that carry the table names, in declaration order. */
@@ -125,5 +136,6 @@ export function tableNamesWithPrefix(prefix: string): TableNames {
     apiKeys: `${prefix}-api-keys`,
     rateLimits: `${prefix}-rate-limits`,
     webhookEndpoints: `${prefix}-webhook-endpoints`,
+    webhookDeliveries: `${prefix}-webhook-deliveries`,
   };
 }

@@ -10,6 +10,12 @@ import {
   WEBHOOK_LIMITS,
   WEBHOOK_SECRET_PREFIX,
 } from './webhooks';
+import {
+  WEBHOOK_DELIVERY,
+  WEBHOOK_DELIVERY_OUTCOMES,
+  WEBHOOK_RETRY,
+  WEBHOOK_TEST_EVENT_TYPE,
+} from './webhook-delivery';
 
 const HOURS = (ms: number) => ms / 3_600_000;
 const types = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\``).join(', ');
@@ -38,6 +44,13 @@ function endpointSchema(withSecret: boolean): JsonObject {
       description: 'Only when disabled: why (`gone`: it answered 410; `failing`; `refused-address`).',
     },
     disabledDetail: { type: 'string', description: 'Only when disabled: what the last attempt saw.' },
+    failingSince: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        `Only while enabled and its deliveries fail: since when. Once that is ${HOURS(WEBHOOK_LIMITS.retryWindowMs)} hours ` +
+        'ago the endpoint is disabled (`failing`).',
+    },
     createdAt: { type: 'string', format: 'date-time' },
     previousSecretExpiresAt: {
       type: 'string',
@@ -83,8 +96,14 @@ const NO_STORE: JsonObject = {
 const NOT_FOUND_NOTE =
   'An id of another key (or none of this API) is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`: a key sees only its own endpoints.';
 
+/** The routes of an endpoint's deliveries: their contracts are WEBHOOK_DELIVERY_OPERATIONS. */
+type DeliveryOperation = Extract<OperationOf<'webhook-endpoints'>, 'listWebhookDeliveries' | 'sendWebhookTestEvent'>;
+
 /** What each webhook endpoint route answers: one added to the routes without its contract does not compile. */
-export const WEBHOOK_OPERATIONS: Record<OperationOf<'webhook-endpoints'>, OperationContract> = {
+export const WEBHOOK_OPERATIONS: Record<
+  Exclude<OperationOf<'webhook-endpoints'>, DeliveryOperation>,
+  OperationContract
+> = {
   createWebhookEndpoint: {
     description:
       'Registers where order events go for this key (a read-only key may not). Every change of an order that the ' +
@@ -179,6 +198,86 @@ export const WEBHOOK_OPERATIONS: Record<OperationOf<'webhook-endpoints'>, Operat
         previousSecretExpiresAt: '2026-12-03T09:00:00.000Z',
         secret: EXAMPLE_SECRET,
       },
+    },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+  },
+};
+
+const DELIVERY_SCHEMA: JsonObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['eventId', 'type', 'attempt', 'attemptedAt', 'outcome'],
+  properties: {
+    eventId: { type: 'string', description: `The event's \`${WEBHOOK_HEADERS.id}\`: the same on every attempt.` },
+    type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE] },
+    orderId: { type: 'integer', format: 'int64', description: 'The order the event is of (not for a test event).' },
+    updatedAt: { type: 'string', format: 'date-time', description: 'The change the event names, with `orderId`.' },
+    attempt: { type: 'integer', minimum: 1, description: "1 for the event's first attempt, then each retry." },
+    attemptedAt: { type: 'string', format: 'date-time' },
+    outcome: {
+      type: 'string',
+      enum: [...WEBHOOK_DELIVERY_OUTCOMES],
+      description:
+        '`delivered`: a 2xx within the timeout. `failed`: anything else (a timeout, a refused address, a 3xx, a 4xx ' +
+        'but 410, a 5xx), retried while `nextAttemptAt` is given. `gone`: 410, the endpoint is disabled. ' +
+        '`superseded`: not sent, as your endpoint had acknowledged this change of the order or a later one, or a ' +
+        'later change of it had been sent first.',
+    },
+    latencyMs: { type: 'integer', minimum: 0, description: 'How long your endpoint took to answer, or to fail.' },
+    responseStatus: { type: 'integer', description: "Your endpoint's status code, when it answered." },
+    detail: { type: 'string', description: 'What went wrong, in words.' },
+    nextAttemptAt: { type: 'string', format: 'date-time', description: 'When a failed attempt is retried.' },
+  },
+};
+
+const EXAMPLE_DELIVERY = {
+  eventId: 'evt_5b0e7f5c2d8a4f1e9c3b6a7d8e9f0a1b',
+  type: 'order.cancelled',
+  orderId: 1042,
+  updatedAt: '2026-12-01T09:00:00.123Z',
+  attempt: 2,
+  attemptedAt: '2026-12-01T09:00:06.410Z',
+  outcome: 'failed',
+  latencyMs: 10000,
+  detail: 'no answer within 10 s',
+  nextAttemptAt: '2026-12-01T09:00:14.902Z',
+};
+
+export const WEBHOOK_DELIVERY_OPERATIONS: Record<DeliveryOperation, OperationContract> = {
+  listWebhookDeliveries: {
+    description:
+      `The endpoint's latest delivery attempts, newest first: at most ${WEBHOOK_DELIVERY.logShown}, each kept ` +
+      `${HOURS(WEBHOOK_DELIVERY.logRetentionMs) / 24} days. A failed attempt is retried with exponential backoff and ` +
+      `jitter (${WEBHOOK_RETRY.firstStepMs / 1000} s doubling to ${HOURS(WEBHOOK_RETRY.maxStepMs)} hour) for ` +
+      `${HOURS(WEBHOOK_RETRY.windowMs)} hours from the event's first attempt. ${NOT_FOUND_NOTE}`,
+    success: {
+      status: 200,
+      description: 'The attempts.',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['deliveries'],
+        properties: { deliveries: { type: 'array', items: DELIVERY_SCHEMA } },
+      },
+      example: { deliveries: [EXAMPLE_DELIVERY] },
+    },
+    errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+  },
+  sendWebhookTestEvent: {
+    description:
+      `Queues a \`${WEBHOOK_TEST_EVENT_TYPE}\` event for the endpoint, whatever event types it names: ` +
+      '`{"type": "webhook.test", "timestamp", "data": {"endpointId"}}`, signed, delivered and retried as order events ' +
+      `are, with an id of its own. A disabled endpoint receives none. The request takes no body. ${NOT_FOUND_NOTE}`,
+    success: {
+      status: 202,
+      description: 'The test event is queued: its id, the `webhook-id` your endpoint receives.',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['eventId'],
+        properties: { eventId: { type: 'string', pattern: '^evt_[0-9a-f]{32}$' } },
+      },
+      example: { eventId: 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
     },
     errors: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
   },

@@ -86,6 +86,18 @@ export interface WebhookSigningSecrets {
   previous?: { secret: string; expiresAt: string };
 }
 
+/**
+ * While an endpoint's deliveries fail (the delivery's, lib/core/webhooks/delivery-rules.ts): since when,
+ * failures in a row, when the next attempt may go (one at a time, until one succeeds), and when the
+ * last counted failure was (a failure of an attempt that started before it is not counted again).
+ */
+export interface WebhookEndpointFailing {
+  since: string;
+  failures: number;
+  retryAt: string;
+  lastFailureAt: string;
+}
+
 /** An endpoint as the endpoints table holds it. */
 export interface WebhookEndpointRecord {
   id: string;
@@ -98,6 +110,8 @@ export interface WebhookEndpointRecord {
   state: WebhookEndpointState;
   createdAt: string;
   secrets: WebhookSigningSecrets;
+  /** Absent while its deliveries succeed (or none was tried). */
+  failing?: WebhookEndpointFailing;
 }
 
 /** What the API and the admin command show of an endpoint: never a secret. */
@@ -111,6 +125,11 @@ export interface WebhookEndpointView {
   /** When disabled: why, and what the delivery saw. */
   disabledReason?: WebhookDisabledReason;
   disabledDetail?: string;
+  /**
+   * While enabled and its deliveries fail: since when. Once that is WEBHOOK_LIMITS.retryWindowMs
+   * ago, the delivery disables it (`failing`).
+   */
+  failingSince?: string;
   createdAt: string;
   /** During a rotation's overlap: when the previous secret stops signing. */
   previousSecretExpiresAt?: string;
@@ -133,6 +152,7 @@ export function webhookEndpointView(record: WebhookEndpointRecord, nowMs: number
     status: state.status,
     statusSince: state.since,
     ...(state.status === 'disabled' ? { disabledReason: state.reason, disabledDetail: state.detail } : {}),
+    ...(state.status === 'enabled' && record.failing ? { failingSince: record.failing.since } : {}),
     createdAt: record.createdAt,
     ...(overlap ? { previousSecretExpiresAt: overlap.expiresAt } : {}),
   };

@@ -110,6 +110,56 @@ export const BUSINESS_METRICS = {
     description: "Changes stamped ahead of AWS's clock by more than the clock allowance: a writer's clock is off",
     dimensions: {},
   },
+  webhookEvents: {
+    name: 'WebhookEvents',
+    unit: MetricUnit.Count,
+    description: "Order changes that raised an event, a batch of the orders table's stream at a time (the fan-out)",
+    dimensions: {},
+  },
+  webhookQueued: {
+    name: 'WebhookDeliveriesQueued',
+    unit: MetricUnit.Count,
+    description: 'Deliveries the fan-out queued: each event once for every endpoint wanting it',
+    dimensions: {},
+  },
+  webhookDelivered: {
+    name: 'WebhookDelivered',
+    unit: MetricUnit.Count,
+    description: 'Delivery attempts the receiver acknowledged (2xx within the timeout)',
+    dimensions: {},
+  },
+  webhookFailed: {
+    name: 'WebhookFailed',
+    unit: MetricUnit.Count,
+    description:
+      'Delivery attempts that failed (timeout, refused address, 3xx, 4xx but 410, 5xx): retried with backoff',
+    dimensions: {},
+  },
+  webhookGone: {
+    name: 'WebhookGone',
+    unit: MetricUnit.Count,
+    description: 'Delivery attempts answered 410 Gone: the endpoint is disabled',
+    dimensions: {},
+  },
+  webhookSuperseded: {
+    name: 'WebhookSuperseded',
+    unit: MetricUnit.Count,
+    description: 'Deliveries not sent: the receiver had acknowledged that change of the order or a later one',
+    dimensions: {},
+  },
+  webhookWaits: {
+    name: 'WebhookWaits',
+    unit: MetricUnit.Count,
+    description:
+      "Deliveries queued again to wait: a retry's backoff, a failing endpoint's turn, another attempt of the order",
+    dimensions: {},
+  },
+  webhookEventAge: {
+    name: 'WebhookEventAge',
+    unit: MetricUnit.Milliseconds,
+    description: 'Per batch of the delivery queue, the most time from an order change to its acknowledgement',
+    dimensions: {},
+  },
   indexLagRestamps: {
     name: 'IndexLagRestamps',
     unit: MetricUnit.Count,
@@ -125,6 +175,17 @@ export const BUSINESS_METRICS = {
     dimensions: { index: MEASURED_INDEXES },
   },
 } as const satisfies Record<string, MetricDeclaration>;
+
+/** What one batch of the delivery queue came to: attempts by outcome, waits, the oldest change acknowledged. */
+export interface DeliveredBatch {
+  delivered: number;
+  failed: number;
+  gone: number;
+  superseded: number;
+  waits: number;
+  /** The most time from an order change to its acknowledgement, when one was acknowledged. */
+  eventAgeMaxMs?: number;
+}
 
 type MetricId = keyof typeof BUSINESS_METRICS;
 type DimensionsOf<M extends MetricId> = { [D in keyof (typeof BUSINESS_METRICS)[M]['dimensions']]: string };
@@ -195,6 +256,22 @@ export const businessMetrics = {
     };
     if (batch.latenessMaxMs === undefined) emit<keyof typeof counts>({}, counts);
     else emit<keyof typeof counts | 'changeLateness'>({}, { ...counts, changeLateness: batch.latenessMaxMs });
+  },
+  /** One stream batch's fan-out. */
+  webhookFanout(batch: { events: number; queued: number }): void {
+    emit<'webhookEvents' | 'webhookQueued'>({}, { webhookEvents: batch.events, webhookQueued: batch.queued });
+  },
+  /** One queue batch's deliveries: attempts by outcome, waits, and the oldest change acknowledged. */
+  webhookDeliveries(batch: DeliveredBatch): void {
+    const counts = {
+      webhookDelivered: batch.delivered,
+      webhookFailed: batch.failed,
+      webhookGone: batch.gone,
+      webhookSuperseded: batch.superseded,
+      webhookWaits: batch.waits,
+    };
+    if (batch.eventAgeMaxMs === undefined) emit<keyof typeof counts>({}, counts);
+    else emit<keyof typeof counts | 'webhookEventAge'>({}, { ...counts, webhookEventAge: batch.eventAgeMaxMs });
   },
   /** One canary run: each index's lag (or how long an unseen probe was read for), a line each. */
   indexLag(lagByIndex: Readonly<Record<string, number>>): void {

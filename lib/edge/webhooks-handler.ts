@@ -10,15 +10,26 @@ import { parseEndpointRequest } from '../core/webhooks/endpoint-request';
 import { generateEndpointId, isEndpointId } from '../core/webhooks/endpoint-ids';
 import { generateSigningSecret } from '../core/webhooks/signature';
 import { InvalidWebhookEndpointError, WebhookEndpointNotFoundError } from '../core/webhooks/webhook-errors';
+import { testDelivery } from '../core/webhooks/test-event';
+import type { WebhookDeliveriesRepository } from '../stores/webhook-deliveries';
 import { checkDestination, type DestinationCheck } from '../stores/webhook-destinations';
 import type { WebhookEndpointsRepository } from '../stores/webhook-endpoints';
+import type { DeliveryQueue } from '../stores/webhook-queue';
+import type { WebhookDeliveryAttempt } from '../contract/webhook-delivery';
 import { apiHandler, type ApiEvent, type ApiHandlerDeps, type ApiResult } from './api-handler';
 import { requestBodyBytes, utf8Text } from './request-body';
 
 export interface WebhookEndpointsHandlerDeps extends ApiHandlerDeps {
-  endpoints: Pick<WebhookEndpointsRepository, 'listOwned' | 'getOwned' | 'create' | 'rotateSecret' | 'delete'>;
+  endpoints: Pick<
+    WebhookEndpointsRepository,
+    'listOwned' | 'getOwned' | 'findOwned' | 'create' | 'rotateSecret' | 'delete'
+  >;
   /** The URL rules (the local stack's loopback allowance) and the resolver. */
   destinations: DestinationCheck;
+  /** The deliveries log an endpoint's attempts are read from. */
+  deliveries: Pick<WebhookDeliveriesRepository, 'recentAttempts'>;
+  /** Where a test event is queued: the delivery queue. */
+  queue: DeliveryQueue;
   /** The time endpoints are stamped with: AWS's, as the writers' (lib/stores/aws-clock.ts). */
   now: () => number;
   /** Tests fix these; new random ones by default. */
@@ -36,6 +47,8 @@ export const WEBHOOK_WORK_CALLS: Record<Operation, number> = {
   getWebhookEndpoint: 1,
   deleteWebhookEndpoint: 3,
   rotateWebhookEndpointSecret: 2,
+  listWebhookDeliveries: 2,
+  sendWebhookTestEvent: 1,
 };
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -52,6 +65,16 @@ function bodyText(event: ApiEvent): string | undefined {
   const text = utf8Text(bytes);
   if (text === undefined) throw new InvalidWebhookEndpointError('The body is not UTF-8 text');
   return text;
+}
+
+/** The attempts as JSON, order ids as exact int64 digits (as v2 writes orders). */
+function deliveriesJson(attempts: readonly WebhookDeliveryAttempt[]): string {
+  const items = attempts.map((attempt) => {
+    const { orderId, ...rest } = attempt;
+    const json = JSON.stringify(rest);
+    return orderId === undefined ? json : `{"orderId":${orderId},${json.slice(1)}`;
+  });
+  return `{"deliveries":[${items.join(',')}]}`;
 }
 
 /** The path's endpoint id; one that cannot be an id names no endpoint: 404 without a read. */
@@ -104,6 +127,21 @@ export function makeWebhookEndpointsHandler(deps: WebhookEndpointsHandlerDeps) {
       const record = await endpoints.rotateSecret(caller.keyId, id, secret, new Date(deps.now()), deadline);
       if (!record) throw new WebhookEndpointNotFoundError(id);
       return { statusCode: 201, headers: SECRET_HEADERS, body: JSON.stringify({ ...view(record), secret }) };
+    }),
+    listWebhookDeliveries: route('listWebhookDeliveries', async (event, caller, _context, deadline) => {
+      const id = endpointIdOf(event);
+      const record = await endpoints.getOwned(caller.keyId, id, deadline);
+      if (!record) throw new WebhookEndpointNotFoundError(id);
+      const attempts = await deps.deliveries.recentAttempts(id, deps.now(), undefined, deadline);
+      return { statusCode: 200, headers: JSON_HEADERS, body: deliveriesJson(attempts) };
+    }),
+    sendWebhookTestEvent: route('sendWebhookTestEvent', async (event, caller, _context, deadline) => {
+      const id = endpointIdOf(event);
+      const found = await endpoints.findOwned(caller.keyId, id, deadline);
+      if (!found) throw new WebhookEndpointNotFoundError(id);
+      const delivery = testDelivery(found.ref, new Date(deps.now()));
+      await deps.queue.send([{ message: delivery }]);
+      return { statusCode: 202, headers: JSON_HEADERS, body: JSON.stringify({ eventId: delivery.eventId }) };
     }),
   };
 

@@ -7,6 +7,8 @@ import { makeListOrdersV2Handler } from '../edge/sync-handler';
 import { makeSyncWatchHandler } from '../edge/sync-watch-handler';
 import { makeIndexCanaryHandler } from '../edge/index-canary-handler';
 import { makeWebhookEndpointsHandler } from '../edge/webhooks-handler';
+import { makeWebhookFanoutHandler } from '../edge/webhook-fanout-handler';
+import { makeWebhookDeliveryHandler } from '../edge/webhook-delivery-handler';
 import {
   canaryRecordReader,
   canaryStore,
@@ -19,6 +21,9 @@ import {
   petsStore,
   restampsStore,
   webhookEndpointsStore,
+  webhookDeliveriesStore,
+  enabledEndpointsOf,
+  deliveryQueueOf,
 } from './stores';
 import {
   attemptTimerOf,
@@ -115,7 +120,28 @@ export const webhookEndpointsHandler = /* @__PURE__ */ perWiring((w) =>
     endpoints: webhookEndpointsStore(w),
     limiter: w.standIns?.limiter ?? limiterStore(w),
     destinations: webhookDestinationsOf(w),
+    deliveries: webhookDeliveriesStore(w),
+    queue: deliveryQueueOf(w),
     now: () => stampClockOf(w).now(),
     ...deadlineDeps(w),
+  }),
+);
+
+/** Event delivery's fan-out, the orders table's second stream consumer: it only enqueues. */
+export const webhookFanoutHandler = /* @__PURE__ */ perWiring((w) =>
+  makeWebhookFanoutHandler({ endpoints: enabledEndpointsOf(w), queue: deliveryQueueOf(w) }),
+);
+
+/** The delivery worker: on the wiring's clock (AWS's, deployed) and timers, its retries on its own queue. */
+export const webhookDeliveryHandler = /* @__PURE__ */ perWiring((w) =>
+  makeWebhookDeliveryHandler({
+    endpoints: webhookEndpointsStore(w),
+    deliveries: webhookDeliveriesStore(w),
+    queue: deliveryQueueOf(w),
+    destinations: webhookDestinationsOf(w),
+    now: () => stampClockOf(w).now(),
+    ...(w.timers ? { timers: w.timers } : {}),
+    ...(w.random ? { random: w.random } : {}),
+    ...(w.webhookFailRate !== undefined ? { failRate: w.webhookFailRate } : {}),
   }),
 );

@@ -8,6 +8,8 @@ import {
   listOrdersV2Handler,
   syncWatchHandler,
   webhookEndpointsHandler,
+  webhookFanoutHandler,
+  webhookDeliveryHandler,
 } from './handlers';
 import { storesFor, type Stores } from './stores';
 import type { Wiring } from './wiring';
@@ -28,6 +30,10 @@ export interface Service {
   syncWatch: ReturnType<typeof syncWatchHandler>;
   /** Every webhook endpoint route: the function dispatches on the route the event names. */
   webhookEndpoints: ReturnType<typeof webhookEndpointsHandler>;
+  /** Event delivery's fan-out, the orders table's second stream consumer. */
+  webhookFanout: ReturnType<typeof webhookFanoutHandler>;
+  /** The delivery queue's consumer, which the local stack feeds from its emulated queue. */
+  webhookDelivery: ReturnType<typeof webhookDeliveryHandler>;
 }
 
 /**
@@ -44,6 +50,8 @@ export function composeService(wiring: Wiring): Service {
     listOrdersV2: listOrdersV2Handler(wiring),
     syncWatch: syncWatchHandler(wiring),
     webhookEndpoints: webhookEndpointsHandler(wiring),
+    webhookFanout: webhookFanoutHandler(wiring),
+    webhookDelivery: webhookDeliveryHandler(wiring),
   };
 }
 

@@ -12,7 +12,11 @@ import { OrderPages } from '../stores/order-pages';
 import { OrderRestamps } from '../stores/order-restamps';
 import { RateLimiter } from '../stores/rate-limiter';
 import { StoreGrowth } from '../stores/store-growth';
-import { WebhookEndpointsRepository } from '../stores/webhook-endpoints';
+import { EnabledEndpointsCache, WebhookEndpointsRepository } from '../stores/webhook-endpoints';
+import { WebhookDeliveriesRepository } from '../stores/webhook-deliveries';
+import { createSqsClient, SqsDeliveryQueue, type DeliveryQueue } from '../stores/webhook-queue';
+import { requireEnv } from '../commons/env';
+import { WEBHOOK_QUEUE_URL_ENV } from '../contract/deployment';
 import {
   attemptTimerOf,
   clockOf,
@@ -34,6 +38,7 @@ export interface Stores {
   pages: OrderPages;
   restamps: OrderRestamps;
   webhookEndpoints: WebhookEndpointsRepository;
+  webhookDeliveries: WebhookDeliveriesRepository;
   canary: IndexCanaryStore;
 }
 
@@ -131,6 +136,37 @@ export const webhookEndpointsStore = /* @__PURE__ */ perWiring(
   (w) => new WebhookEndpointsRepository(documentClient(w), tableName(w, 'webhookEndpoints'), attemptTimerOf(w)),
 );
 
+/** Its writes are safe to repeat (a claim finds its own lease), so they go through the retrying client. */
+export const webhookDeliveriesStore = /* @__PURE__ */ perWiring(
+  (w) =>
+    new WebhookDeliveriesRepository(
+      documentClient(w),
+      tableName(w, 'webhookDeliveries'),
+      conditionFailuresOf(w),
+      attemptTimerOf(w),
+    ),
+);
+
+/** The fan-out's read of the enabled endpoints, at most once per WEBHOOK_LIMITS.enabledEndpointsCacheMs. */
+export const enabledEndpointsOf = /* @__PURE__ */ perWiring((w) => {
+  const repository = webhookEndpointsStore(w);
+  return new EnabledEndpointsCache(() => repository.listEnabled(), clockOf(w));
+});
+
+/**
+ * The delivery queue: the wiring's own, its emulated SQS endpoint (the local stack), or SQS at the
+ * URL in the function's environment, read on first send.
+ */
+export const deliveryQueueOf = /* @__PURE__ */ perWiring((w): DeliveryQueue => {
+  const given = w.webhookQueue;
+  if (given !== undefined && 'send' in given) return given;
+  const client = createSqsClient({
+    ...(given?.endpoint !== undefined ? { endpoint: given.endpoint } : {}),
+    ...(w.region !== undefined ? { region: w.region } : {}),
+  });
+  return new SqsDeliveryQueue(client, given ? given.url : () => requireEnv(WEBHOOK_QUEUE_URL_ENV));
+});
+
 /** Every store of one wiring: what the service's handlers read, and tools, bench and tests seed and check. */
 export function storesFor(wiring: Wiring): Stores {
   return {
@@ -142,6 +178,7 @@ export function storesFor(wiring: Wiring): Stores {
     pages: pagesStore(wiring),
     restamps: restampsStore(wiring),
     webhookEndpoints: webhookEndpointsStore(wiring),
+    webhookDeliveries: webhookDeliveriesStore(wiring),
     canary: canaryStore(wiring),
   };
 }

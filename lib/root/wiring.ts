@@ -22,6 +22,7 @@ import type { CursorKeySource } from '../core/sync/cursor';
 import { fixedCursorKey } from './cursor-key';
 import type { DestinationCheck } from '../stores/webhook-destinations';
 import { DEPLOYED_RULES } from '../core/webhooks/url-rules';
+import type { DeliveryQueue } from '../stores/webhook-queue';
 
 export interface Wiring {
   /** A DynamoDB-compatible endpoint (the embedded server); AWS's default chain when absent. */
@@ -73,6 +74,16 @@ export interface Wiring {
    * local stack allows loopback, and tests give their own resolver.
    */
   webhookDestinations?: Partial<DestinationCheck>;
+  /**
+   * The delivery queue: deployed, SQS at the URL the function's environment names
+   * (WEBHOOK_QUEUE_URL_ENV); the local stack's emulated SQS endpoint and queue URL; or a queue of a
+   * test's own.
+   */
+  webhookQueue?: { endpoint?: string; url: string } | DeliveryQueue;
+  /** The local stack's `--webhook-fail-rate` (tools/local/start-args.ts): never deployed. */
+  webhookFailRate?: number;
+  /** The delivery's jitter; Math.random unless a test fixes it. */
+  random?: () => number;
 }
 
 export interface StandIns {

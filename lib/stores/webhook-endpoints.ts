@@ -26,6 +26,7 @@ import {
   WEBHOOK_DISABLED_REASONS,
   WEBHOOK_LIMITS,
   type WebhookDisabledReason,
+  type WebhookEndpointFailing,
   type WebhookEndpointRecord,
   type WebhookEventType,
 } from '../contract/webhooks';
@@ -79,7 +80,17 @@ export class WebhookEndpointsRepository {
 
   /** The key's endpoint with this id, or undefined (also for another key's id). */
   async getOwned(ownerKeyId: string, id: string, deadline?: Deadline): Promise<WebhookEndpointRecord | undefined> {
-    return (await this.slots(ownerKeyId, deadline)).find(({ record }) => record.id === id)?.record;
+    return (await this.findOwned(ownerKeyId, id, deadline))?.record;
+  }
+
+  /** The key's endpoint with this id and where its item is (a delivery names it so), or undefined. */
+  async findOwned(
+    ownerKeyId: string,
+    id: string,
+    deadline?: Deadline,
+  ): Promise<{ record: WebhookEndpointRecord; ref: EndpointRef } | undefined> {
+    const found = (await this.slots(ownerKeyId, deadline)).find(({ record }) => record.id === id);
+    return found && { record: found.record, ref: { ownerKeyId, entry: found.entry, id } };
   }
 
   /**
@@ -198,31 +209,13 @@ export class WebhookEndpointsRepository {
    * The delivery's: disables an enabled endpoint, saying why (it leaves the `enabled` index). False
    * when the slot no longer holds that endpoint or it is disabled already.
    */
-  async disable(ref: EndpointRef, reason: WebhookDisabledReason, detail: string, at: Date): Promise<boolean> {
-    const outcome = await conditionalWrite(() =>
-      sendWrite(this.attemptTimer, undefined, (options) =>
-        this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
-            ConditionExpression: 'id = :id AND #status = :enabled',
-            UpdateExpression:
-              'SET #status = :disabled, statusSince = :at, disabledReason = :reason, disabledDetail = :detail REMOVE enabledKey',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':id': ref.id,
-              ':enabled': 'enabled',
-              ':disabled': 'disabled',
-              ':at': at.toISOString(),
-              ':reason': reason,
-              ':detail': detail,
-            },
-          }),
-          options,
-        ),
-      ),
+  disable(ref: EndpointRef, reason: WebhookDisabledReason, detail: string, at: Date): Promise<boolean> {
+    return this.updateEnabled(
+      ref,
+      '',
+      'SET #status = :disabled, statusSince = :at, disabledReason = :reason, disabledDetail = :detail REMOVE enabledKey',
+      { ':disabled': 'disabled', ':at': at.toISOString(), ':reason': reason, ':detail': detail },
     );
-    return outcome.applied;
   }
 
   /** The delivery's: the endpoint as it is now (its URL, state and secrets), or undefined when its slot no longer holds it. */
@@ -235,6 +228,78 @@ export class WebhookEndpointsRepository {
       }),
     );
     return Item && Item.id === ref.id ? fromItem(Item) : undefined;
+  }
+
+  /**
+   * The delivery's: records a failed attempt as the endpoint's failing state `next` (lib/core/webhooks/
+   * delivery-rules.ts failingAfter), on the condition that the state is still the one `seen` (none,
+   * or its last counted failure) and the endpoint is enabled. False when another worker changed it
+   * first: the caller reads the endpoint again and decides afresh.
+   */
+  markFailing(
+    ref: EndpointRef,
+    seen: WebhookEndpointFailing | undefined,
+    next: WebhookEndpointFailing,
+  ): Promise<boolean> {
+    return this.updateEnabled(
+      ref,
+      seen ? ' AND lastFailureAt = :seen' : ' AND attribute_not_exists(lastFailureAt)',
+      'SET failingSince = :since, failures = :failures, retryAt = :retryAt, lastFailureAt = :last',
+      {
+        ...(seen ? { ':seen': seen.lastFailureAt } : {}),
+        ':since': next.since,
+        ':failures': next.failures,
+        ':retryAt': next.retryAt,
+        ':last': next.lastFailureAt,
+      },
+    );
+  }
+
+  /**
+   * The delivery's: claims the one attempt a failing endpoint takes when its retry is due, by moving
+   * its retry to `holdUntil` while the retry is still the one `seenRetryAt` names. False when another
+   * worker claimed it first.
+   */
+  claimProbe(ref: EndpointRef, seenRetryAt: string, holdUntil: string): Promise<boolean> {
+    return this.updateEnabled(ref, ' AND retryAt = :seen', 'SET retryAt = :hold', {
+      ':seen': seenRetryAt,
+      ':hold': holdUntil,
+    });
+  }
+
+  /** The delivery's: an attempt succeeded, so the endpoint is failing no more (nothing written when it was not). */
+  async markHealthy(ref: EndpointRef): Promise<void> {
+    await this.updateEnabled(
+      ref,
+      ' AND attribute_exists(failingSince)',
+      'REMOVE failingSince, failures, retryAt, lastFailureAt',
+      {},
+    );
+  }
+
+  /** One conditional update of the delivery's, on the endpoint while its slot holds it, enabled: whether it applied. */
+  private async updateEnabled(
+    ref: EndpointRef,
+    condition: string,
+    update: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    const outcome = await conditionalWrite(() =>
+      sendWrite(this.attemptTimer, undefined, (options) =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { ownerKeyId: ref.ownerKeyId, entry: ref.entry },
+            ConditionExpression: `id = :id AND #status = :enabled${condition}`,
+            UpdateExpression: update,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':id': ref.id, ':enabled': 'enabled', ...values },
+          }),
+          options,
+        ),
+      ),
+    );
+    return outcome.applied;
   }
 
   /**
@@ -260,6 +325,28 @@ export class WebhookEndpointsRepository {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return found;
+  }
+
+  /** The admin command's: the endpoint with this id, whatever key owns it (a Scan), and where its item is. */
+  async findAnywhere(id: string): Promise<{ record: WebhookEndpointRecord; ref: EndpointRef } | undefined> {
+    let startKey: Item | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'begins_with(entry, :slot) AND id = :id',
+          ExpressionAttributeValues: { ':slot': SLOT, ':id': id },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      const [item] = page.Items ?? [];
+      if (item) {
+        const record = fromItem(item);
+        return { record, ref: { ownerKeyId: record.ownerKeyId, entry: String(item.entry), id } };
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return undefined;
   }
 
   /** The admin command's: every endpoint of every key (a Scan), oldest first. */
@@ -368,7 +455,12 @@ function fromItem(item: Item): WebhookEndpointRecord {
           reason: reason as WebhookDisabledReason,
           detail: isString(item.disabledDetail) ? item.disabledDetail : '',
         };
-  const { previousSecret, previousSecretExpiresAt } = item;
+  const { previousSecret, previousSecretExpiresAt, failingSince, retryAt, lastFailureAt } = item;
+  const failures = numberOf(item.failures);
+  const failing =
+    isString(failingSince) && isString(retryAt) && isString(lastFailureAt) && failures !== undefined
+      ? { since: failingSince, failures, retryAt, lastFailureAt }
+      : undefined;
   return {
     id: id as string,
     ownerKeyId: ownerKeyId as string,
@@ -382,6 +474,7 @@ function fromItem(item: Item): WebhookEndpointRecord {
         ? { previous: { secret: previousSecret, expiresAt: previousSecretExpiresAt } }
         : {}),
     },
+    ...(failing ? { failing } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import { hashApiKey, keyIdFromHash } from '../../lib/core/access/key-format';
 import { DEMO_ORDERS, demoKey } from '../../tools/local/demo-content';
 import { startEmbeddedDynamo } from '../../tools/local/embedded-dynamo';
 import { createTables } from '../../tools/local/create-tables';
+import { LOCAL_QUEUE_PATH } from '../../tools/local/sqs-endpoint';
 import { LOCAL_TABLES } from '../../tools/shared/local-config';
 import { ORDER_INDEXES } from '../../lib/contract/tables';
 import { parseStartArgs, START_USAGE, startFailure } from '../../tools/local/start-args';
@@ -336,7 +337,7 @@ test('--index-lag-ms and --hold-writes-ms make the embedded server as late as as
     doc.send(new GetCommand({ TableName: LOCAL_TABLES.orders, Key: { id } })).then(({ Item }) => Item !== undefined);
   try {
     expect(stack.banner.join('\n')).toContain(
-      "(in memory; indexes up to 600000 ms behind writes; 1 write in 2 held 600000 ms; the orders table's change stream read by the sync watch; the index-lag canary every minute)",
+      "(in memory; indexes up to 600000 ms behind writes; 1 write in 2 held 600000 ms; the orders table's change stream read by the sync watch and the webhook fan-out; the index-lag canary every minute)",
     );
     // Of three writes at least one is held (of any two writes one is; the index-lag canary writes too,
     // so which depends on when its probe lands): one answered is stored, and yet not in the index.
@@ -639,6 +640,8 @@ describe('stopping the stack', () => {
       apiUrl: stack.apiUrl,
       endpoint: stack.dynamoEndpoint,
       tables: LOCAL_TABLES,
+      // The emulated delivery queue, served over SQS's protocol on a loopback port of its own.
+      webhookQueueUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${LOCAL_QUEUE_PATH}$`)),
     });
     const exitCode = new Promise((resolve) => stack.child?.once('exit', resolve));
     expect(await npmStop()).toEqual({

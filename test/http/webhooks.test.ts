@@ -4,3 +4,6 @@
 import { runSpec } from '../support/specs';
 
 runSpec('webhook-endpoints', () => require('./webhook-endpoints.spec'));
+runSpec('webhook-delivery', () => require('./webhook-delivery.spec'));
+runSpec('webhook-outage', () => require('./webhook-outage.spec'));
+runSpec('webhook-admin', () => require('./webhook-admin.spec'));

@@ -487,8 +487,8 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
       // included), order writes throttled by the indexes, the web ACL's blocks; per API (v1, v2) its
       // 5XX rate, and one per route (latency or duration); two rollback alarms (errors, latency) per
       // function released by CodeDeploy, and the authorizer's refusal rate; the sync watch's five
-      // (sync-watch.spec.ts); the index-lag canary's, one per index and one on its silence
-      // (index-canary.spec.ts).
+      // (sync-watch.spec.ts); event delivery's seven (webhooks.spec.ts); the index-lag canary's, one
+      // per index and one on its silence (index-canary.spec.ts).
       expect(alarms).toHaveLength(
         7 +
           stack.apis.length +
@@ -497,6 +497,7 @@ describe.each(['staging', 'prod'] as const)('%s', (stageName) => {
           2 * Object.keys(stack.releases.groups).length +
           1 +
           5 +
+          7 +
           Object.keys(ORDER_INDEXES).length +
           1,
       );

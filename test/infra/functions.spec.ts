@@ -36,7 +36,11 @@ const EXPECTED: Record<
     /** Reads the stage's cursor key secret at run time (GetSecretValue on it alone). */
     readsCursorKey?: true;
     /** Reads the orders table's stream through an event source mapping, its discarded batches going to a queue. */
-    readsOrdersStream?: true;
+    readsOrdersStream?: 'sync watch' | 'fan-out';
+    /** Sends to the webhook delivery queue, whose URL it is given. */
+    sendsDeliveries?: true;
+    /** Reads the webhook delivery queue through an event source mapping. */
+    readsDeliveries?: true;
     /** Run by a schedule, not released behind an API. */
     scheduled?: true;
   }
@@ -88,7 +92,7 @@ const EXPECTED: Record<
     memory: 256,
     maxTimeout: 60,
     tables: { orders: ['dynamodb:Query index/by-update', 'dynamodb:UpdateItem'] },
-    readsOrdersStream: true,
+    readsOrdersStream: 'sync watch',
   },
   // The index-lag canary: its sentinel's record read and written, its probe read back through each index.
   'index-canary': {
@@ -117,14 +121,42 @@ const EXPECTED: Record<
         'dynamodb:Query',
         'dynamodb:UpdateItem',
       ],
+      // The deliveries log of an endpoint (the deliveries route).
+      webhookDeliveries: ['dynamodb:Query'],
       rateLimits: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     },
+    // The test route queues an event.
+    environment: { WEBHOOK_DELIVERY_QUEUE_URL: Match.anyValue() },
+    sendsDeliveries: true,
+  },
+  // The stream's second consumer: the enabled endpoints' index (never a secret), and it queues.
+  'webhook-fanout': {
+    memory: 256,
+    maxTimeout: 60,
+    tables: { webhookEndpoints: ['dynamodb:Query index/enabled'] },
+    environment: { WEBHOOK_DELIVERY_QUEUE_URL: Match.anyValue() },
+    readsOrdersStream: 'fan-out',
+    sendsDeliveries: true,
+  },
+  // The delivery worker: the endpoint read before each attempt (and disabled, or marked failing),
+  // the order's lease and acknowledgement and the log; it reads its queue and re-sends to it.
+  'webhook-delivery': {
+    memory: 256,
+    maxTimeout: 60,
+    tables: {
+      webhookEndpoints: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      webhookDeliveries: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    },
+    environment: { WEBHOOK_DELIVERY_QUEUE_URL: Match.anyValue() },
+    sendsDeliveries: true,
+    readsDeliveries: true,
   },
 };
 const ENTRIES = Object.keys(EXPECTED) as EntryId[];
 /** The functions behind the APIs, each with its pre-traffic hook. */
 const RELEASED = ENTRIES.filter(
-  (entry): entry is FunctionId => !EXPECTED[entry].readsOrdersStream && !EXPECTED[entry].scheduled,
+  (entry): entry is FunctionId =>
+    !EXPECTED[entry].readsOrdersStream && !EXPECTED[entry].readsDeliveries && !EXPECTED[entry].scheduled,
 );
 
 interface Statement {
@@ -259,9 +291,22 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
       }
       if (EXPECTED[entry].readsCursorKey)
         expected.push(`secretsmanager:GetSecretValue ${JSON.stringify(ref(stack.cursorKey))}`);
-      if (EXPECTED[entry].readsOrdersStream) {
+      const sendActions = ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'];
+      const deliveryQueue = JSON.stringify(arnOf(stack.webhookDelivery.queue));
+      if (EXPECTED[entry].sendsDeliveries) expected.push(...sendActions.map((a) => `sqs:${a} ${deliveryQueue}`));
+      if (EXPECTED[entry].readsDeliveries)
+        expected.push(
+          // What Lambda's SQS mapping does with the function's role (services-sqs-configure.html).
+          ...['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map(
+            (a) => `sqs:${a} ${deliveryQueue}`,
+          ),
+        );
+      const readsStream = EXPECTED[entry].readsOrdersStream;
+      if (readsStream) {
         const stream = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.tables.tables.orders), 'StreamArn'] });
-        const queue = JSON.stringify(arnOf(stack.syncWatch.deadLetters));
+        const deadLetters =
+          readsStream === 'sync watch' ? stack.syncWatch.deadLetters : stack.webhookDelivery.fanout.deadLetters;
+        const queue = JSON.stringify(arnOf(deadLetters));
         expected.push(
           // Lambda's reads of the stream (ListStreams names no stream: docs.aws.amazon.com/lambda/latest/dg/with-ddb.html).
           'dynamodb:ListStreams "*"',
@@ -270,7 +315,7 @@ describe.each(['staging', 'prod'] as const)('functions of %s', (stageName) => {
           ...['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((action) => `sqs:${action} ${queue}`),
         );
       }
-      expect(permissions(s, entry)).toEqual(expected.sort());
+      expect(permissions(s, entry)).toEqual([...new Set(expected)].sort());
       s.template.hasResourceProperties('AWS::IAM::Role', {
         AssumeRolePolicyDocument: Match.objectLike({
           Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],

@@ -101,8 +101,15 @@ test('nothing tools/ loads is in infra/ or bench/: the tools read the deployment
 // then raised by 148 for the index-lag canary (issue 44 item 2) in the local stack: EventBridge
 // Scheduler's rate schedule on the stack's clock, a run's waits on it (tools/local/schedule.ts, 99: no
 // library emulates Scheduler on a virtual clock), running it in the local app and npm start (31), and
-// the embedded server's index lag set at run time (18).
-const TOOL_CODE_MAX_LINES = 7_213;
+// the embedded server's index lag set at run time (18);
+// then raised by 651 for webhook delivery (issue 45): the delivery queue emulated as SQS with Lambda's
+// mapping on it (tools/local/delivery-queue.ts 239) and served over SQS's protocol for the SDK
+// (sqs-endpoint.ts 112; no library emulates either without Python or Docker), npm start's timer for
+// both stream and queue mappings (due-timer.ts 48, less 17 in stream-mapping.ts), their wiring,
+// --webhook-fail-rate and the banner (81, less 2 the local app's wiring shares with the canary's);
+// the admin command's `webhooks deliveries|test|replay` and its target's queue (188); the state
+// file's queue URL (2).
+const TOOL_CODE_MAX_LINES = 7_864;
 
 test(`tool code (tools/ and lib/ files only tools, bench and tests load) is at most ${TOOL_CODE_MAX_LINES} lines`, () => {
   const served = new Set(reached(['functions', 'infra', 'scripts', 'client'].flatMap(sourcesUnder)));

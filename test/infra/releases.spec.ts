@@ -70,11 +70,13 @@ describe.each(['staging', 'prod'] as const)('releases of %s', (stageName) => {
 
   test('each function has exactly one version and one alias', () => {
     const { template, stack } = stage();
-    // The released functions', the sync watch's, whose alias its stream mapping invokes, and the
-    // index-lag canary's, whose alias its schedule invokes.
-    expect(Object.keys(stack.functions).sort()).toEqual([...FUNCTION_IDS, 'sync-watch', 'index-canary'].sort());
-    template.resourceCountIs('AWS::Lambda::Version', FUNCTION_IDS.length + 2);
-    template.resourceCountIs('AWS::Lambda::Alias', FUNCTION_IDS.length + 2);
+    // The released functions', and those whose alias an event source mapping invokes: the sync
+    // watch's and the webhook fan-out's (the orders stream), the delivery worker's (its queue); and
+    // the index-lag canary's, whose alias its schedule invokes.
+    const mapped = ['sync-watch', 'webhook-fanout', 'webhook-delivery', 'index-canary'];
+    expect(Object.keys(stack.functions).sort()).toEqual([...FUNCTION_IDS, ...mapped].sort());
+    template.resourceCountIs('AWS::Lambda::Version', FUNCTION_IDS.length + mapped.length);
+    template.resourceCountIs('AWS::Lambda::Alias', FUNCTION_IDS.length + mapped.length);
   });
 
   test('no integration or authorizer invokes $LATEST or a function by its unqualified ARN', () => {

@@ -25,6 +25,7 @@ const RETAINED_LOGICAL_IDS: Record<TableId | 'cursorKey' | 'canaryKey', string> 
   apiKeys: 'TablesApiKeys330F873D',
   rateLimits: 'TablesRateLimits87C09B19',
   webhookEndpoints: 'TablesWebhookEndpointsF7982590',
+  webhookDeliveries: 'TablesWebhookDeliveriesB9A5DC79',
   cursorKey: 'CursorKey255E8F8A',
   canaryKey: 'ReleasesCanaryKeyDA97377A',
 };

@@ -28,3 +28,4 @@ import './index-canary.spec';
 import './firewall.spec';
 import './retained-data.spec';
 import './webhooks.spec';
+import './webhook-delivery.spec';

@@ -9,7 +9,8 @@
 // dead-letter queue, table stream and schedule, and so is the stage's deploy role; and each real
 // role is allowed all it needs (the deploy role: cdk's deploy, the preflight's reads, `canary-key
 // create`'s calls, on its own stage's canary secret and tables; the sync watch: its stream, its
-// queue, its orders; the execution role: its stage's mapping, queue and schedule).
+// queue, its orders; event delivery: its queue and stream; the execution role: its stage's mapping,
+// queue and schedule).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -36,6 +37,7 @@ import {
   DEAD_LETTER_SEND_ACTIONS,
   STREAM_READ_ACTIONS,
 } from '../../infra/pipeline/stream-permissions';
+import { QUEUE_CONSUME_ACTIONS, QUEUE_SEND_ACTIONS } from '../../infra/pipeline/queue-permissions';
 import { SCHEDULE_ACTIONS, SCHEDULE_GROUP } from '../../infra/pipeline/schedule-permissions';
 import { AWS_MANAGED_POLICIES } from '../support/aws-managed-policies';
 import { PSEUDO } from '../support/cfn-values';
@@ -574,6 +576,46 @@ describe.each(STAGE_NAMES)('%s', (stage: StageName) => {
     for (const request of needs(other(stage)).filter((r) => r.resource !== '*')) {
       if ((await decide(role, request)) === 'Allowed') allowed.push(`${request.action} on ${request.resource}`);
     }
+    expect(allowed).toEqual([]);
+  });
+
+  test("event delivery's roles may read and send to its stage's delivery queue and read its stream, none of the other stage's", async () => {
+    const builtStack = (s: StageName) => {
+      const found = synthesised.stages.find((x) => x.stage === s)?.stack;
+      if (!found) throw new Error(`no ${s}`);
+      return found;
+    };
+    const roleOf = (id: 'webhook-delivery' | 'webhook-fanout' | 'webhook-endpoints') =>
+      rolePrincipal(stages[stage], logicalId(builtStack(stage).functions[id].role), `${stage} ${id}`);
+    const queueOf = (s: StageName) => stages[s].arn(logicalId(builtStack(s).webhookDelivery.queue));
+    const orders = (s: StageName) => stages[s].streamArn(logicalId(builtStack(s).tables.tables.orders));
+    // What each does: the worker's mapping reads the queue, every one of them sends to it, the fan-out's
+    // mapping reads the stream and sends a discarded batch's description to its own dead-letter queue.
+    const needs = (s: StageName): [Principal, Request][] => [
+      ...QUEUE_CONSUME_ACTIONS.map((action): [Principal, Request] => [
+        roleOf('webhook-delivery'),
+        { action, resource: queueOf(s) },
+      ]),
+      ...(['webhook-delivery', 'webhook-fanout', 'webhook-endpoints'] as const).flatMap((id) =>
+        QUEUE_SEND_ACTIONS.map((action): [Principal, Request] => [roleOf(id), { action, resource: queueOf(s) }]),
+      ),
+      ...STREAM_READ_ACTIONS.filter((action) => action !== 'dynamodb:ListStreams').map(
+        (action): [Principal, Request] => [roleOf('webhook-fanout'), { action, resource: orders(s) }],
+      ),
+      ...DEAD_LETTER_SEND_ACTIONS.map((action): [Principal, Request] => [
+        roleOf('webhook-fanout'),
+        { action, resource: stages[s].arn(logicalId(builtStack(s).webhookDelivery.fanout.deadLetters)) },
+      ]),
+    ];
+    const refused: string[] = [];
+    for (const [role, request] of needs(stage))
+      if ((await decide(role, request)) !== 'Allowed')
+        refused.push(`${role.name}: ${request.action} on ${request.resource}`);
+    expect(refused).toEqual([]);
+    const allowed: string[] = [];
+    for (const [role, request] of needs(other(stage)))
+      if ((await decide(role, request)) === 'Allowed')
+        allowed.push(`${role.name}: ${request.action} on ${request.resource}`);
     expect(allowed).toEqual([]);
   });
 

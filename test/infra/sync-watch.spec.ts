@@ -38,8 +38,11 @@ describe.each(['staging', 'prod'] as const)('the sync watch in %s', (stageName) 
 
   test('one event source mapping reads it into the live alias, with the declared batching, retries and failure reporting', () => {
     const { template, stack } = stage();
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    const { resource } = onlyResource(template, 'AWS::Lambda::EventSourceMapping', {});
+    // Beside the webhook fan-out's on the same stream and the delivery worker's on its queue (webhooks.spec.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    const { resource } = onlyResource(template, 'AWS::Lambda::EventSourceMapping', {
+      DestinationConfig: { OnFailure: { Destination: arnOf(stack.syncWatch.deadLetters) } },
+    });
     // The alias's ARN, `<function>:live`: each deploy's version, never $LATEST.
     const target = JSON.stringify(resource.Properties.FunctionName);
     expect(target).toContain(JSON.stringify(ref(stack.functions['sync-watch'].alias)));

@@ -51,6 +51,8 @@ describe.each(['staging', 'prod'] as const)('webhook endpoints of %s', (stageNam
       'GET /webhook-endpoints/{endpointId}',
       'DELETE /webhook-endpoints/{endpointId}',
       'POST /webhook-endpoints/{endpointId}/rotate-secret',
+      'GET /webhook-endpoints/{endpointId}/deliveries',
+      'POST /webhook-endpoints/{endpointId}/test',
     ]);
     for (const route of routes) {
       const method = stack.v2Api.routeMethods[route.operationId];

@@ -14,3 +14,4 @@ runSpec('call-deadlines', () => require('./call-deadlines.spec'));
 runSpec('writer-timeouts', () => require('./writer-timeouts.spec'));
 runSpec('round-trips', () => require('./round-trips.spec'));
 runSpec('release-hook', () => require('./release-hook.spec'));
+runSpec('delivery-queue', () => require('./delivery-queue.spec'));

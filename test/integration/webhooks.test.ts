@@ -5,3 +5,5 @@ import { runSpec } from '../support/specs';
 
 runSpec('webhook-endpoints-store', () => require('./webhook-endpoints-store.spec'));
 runSpec('webhook-destinations', () => require('./webhook-destinations.spec'));
+runSpec('webhook-deliveries-store', () => require('./webhook-deliveries-store.spec'));
+runSpec('webhook-sender', () => require('./webhook-sender.spec'));

@@ -106,8 +106,16 @@ test.each<[string[], NodeJS.ProcessEnv, string]>([
     {},
     `--address-limit must be a whole number from ${WAF_RATE_RULE.minLimit} to ${WAF_RATE_RULE.maxLimit} (what AWS WAF takes), got "many"`,
   ],
+  [['--webhook-fail-rate', '1.5'], {}, '--webhook-fail-rate must be a share from 0 to 1, such as 0.3, got "1.5"'],
+  [['--webhook-fail-rate', '30%'], {}, '--webhook-fail-rate must be a share from 0 to 1, such as 0.3, got "30%"'],
 ])('%j with %j: one line, exit 2', (argv, env, line) => {
   expect(outcome(argv, env)).toEqual(usage(line));
+});
+
+test('--webhook-fail-rate takes a share from 0 to 1', () => {
+  expect(outcome(['--webhook-fail-rate', '0.3'])).toMatchObject({ options: { webhookFailRate: 0.3 } });
+  expect(outcome(['--webhook-fail-rate', '1'])).toMatchObject({ options: { webhookFailRate: 1 } });
+  expect(outcome(['--webhook-fail-rate', '.25'])).toMatchObject({ options: { webhookFailRate: 0.25 } });
 });
 
 test('no option: the defaults, the environment’s ports first, demo data on', () => {

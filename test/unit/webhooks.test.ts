@@ -6,3 +6,4 @@ import { runSpec } from '../support/specs';
 runSpec('webhook-url-rules', () => require('./webhook-url-rules.spec'));
 runSpec('webhook-endpoint-request', () => require('./webhook-endpoint-request.spec'));
 runSpec('webhook-signature', () => require('./webhook-signature.spec'));
+runSpec('webhook-delivery-rules', () => require('./webhook-delivery-rules.spec'));

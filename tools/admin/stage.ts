@@ -17,6 +17,7 @@ import {
   stackNameFor,
   TABLE_NAME_OUTPUTS,
   USAGE_PLAN_ID_OUTPUTS,
+  WEBHOOK_QUEUE_URL_OUTPUT,
   type StageName,
 } from '../../lib/contract/deployment';
 import { AdminFailure } from '../shared/errors';
@@ -188,7 +189,9 @@ export async function stageTarget(
     const outputs = readStageOutputs(stage, read);
     const region = await clients.cloudFormation.config.region();
     const canaryArn = read.get(CANARY_KEY_SECRET_OUTPUT);
+    const queueUrl = read.get(WEBHOOK_QUEUE_URL_OUTPUT);
     return tablesTarget({
+      ...(queueUrl ? { webhookQueue: { url: queueUrl } } : {}),
       wiring: { ...clients.dynamo, tables: outputs.tables },
       label: `stage ${stage} (stack ${stackNameFor(stage)} in ${region})`,
       unreachableHint: 'Check your network, AWS credentials and region.',

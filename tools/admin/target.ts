@@ -12,6 +12,10 @@ import { checkedSetting } from '../shared/errors';
 import { runningStack, type StackDynamo, type StackState } from '../shared/stack-state';
 import { CheckedAwsClock, givenClock, type ToolClock } from '../shared/aws-time';
 import type { WebhookEndpointsRepository } from '../../lib/stores/webhook-endpoints';
+import type { WebhookDeliveriesRepository } from '../../lib/stores/webhook-deliveries';
+import type { OrderPages } from '../../lib/stores/order-pages';
+import type { DeliveryQueue } from '../../lib/stores/webhook-queue';
+import { deliveryQueueOf } from '../../lib/root/stores';
 import type { DestinationCheck } from '../../lib/stores/webhook-destinations';
 import { DEPLOYED_RULES, LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
 
@@ -55,6 +59,11 @@ export interface AdminTarget {
   /** The `webhooks` commands' table, and the rules their URLs are checked by (the local stack's allow loopback). */
   webhookEndpoints: WebhookEndpointsRepository;
   webhookDestinations: DestinationCheck;
+  /** `webhooks deliveries` reads the deliveries log; `webhooks replay` walks the orders by when they changed. */
+  webhookDeliveries: WebhookDeliveriesRepository;
+  pages: OrderPages;
+  /** Where `webhooks replay` and `webhooks test` queue events: absent when the target has no queue to name. */
+  webhookQueue?: DeliveryQueue;
   gateway?: GatewayKeys;
   /** A stage's, when its stack has one (`canary-key create`). */
   canaryKeySecret?: CanaryKeySecret;
@@ -76,6 +85,8 @@ export interface TablesTargetOptions {
   clock?: () => number;
   /** Where webhook endpoints may point: the deployed rules unless given (the local stack's allow loopback). */
   webhookDestinations?: DestinationCheck;
+  /** The delivery queue's URL (a stage's output, or a local stack's emulated queue and its endpoint). */
+  webhookQueue?: { endpoint?: string; url: string };
 }
 
 /**
@@ -85,10 +96,11 @@ export interface TablesTargetOptions {
 export function tablesTarget(options: TablesTargetOptions): AdminTarget {
   // A wiring of the target's own, so its clients are made for it and closed with it.
   const checked = new CheckedAwsClock();
+  const base: Wiring = { ...options.wiring, ...(options.webhookQueue ? { webhookQueue: options.webhookQueue } : {}) };
   const wiring: Wiring = options.clock
-    ? { ...options.wiring, now: options.clock }
-    : { ...options.wiring, clockOn: (client) => checked.reading(client, tableName(options.wiring, 'apiKeys')) };
-  const { keys, orders, pets, limiter, webhookEndpoints } = storesFor(wiring);
+    ? { ...base, now: options.clock }
+    : { ...base, clockOn: (client) => checked.reading(client, tableName(options.wiring, 'apiKeys')) };
+  const { keys, orders, pets, limiter, webhookEndpoints, webhookDeliveries, pages } = storesFor(wiring);
   return {
     label: options.label,
     unreachableHint: options.unreachableHint,
@@ -98,6 +110,9 @@ export function tablesTarget(options: TablesTargetOptions): AdminTarget {
     limiter,
     webhookEndpoints,
     webhookDestinations: options.webhookDestinations ?? { rules: DEPLOYED_RULES },
+    webhookDeliveries,
+    pages,
+    ...(options.webhookQueue ? { webhookQueue: deliveryQueueOf(wiring) } : {}),
     clock: options.clock ? givenClock(options.clock) : checked,
     ...(options.gateway ? { gateway: options.gateway } : {}),
     ...(options.canaryKeySecret ? { canaryKeySecret: options.canaryKeySecret } : {}),
@@ -116,12 +131,18 @@ function tableNamesFromEnv(env: NodeJS.ProcessEnv, base: TableNames = LOCAL_TABL
 }
 
 /** The tables at a local stack's DynamoDB endpoint; the hint says what to do when it does not answer. */
-function endpointTarget(endpoint: string, tables: TableNames, unreachableHint: string): AdminTarget {
+function endpointTarget(
+  endpoint: string,
+  tables: TableNames,
+  unreachableHint: string,
+  webhookQueueUrl?: string,
+): AdminTarget {
   return tablesTarget({
     wiring: { endpoint, tables },
     label: `the local stack (DynamoDB at ${endpoint})`,
     unreachableHint,
     webhookDestinations: { rules: LOCAL_STACK_RULES },
+    ...(webhookQueueUrl ? { webhookQueue: { endpoint: new URL(webhookQueueUrl).origin, url: webhookQueueUrl } } : {}),
   });
 }
 
@@ -134,7 +155,12 @@ export async function localTarget(env: NodeJS.ProcessEnv = process.env): Promise
   const given = ['DYNAMODB_ENDPOINT', 'DYNAMODB_PORT'].find((name) => optionalEnv(name, env) !== undefined);
   const pick = (stack: StackState) => `DYNAMODB_PORT=${new URL(stack.endpoint).port} for ${stack.apiUrl}`;
   const found = given === undefined ? await runningStack(env, pick) : undefined;
-  if (found) return stackTarget({ endpoint: found.endpoint, tables: tableNamesFromEnv(env, found.tables) });
+  if (found)
+    return stackTarget({
+      endpoint: found.endpoint,
+      tables: tableNamesFromEnv(env, found.tables),
+      ...(found.webhookQueueUrl ? { webhookQueueUrl: found.webhookQueueUrl } : {}),
+    });
   const start = 'start it with `npm start` in another terminal';
   return endpointTarget(
     endpoint,
@@ -148,7 +174,7 @@ export async function localTarget(env: NodeJS.ProcessEnv = process.env): Promise
 }
 
 /** The DynamoDB and tables a local stack published (the smoke command's keys and orders go there). */
-export function stackTarget({ endpoint, tables }: StackDynamo): AdminTarget {
+export function stackTarget({ endpoint, tables, webhookQueueUrl }: StackDynamo): AdminTarget {
   const hint = `The local stack published its DynamoDB at ${endpoint}, and it does not answer: restart npm start.`;
-  return endpointTarget(endpoint, tables, hint);
+  return endpointTarget(endpoint, tables, hint, webhookQueueUrl);
 }

@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { composeService, routeHandlers, type Stores, type Wiring } from '../../lib/root/service';
 import { documentClient, walkSettleMsOf } from '../../lib/root/wiring';
 import { ROUTES, V2_ROUTES, type Route } from '../../lib/contract/routes';
-import { SCHEDULES, STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
+import { QUEUE_MAPPINGS, SCHEDULES, STREAM_MAPPINGS, type StreamFunctionId } from '../../lib/contract/deployment';
 import { indexCanaryHandler } from '../../lib/root/handlers';
 import type { TableNames } from '../../lib/contract/tables';
 import type { StreamingLambdaHandler } from '../../lib/edge/api-handler';
@@ -16,11 +16,21 @@ import { lambdaContext } from './proxy-event';
 import { EventSourceMapping, type StreamHandler } from './stream-mapping';
 import { LocalSchedule } from './schedule';
 import { LOCAL_STACK_RULES } from '../../lib/core/webhooks/url-rules';
+import { createSqsClient, SqsDeliveryQueue, type DeliveryQueue } from '../../lib/stores/webhook-queue';
+import { LocalQueue, QueueEventSourceMapping, type LocalQueueOptions } from './delivery-queue';
+import { lazySqsEndpoint } from './sqs-endpoint';
 
 type GatewaySettings = 'publicRoutes' | 'onAccessLog' | 'functions' | 'receiveLimits' | 'addressLimit';
 export type LocalAppOptions = Pick<
   Wiring,
-  'requestTimeoutMs' | 'now' | 'stageListingsCap' | 'timers' | 'syncTiming' | 'webhookDestinations'
+  | 'requestTimeoutMs'
+  | 'now'
+  | 'stageListingsCap'
+  | 'timers'
+  | 'syncTiming'
+  | 'webhookDestinations'
+  | 'webhookFailRate'
+  | 'random'
 > &
   Partial<Pick<LocalGatewayOptions, GatewaySettings>> & {
     endpoint: string;
@@ -35,6 +45,8 @@ export type LocalAppOptions = Pick<
      * on a given clock (tests deliver its batches themselves, deliverDue).
      */
     changeStream?: ChangeStream;
+    /** The emulated delivery queue's duplicates and randomness (tests); none and Math.random by default. */
+    deliveryQueue?: Pick<LocalQueueOptions, 'duplicateRate' | 'random'>;
     /**
      * Run the index-lag canary every minute on the stack's clock, as EventBridge Scheduler runs it
      * (tools/local/schedule.ts), and let the v2 walks hold their watermark back by what it measures.
@@ -42,6 +54,14 @@ export type LocalAppOptions = Pick<
      */
     indexCanary?: boolean;
   };
+
+/** The emulated delivery queue, its event source mapping, and the URL it is served at over SQS's protocol. */
+export interface LocalWebhookQueue {
+  queue: LocalQueue;
+  mapping: QueueEventSourceMapping;
+  /** Starts the queue's SQS endpoint on first call (the state file and the admin command send to it). */
+  queueUrl(): Promise<string>;
+}
 
 /** The local stack: the service as the composition root makes it, behind the local gateway. */
 export function createLocalApp(options: LocalAppOptions): Stores & {
@@ -51,18 +71,33 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
   settleMs: number;
   /** Each stream function's event source mapping, when the app was given a change stream. */
   streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>>;
+  webhookQueue: LocalWebhookQueue;
   /** The index-lag canary's schedule, when the app runs it. */
   indexCanary: LocalSchedule | undefined;
 } {
-  const { extraRoutes = [], publicRoutes = [], changeStream, indexCanary, ...rest } = options;
+  const { extraRoutes = [], publicRoutes = [], changeStream, deliveryQueue, indexCanary, ...rest } = options;
   const { onAccessLog, functions, receiveLimits, addressLimit, ...settings } = rest;
   // Streamed handlers need the runtime's `awslambda` global when they are made.
   installLocalLambdaRuntime();
+  const now = options.now ?? Date.now;
+  // The delivery queue as SQS: sent to through the SDK over SQS's protocol, read by its mapping.
+  const queue = new LocalQueue({ settings: QUEUE_MAPPINGS['webhook-delivery'], now, ...deliveryQueue });
+  const endpoint = lazySqsEndpoint(queue);
+  let sqs: Promise<DeliveryQueue> | undefined;
+  const sending: DeliveryQueue = {
+    send: async (deliveries) =>
+      (
+        await (sqs ??= endpoint
+          .queueUrl()
+          .then((url) => new SqsDeliveryQueue(createSqsClient({ endpoint: new URL(url).origin }), url)))
+      ).send(deliveries),
+  };
   const wiring: Wiring = {
     ...settings,
     cursorKey: settings.cursorKey ?? randomBytes(32),
     // The local stack's allowance: webhook endpoints may be loopback URLs, http included.
     webhookDestinations: { rules: LOCAL_STACK_RULES, ...settings.webhookDestinations },
+    webhookQueue: sending,
     ...(indexCanary ? {} : { trustDeclaredIndexLag: true }),
   };
   const service = composeService(wiring);
@@ -81,12 +116,14 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     addressLimit,
     ...(settings.timers ? { timers: settings.timers } : {}),
   });
-  const consumers: Record<StreamFunctionId, StreamHandler> = { 'sync-watch': service.syncWatch };
+  const consumers: Record<StreamFunctionId, StreamHandler> = {
+    'sync-watch': service.syncWatch,
+    'webhook-fanout': service.webhookFanout,
+  };
   const streamMappings: Partial<Record<StreamFunctionId, EventSourceMapping>> = {};
   for (const id of Object.keys(consumers) as StreamFunctionId[]) {
     if (changeStream === undefined) break;
     const settings = STREAM_MAPPINGS[id];
-    const now = options.now ?? Date.now;
     streamMappings[id] = new EventSourceMapping(changeStream, options.tables[settings.table], {
       settings,
       handler: consumers[id],
@@ -95,8 +132,18 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
       autoDeliver: options.now === undefined,
     });
   }
+  const mapping = new QueueEventSourceMapping(queue, {
+    settings: QUEUE_MAPPINGS['webhook-delivery'],
+    handler: service.webhookDelivery,
+    context: () => lambdaContext('webhook-delivery', { now }),
+    now,
+    autoDeliver: options.now === undefined,
+  });
+  server.once('close', () => {
+    mapping.close();
+    endpoint.close();
+  });
   // The canary's handler gets the schedule's sleep: on a virtual clock the test moves time through its read-back.
-  const now = options.now ?? Date.now;
   let canaryRun: ReturnType<typeof indexCanaryHandler> | undefined;
   const schedule =
     indexCanary === true
@@ -116,6 +163,7 @@ export function createLocalApp(options: LocalAppOptions): Stores & {
     dynamo: documentClient(wiring),
     settleMs: walkSettleMsOf(wiring),
     streamMappings,
+    webhookQueue: { queue, mapping, queueUrl: endpoint.queueUrl },
     indexCanary: schedule,
   };
 }

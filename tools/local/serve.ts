@@ -24,6 +24,8 @@ import { StartUsageError, type StartOptions } from './start-args';
 export interface LocalStack {
   apiUrl: string;
   dynamoEndpoint: string;
+  /** The emulated webhook delivery queue, over SQS's protocol (the admin command's replay and test send to it). */
+  webhookQueueUrl: string;
   /** What `npm start` prints once it is up. */
   banner: string[];
   close(): Promise<void>;
@@ -109,7 +111,7 @@ function embeddedLag({ indexLagMs, holdWrites }: StartOptions): string[] {
     ...(holdWrites
       ? [`${holdWrites.every === 1 ? 'every write' : `1 write in ${holdWrites.every}`} held ${holdWrites.ms} ms`]
       : []),
-    "the orders table's change stream read by the sync watch",
+    "the orders table's change stream read by the sync watch and the webhook fan-out",
     'the index-lag canary every minute',
   ];
 }
@@ -135,7 +137,7 @@ export async function startLocalStack(
       throw storeProblem(error, options) ?? error;
     }
     // The app's own repositories seed and read the demo data; nothing listens before server.listen.
-    const { server, orders, keys, pets, streamMappings, indexCanary } = createLocalApp({
+    const { server, orders, keys, pets, streamMappings, webhookQueue, indexCanary } = createLocalApp({
       endpoint: dynamo.endpoint,
       tables: LOCAL_TABLES,
       // Walks hold their watermark back by the lag it measures, as deployed (docs/design.md#the-index-lag-canary).
@@ -143,6 +145,7 @@ export async function startLocalStack(
       publicRoutes: docsRoutes({ server: () => server }),
       ...(dynamo.stream ? { changeStream: dynamo.stream } : {}),
       ...(options.addressLimit ? { addressLimit: { ...ADDRESS_LIMIT, limit: options.addressLimit } } : {}),
+      ...(options.webhookFailRate ? { webhookFailRate: options.webhookFailRate } : {}),
       ...(onAccessLog ? { onAccessLog: (entry) => onAccessLog(JSON.stringify({ type: 'access', ...entry })) } : {}),
     });
     // No listing outlives the process that served it: slots a killed stack left taken are free.
@@ -157,6 +160,7 @@ export async function startLocalStack(
         ? new StartUsageError(`API port ${options.port} is in use: choose another with --port or PORT`)
         : (hostProblem(error, options) ?? error);
     });
+    const webhookQueueUrl = await webhookQueue.queueUrl();
     const apiPort = listeningPort(server) ?? options.port;
     const apiUrl = `http://${options.host}:${apiPort}${BASE_PATH}`;
     const where = options.dynamodbEndpoint
@@ -183,6 +187,11 @@ export async function startLocalStack(
             ),
           ]
         : ['No working demo key: create one with the admin command (keys create --plan free).']),
+      `Webhooks: order events go to the endpoints you register (loopback http allowed here), retried on the deployed schedule${
+        options.webhookFailRate
+          ? `; ${options.webhookFailRate * 100}% of acknowledged deliveries taken as failed (--webhook-fail-rate)`
+          : ''
+      } (docs/local-development.md#webhooks).`,
       `Admin command for this stack: ${adminInvocation(options, dynamo.endpoint)}`,
       `API reference: ${apiUrl}${DOCS_PATH} (OpenAPI document: ${BASE_PATH}${OPENAPI_PATH})`,
       ...(firstKey ? [`Try: curl -i -H "Authorization: Bearer ${firstKey.key}" ${apiUrl}/store/orders`] : []),
@@ -190,6 +199,7 @@ export async function startLocalStack(
     return {
       apiUrl,
       dynamoEndpoint: dynamo.endpoint,
+      webhookQueueUrl,
       banner,
       close: async () => {
         server.close();

@@ -41,6 +41,8 @@ export interface StartOptions {
   holdWrites?: { ms: number; every: number };
   /** Requests from one client address per window before the web ACL's 429s, when not the deployed limit. */
   addressLimit?: number;
+  /** The share (0 to 1) of webhook deliveries a receiver acknowledges that are taken as failed and retried. */
+  webhookFailRate?: number;
 }
 
 /**
@@ -62,6 +64,7 @@ const OPTIONS = {
   'hold-writes-ms': { type: 'string' },
   'hold-writes-every': { type: 'string' },
   'address-limit': { type: 'string' },
+  'webhook-fail-rate': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -87,6 +90,9 @@ Options:
   --hold-writes-every K      With --hold-writes-ms: hold only every Kth write (default 1: every one).
   --address-limit N          Requests one client address may send within ${ADDRESS_LIMIT.windowSeconds} s before it is answered
                              429 ADDRESS_RATE_LIMITED, as the deployed web ACL does (default ${ADDRESS_LIMIT.limit}).
+  --webhook-fail-rate R      Take this share (0 to 1) of the webhook deliveries your receiver
+                             acknowledges as failed, as if the answer were lost: they come again,
+                             with the same webhook-id, on the deployed retry schedule (default 0).
   -h, --help                 This text.
 
 Demo data is written only into an empty store (no order and no key: in memory, a new --data-dir,
@@ -140,6 +146,15 @@ export function parseStartArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         `--address-limit must be a whole number from ${WAF_RATE_RULE.minLimit} to ${WAF_RATE_RULE.maxLimit} (what AWS WAF takes), got "${shownArgument(limitText)}"`,
       );
     options.addressLimit = limit;
+  }
+  const failRate = values['webhook-fail-rate'];
+  if (failRate !== undefined) {
+    const rate = /^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/.test(failRate) ? Number(failRate) : NaN;
+    if (Number.isNaN(rate))
+      throw new StartUsageError(
+        `--webhook-fail-rate must be a share from 0 to 1, such as 0.3, got "${shownArgument(failRate)}"`,
+      );
+    options.webhookFailRate = rate;
   }
   if (values['data-dir'] !== undefined) {
     if (values['data-dir'] === '') throw new StartUsageError('--data-dir needs a folder');

@@ -51,7 +51,13 @@ async function main(): Promise<void> {
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && stop(), PARENT_CHECK_MS).unref();
   // For `npm stop` and the smoke command, before the banner says the stack is up; removed as the process exits.
-  const record = { pid: process.pid, apiUrl: stack.apiUrl, endpoint: stack.dynamoEndpoint, tables: LOCAL_TABLES };
+  const record = {
+    pid: process.pid,
+    apiUrl: stack.apiUrl,
+    endpoint: stack.dynamoEndpoint,
+    tables: LOCAL_TABLES,
+    webhookQueueUrl: stack.webhookQueueUrl,
+  };
   const forget = recordStack(record);
   console.log(stack.banner.join('\n'));
 }

@@ -16,6 +16,7 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { StreamMapping } from '../../lib/contract/deployment';
 import type { ChangeStream, ShardRecord } from './change-stream';
+import { dueTimerIf, type DueTimer } from './due-timer';
 
 /** "Lambda polls shards in your DynamoDB stream for records at a base rate of 4 times per second." */
 export const POLL_INTERVAL_MS = 250;
@@ -65,8 +66,8 @@ export class EventSourceMapping {
   private readonly now: () => number;
   /** Delivery runs one pass at a time, so each shard has one batch in flight. */
   private delivering: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
-  private closed = false;
+  /** With autoDeliver, the real timer for the next batch (the stack's clock is then the machine's). */
+  private readonly timer: DueTimer | undefined;
   /** What the on-failure destination (the deployed SQS dead-letter queue) has received. */
   readonly discarded: DiscardedBatch[] = [];
   /** Invocations made, failed ones included. */
@@ -78,10 +79,11 @@ export class EventSourceMapping {
     private readonly options: StreamMappingOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.timer = dueTimerIf(options.autoDeliver, this.now, this);
     stream.subscribe(tableName, (record) => {
       const shard = this.shardOf(record.shard);
       shard.records.push(record);
-      this.schedule();
+      this.timer?.schedule();
     });
   }
 
@@ -114,8 +116,7 @@ export class EventSourceMapping {
 
   /** Stops the timers; records still waiting stay unread, as in a disabled mapping. */
   close(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
+    this.timer?.close();
   }
 
   private shardOf(id: number): Shard {
@@ -237,24 +238,6 @@ export class EventSourceMapping {
         streamArn: first.record.eventSourceARN ?? '',
       },
     });
-  }
-
-  /** With autoDeliver, a real timer for the next batch (the stack's clock is then the machine's). */
-  private schedule(): void {
-    if (!this.options.autoDeliver || this.closed || this.timer !== undefined) return;
-    const due = this.nextDueAt();
-    if (due === undefined) return;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        // A handler's failure is the mapping's to retry; nothing escapes to the process.
-        void this.deliverDue()
-          .catch(() => undefined)
-          .then(() => this.schedule());
-      },
-      Math.max(0, due - this.now()),
-    );
-    this.timer.unref();
   }
 }
 

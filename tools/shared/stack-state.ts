@@ -16,6 +16,8 @@ import { CACHE_DIR } from './local-config';
 export interface StackDynamo {
   endpoint: string;
   tables: TableNames;
+  /** The emulated webhook delivery queue's URL, served over SQS's protocol (the admin command's replay and test send to it). */
+  webhookQueueUrl?: string;
 }
 
 export interface StackState extends StackDynamo {

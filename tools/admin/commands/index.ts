@@ -3,7 +3,15 @@ import { canaryKeyCreate } from './canary-key';
 import { keysCreate, keysList, keysPruneGateway, keysRebind, keysRevoke, keysUsage } from './keys';
 import { ordersBackfillUpdatedAt, ordersImport, ordersShip } from './orders';
 import { petsImport } from './pets';
-import { webhooksCreate, webhooksDelete, webhooksList, webhooksRotateSecret } from './webhooks';
+import {
+  webhooksCreate,
+  webhooksDeliveries,
+  webhooksDelete,
+  webhooksList,
+  webhooksReplay,
+  webhooksRotateSecret,
+  webhooksTest,
+} from './webhooks';
 
 /** Every admin command, in the order the usage text lists them. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -22,4 +30,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   webhooksList,
   webhooksDelete,
   webhooksRotateSecret,
+  webhooksDeliveries,
+  webhooksTest,
+  webhooksReplay,
 ];

@@ -1,5 +1,7 @@
 // `webhooks create|list|delete|rotate-secret`: an operator manages any key's webhook endpoints by the
 // API's own rules (lib/): the body's checks, the URL and address rules, the cap, a secret shown once.
+// `webhooks deliveries|test|replay`: what was delivered to one, a test event, and a replay of the
+// orders changed since a watermark (docs/admin.md).
 import { webhookEndpointView, WEBHOOK_EVENT_TYPES, type WebhookEndpointRecord } from '../../../lib/contract/webhooks';
 import { parseEndpointRequest, type EndpointRequest } from '../../../lib/core/webhooks/endpoint-request';
 import { generateEndpointId, isEndpointId } from '../../../lib/core/webhooks/endpoint-ids';
@@ -11,6 +13,11 @@ import { defineCommand, type CommandContext } from '../command';
 import { AdminFailure, UsageError } from '../../shared/errors';
 import { columns } from '../../shared/output';
 import { keyIdArgument } from './keys';
+import { WEBHOOK_DELIVERY } from '../../../lib/contract/webhook-delivery';
+import type { DeliveryQueue } from '../../../lib/stores/webhook-queue';
+import { testDelivery } from '../../../lib/core/webhooks/test-event';
+import { orderDelivery, type DeliveryMessage } from '../../../lib/core/webhooks/delivery-message';
+import { replayEventType } from '../../../lib/core/webhooks/change-events';
 
 type CreateArgs = EndpointRequest & { keyId: string; json: boolean };
 
@@ -59,6 +66,93 @@ function showSecret(
   context.out.out('');
   context.out.out('The signing secret, shown this once (give it to the receiver; verify with standardwebhooks):');
   context.out.out(`  ${secret}`);
+}
+
+/** The endpoint with this id, whatever key owns it, and where its item is (a delivery names it so). */
+async function endpointFound(id: string, { target }: CommandContext) {
+  const found = await target.webhookEndpoints.findAnywhere(id);
+  if (!found) throw new AdminFailure(`No webhook endpoint ${id} in ${target.label}`);
+  return found;
+}
+
+/** The target's delivery queue; a target without one (no stack to name it) is the operator's to fix. */
+function queueOf({ target }: CommandContext): DeliveryQueue {
+  if (!target.webhookQueue)
+    throw new AdminFailure(
+      `${target.label} names no webhook delivery queue: start the local stack with npm start, or deploy the current stack`,
+    );
+  return target.webhookQueue;
+}
+
+async function listDeliveries(args: { id: string; limit: number; json: boolean }, context: CommandContext) {
+  const { record } = await endpointFound(args.id, context);
+  const now = await context.clock.checkedNow();
+  const attempts = await context.target.webhookDeliveries.recentAttempts(record.id, now, args.limit);
+  if (args.json) return context.out.out(JSON.stringify(attempts));
+  if (attempts.length === 0) return context.out.out(`No delivery attempts of ${args.id} kept.`);
+  const rows = attempts.map((a) => [
+    a.attemptedAt,
+    a.eventId,
+    a.type,
+    a.orderId ?? '',
+    String(a.attempt),
+    a.outcome,
+    a.responseStatus === undefined ? '' : String(a.responseStatus),
+    a.latencyMs === undefined ? '' : `${a.latencyMs} ms`,
+    a.nextAttemptAt ?? '',
+    a.detail ?? '',
+  ]);
+  const header = ['ATTEMPTED', 'EVENT', 'TYPE', 'ORDER', 'ATTEMPT', 'OUTCOME', 'STATUS', 'LATENCY', 'NEXT', 'DETAIL'];
+  for (const line of columns(header, rows)) context.out.out(line);
+}
+
+async function sendTest(id: string, context: CommandContext): Promise<void> {
+  const { ref } = await endpointFound(id, context);
+  const delivery = testDelivery(ref, new Date(await context.clock.checkedNow()));
+  await queueOf(context).send([{ message: delivery }]);
+  context.out.out(`Queued test event ${delivery.eventId} for ${id}: its webhook-id when it arrives.`);
+}
+
+/** Orders read a page at a time while replaying, and deliveries queued a batch at a time. */
+const REPLAY_PAGE = 500;
+
+async function replay(args: { id: string; since: string }, context: CommandContext): Promise<void> {
+  const { record, ref } = await endpointFound(args.id, context);
+  if (record.state.status !== 'enabled')
+    throw new AdminFailure(
+      `Webhook endpoint ${args.id} is disabled (${record.state.reason}): nothing would be delivered`,
+    );
+  const now = await context.clock.checkedNow();
+  if (Date.parse(args.since) > now)
+    throw new UsageError(`--since ${args.since} is in the future (AWS's time is ${new Date(now).toISOString()})`);
+  const queue = queueOf(context);
+  let [read, queued] = [0, 0];
+  let position: Parameters<typeof context.target.pages.page>[1];
+  do {
+    const page = await context.target.pages.page({ updatedSince: args.since }, position, REPLAY_PAGE);
+    read += page.orders.length;
+    const deliveries = page.orders.flatMap((order): { message: DeliveryMessage }[] => {
+      const type = replayEventType(order);
+      if (order.updatedAt === undefined || !record.eventTypes.includes(type)) return [];
+      return [
+        {
+          message: {
+            ...orderDelivery(ref, type, { ...order, updatedAt: order.updatedAt }),
+            resend: true,
+          },
+        },
+      ];
+    });
+    if (deliveries.length > 0) await queue.send(deliveries);
+    queued += deliveries.length;
+    context.out.progress?.(`replaying: ${read} orders read, ${queued} events queued`);
+    position = page.next;
+  } while (position !== undefined && !context.signal?.aborted);
+  context.out.progressDone?.();
+  const stopped = position !== undefined ? ' (stopped: run it again with the same --since to finish)' : '';
+  context.out.out(
+    `Queued ${queued} events for ${args.id}: every order changed since ${args.since} as it is now, of the types it names (${read} orders read)${stopped}.`,
+  );
 }
 
 async function createEndpoint(args: CreateArgs, context: CommandContext): Promise<void> {
@@ -171,4 +265,58 @@ export const webhooksRotateSecret = defineCommand({
   ],
   parse: ({ values, args: [id = ''] }) => ({ id: endpointIdArgument(id), json: values.json ?? false }),
   run: rotateSecret,
+});
+
+export const webhooksDeliveries = defineCommand({
+  name: 'webhooks deliveries',
+  options: { limit: { type: 'string', value: 'N' }, json: { type: 'boolean' } },
+  arguments: ['<endpoint-id>'],
+  help: [
+    "An endpoint's latest delivery attempts, newest first: when, the event, its type and order, the",
+    `attempt, its outcome, the receiver's status and latency, the next retry. --limit N (default ${WEBHOOK_DELIVERY.logShown});`,
+    `attempts are kept ${WEBHOOK_DELIVERY.logRetentionMs / 86_400_000} days. --json prints them as one array.`,
+  ],
+  parse: ({ values, args: [id = ''] }) => {
+    const text = values.limit;
+    const limit = text === undefined ? WEBHOOK_DELIVERY.logShown : /^[1-9][0-9]{0,4}$/.test(text) ? Number(text) : NaN;
+    if (Number.isNaN(limit)) throw new UsageError('--limit must be a whole number from 1 to 99999');
+    return { id: endpointIdArgument(id), limit, json: values.json ?? false };
+  },
+  run: listDeliveries,
+});
+
+export const webhooksTest = defineCommand({
+  name: 'webhooks test',
+  options: {},
+  arguments: ['<endpoint-id>'],
+  help: [
+    'Queues a webhook.test event for the endpoint, delivered, signed and retried as order events are;',
+    'prints its id. Its attempts show in `webhooks deliveries`.',
+  ],
+  parse: ({ args: [id = ''] }) => endpointIdArgument(id),
+  run: sendTest,
+});
+
+/** An instant as the v2 sync gives watermarks (ISO 8601 in UTC), normalised; anything else is a usage mistake. */
+function watermarkArgument(text: string | undefined): string {
+  if (text === undefined)
+    throw new UsageError('webhooks replay needs --since (a watermark, e.g. 2026-12-01T09:00:00.000Z)');
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms))
+    throw new UsageError(`--since must be an instant in UTC such as 2026-12-01T09:00:00.000Z, got "${text}"`);
+  return new Date(ms).toISOString();
+}
+
+export const webhooksReplay = defineCommand({
+  name: 'webhooks replay',
+  options: { since: { type: 'string', value: 'WATERMARK', required: true } },
+  arguments: ['<endpoint-id>'],
+  help: [
+    'Resends what a receiver lost: every order changed since WATERMARK (a v2 sync watermark, or any',
+    'instant), as it is now, as an event of its status (order.created for a pending one), to the',
+    'endpoint, if it names that type. Sent even when the receiver acknowledged that change before;',
+    'never after a later change of the order. Safe to repeat.',
+  ],
+  parse: ({ values, args: [id = ''] }) => ({ id: endpointIdArgument(id), since: watermarkArgument(values.since) }),
+  run: replay,
 });
