@@ -13,6 +13,7 @@ import { invokeStreamed } from '../../tools/local/invoke';
 import { installLocalLambdaRuntime } from '../../tools/local/lambda-streaming';
 import { lambdaContext } from '../../tools/local/proxy-event';
 import { proxyEvent } from './fixtures';
+import { peakRssMB } from './peak-rss';
 
 export interface ListingRun {
   status: number;
@@ -23,8 +24,9 @@ export interface ListingRun {
   /** CPU time of the whole process (zlib compresses on libuv's thread pool). */
   cpuMs: number;
   /**
-   * The process's peak resident set (getrusage's ru_maxrss, what Lambda reports as memory used):
-   * read once at the end, where sampling it every few ms cost a quarter of a fast listing's CPU.
+   * The process's own peak resident set (VmHWM: bench/support/peak-rss.ts says why not ru_maxrss),
+   * what Lambda reports as memory used: read once at the end, where sampling it every few ms cost a
+   * quarter of a fast listing's CPU.
    */
   peakRssMB: number;
 }
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     ttfbMs: (firstByteAt || ended) - started,
     totalMs: ended - started,
     cpuMs: (used.user + used.system) / 1000,
-    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    peakRssMB: peakRssMB(),
   };
   process.stdout.write(`${JSON.stringify(run)}\n`);
 }

@@ -13,3 +13,4 @@ runSpec('docs-links', () => require('./docs-links.spec'));
 runSpec('bench-docs', () => require('./bench-docs.spec'));
 runSpec('bench-merge', () => require('./bench-merge.spec'));
 runSpec('bench-args', () => require('./bench-args.spec'));
+runSpec('bench-peak-rss', () => require('./bench-peak-rss.spec'));
