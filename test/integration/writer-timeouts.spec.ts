@@ -66,7 +66,7 @@ beforeAll(async () => {
     client.middlewareStack.add(
       (next) => async (args: FinalizeHandlerArguments<object>) => {
         const { body } = args.request as { body?: unknown };
-        const text = body instanceof Uint8Array ? Buffer.from(body).toString() : String(body);
+        const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : String(body);
         const call: Call = { body: text, sentAt: time.now() };
         calls.push(call);
         try {
