@@ -21,8 +21,7 @@ beforeEach(() => stack.clock.set(T0));
 afterAll(() => stack.close());
 
 /** Through stack.call, so every response the client sees is also checked against the contract. */
-const viaStack: typeof fetch = (input, init) =>
-  stack.call(init?.method ?? 'GET', String(input).slice(stack.baseUrl.length), init?.headers as Record<string, string>);
+const viaStack: typeof fetch = (input, init) => stack.fetch(input, init);
 
 async function client(options: { perMinute?: number; sleep?: (ms: number) => Promise<void> } = {}) {
   const { key } = await stack.newKey('enterprise', { perMinute: options.perMinute ?? 1000, perDay: 100_000 });

@@ -57,6 +57,8 @@ export interface LocalStack {
   newKey(plan: PlanName, limits?: Limits): Promise<{ key: string; id: string }>;
   /** Every response it returns has been checked against `openapi` (public routes excepted). */
   call(method: string, path: string, headers?: Record<string, string>, body?: string): Promise<Response>;
+  /** `call` as a `fetch` (for the typed client): a URL under baseUrl, its method, headers and body. */
+  fetch: typeof fetch;
   close(): Promise<void>;
   /** Makes every index change the private server still holds back visible (none on the shared server). */
   settleIndexes(): Promise<void>;
@@ -148,6 +150,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const baseUrl = `http://127.0.0.1:${port}`;
   const openapi = stackDocument(options);
   const publicPaths = new Set((options.publicRoutes ?? []).map((r) => `${r.method} ${basePathOf(r)}${r.path}`));
+  const call = contractCheckedFetch(baseUrl, openapi, publicPaths);
   return {
     baseUrl,
     tables,
@@ -157,7 +160,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { key, record } = await createApiKey(app.keys, { plan, ...(limits ? { limits } : {}) });
       return { key, id: record.id };
     },
-    call: contractCheckedFetch(baseUrl, openapi, publicPaths),
+    call,
+    fetch: (input, init) =>
+      call(
+        init?.method ?? 'GET',
+        String(input).slice(baseUrl.length),
+        init?.headers as Record<string, string>,
+        init?.body as string | undefined,
+      ),
     openapi,
     close: async () => {
       await app.indexCanary?.close();

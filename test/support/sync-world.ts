@@ -131,12 +131,7 @@ export async function startSyncWorld(options: SyncWorldOptions = {}): Promise<Sy
   ordersTable = tables.names.orders;
   const { key } = await stack.newKey('enterprise', MAX_CUSTOM_LIMITS);
   // Through stack.call, so every answer the client reads is also checked against the v2 document.
-  const viaStack: typeof fetch = (input, init) =>
-    stack.call(
-      init?.method ?? 'GET',
-      String(input).slice(stack.baseUrl.length),
-      init?.headers as Record<string, string>,
-    );
+  const viaStack = stack.fetch;
   const api = new StoreOrdersClient({ baseUrl: `${stack.baseUrl}${BASE_PATH}`, apiKey: key, fetch: viaStack });
 
   function newReplica(status?: OrderStatus): Replica {
